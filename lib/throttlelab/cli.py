@@ -1,0 +1,61 @@
+"""The ``throttlelab`` command: a thin face over the library.
+
+Each subcommand lives in its layer's ``cli`` module, which exposes
+``add_arguments(parser)`` and ``run(args) -> int`` and imports nothing heavy at
+module level (``throttlelab ingest`` must start fast).  Bad input raises
+:class:`~throttlelab.errors.ThrottlelabError` and is printed without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ingest": ("throttlelab.ingest.cli", "read monitor logs, cgroup files, k6, Prometheus and time output"),
+    "sweep": ("throttlelab.experiment.cli", "run a CPU-limit x thread-count sweep from a spec"),
+    "run": ("throttlelab.report.study_cli", "run a study: execute its notebooks and publish HTML reports"),
+    "index": ("throttlelab.report.index_cli", "rebuild reports/index.html from the reports on disk"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="throttlelab", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_, description=help_)
+        importlib.import_module(module).add_arguments(p)
+        p.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from throttlelab.errors import ThrottlelabError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.version:
+        from throttlelab import __version__
+
+        print(__version__)
+        return 0
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return int(importlib.import_module(args._module).run(args) or 0)
+    except ThrottlelabError as exc:
+        print(f"throttlelab: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("throttlelab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

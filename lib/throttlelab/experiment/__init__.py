@@ -1,0 +1,1 @@
+"""Experiment layer: backends (local cgroup, Kubernetes), workloads, sweep runner, run store."""

@@ -1,0 +1,1 @@
+"""Ingest layer: input formats -> canonical polars tables (see :mod:`throttlelab.tables`)."""

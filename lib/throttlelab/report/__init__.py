@@ -1,0 +1,1 @@
+"""Report layer: altair charts, offline HTML, studies (papermill), index."""

@@ -1,0 +1,1 @@
+"""Altair chart builders, one module per topic. Each returns an ``alt.Chart``."""
