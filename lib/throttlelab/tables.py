@@ -122,9 +122,12 @@ REQUESTS = _table(
     Column("request_id", pl.Int64, "sequence number within the run", False),
     Column("started_at", UTC_TIME, "time the request was sent (UTC)"),
     Column("latency_seconds", pl.Float64, "response time (s); null when no response"),
-    Column("status", pl.String, "ok, error, timeout or refused", False),
+    Column("status", pl.String, "ok, error, timeout, refused, or dropped (open loop: not sent, in-flight cap reached)", False),
     Column("http_status", pl.Int64, "HTTP status code; null when no response"),
     Column("error", pl.String, "error text when status is not ok"),
+    # Extensions (latency issue): where the rows come from a throttlelab load generator.
+    Column("send_lag_seconds", pl.Float64, "open loop: actual send time minus scheduled arrival (s)"),
+    Column("vu", pl.Int64, "closed loop: virtual user that sent the request"),
 )
 
 STAGE_TIMINGS = _table(
@@ -135,6 +138,8 @@ STAGE_TIMINGS = _table(
     Column("request_id", pl.Int64, "request sequence number", False),
     Column("stage", pl.String, "pipeline stage name ('total' for the whole request)", False),
     Column("seconds", pl.Float64, "time spent in the stage (s)"),
+    # Extension (latency issue): part of `seconds` spent waiting (semaphore, worker pool queue).
+    Column("wait_seconds", pl.Float64, "part of the stage time spent waiting for a worker or semaphore (s)"),
 )
 
 TABLES: dict[str, tuple[Column, ...]] = {
