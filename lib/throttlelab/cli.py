@@ -27,7 +27,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_)
-        importlib.import_module(module).add_arguments(p)
+        try:
+            importlib.import_module(module).add_arguments(p)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            p.set_defaults(_missing=f"'{name}' is not available in this build ({module} missing)")
         p.set_defaults(_module=module)
     return parser
 
@@ -44,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.command:
         parser.print_help()
+        return 2
+    if getattr(args, "_missing", None):
+        print(f"throttlelab: error: {args._missing}", file=sys.stderr)
         return 2
     try:
         return int(importlib.import_module(args._module).run(args) or 0)

@@ -62,8 +62,11 @@ def save_table(df: Any, name: str) -> Path:
     return out / f"{name}.csv"
 
 
-def write_results(results: Any, *, notebook: str | None = None) -> Path:
-    """Write ``results.json`` (results converted with :func:`to_jsonable`)."""
+def write_results(results: Any, *, notebook: str | None = None) -> None:
+    """Write ``results.json`` (results converted with :func:`to_jsonable`).
+
+    Returns nothing, so that a notebook's last cell shows no output.
+    """
     out = output_dir()
     doc = {
         "notebook": notebook or _current["name"],
@@ -73,7 +76,6 @@ def write_results(results: Any, *, notebook: str | None = None) -> Path:
     }
     path = out / "results.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=False, allow_nan=False) + "\n")
-    return path
 
 
 def headline(text: str) -> None:

@@ -1,0 +1,69 @@
+"""Execute one notebook with papermill, keeping the executed notebook on failure."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Kernel used for every run: ``python3`` resolves to the ipykernel of the
+#: interpreter running throttlelab (the project's venv), not a global one.
+KERNEL_NAME = "python3"
+
+
+@dataclass(frozen=True)
+class Execution:
+    """Outcome of executing a notebook."""
+
+    ok: bool
+    seconds: float
+    kernel_start_seconds: float | None
+    error: str | None
+    output_notebook: Path
+
+
+def execute_notebook(notebook: Path, output: Path, parameters: dict[str, Any], *, cwd: Path,
+                     timeout_s: float | None = None) -> Execution:
+    """Run ``notebook`` with ``parameters`` into ``output``.
+
+    Never raises for a failing notebook: the error (exception name and value)
+    is returned and the executed notebook, with the traceback in the failing
+    cell, is written to ``output`` all the same.
+    """
+    import papermill as pm
+    from papermill.exceptions import PapermillExecutionError
+
+    t0 = time.perf_counter()
+    error = None
+    try:
+        pm.execute_notebook(
+            str(notebook), str(output), parameters=parameters, cwd=str(cwd),
+            kernel_name=KERNEL_NAME, progress_bar=False, log_output=False,
+            execution_timeout=timeout_s,
+        )
+    except PapermillExecutionError as exc:
+        error = f"{exc.ename}: {exc.evalue}"
+    except Exception as exc:  # kernel died, timeout, bad notebook: report, go on
+        error = f"{type(exc).__name__}: {exc}"
+    seconds = time.perf_counter() - t0
+    return Execution(error is None, seconds, kernel_start_seconds(output), error, output)
+
+
+def kernel_start_seconds(executed: Path) -> float | None:
+    """Time from papermill's start to the first cell's start (kernel start-up)."""
+    import nbformat
+
+    try:
+        nb = nbformat.read(str(executed), as_version=4)
+        start = _ts(nb.metadata["papermill"]["start_time"])
+        firsts = [_ts(c.metadata["papermill"]["start_time"]) for c in nb.cells
+                  if c.metadata.get("papermill", {}).get("start_time")]
+        return (min(firsts) - start).total_seconds() if firsts and start else None
+    except (OSError, KeyError, ValueError, TypeError):
+        return None
+
+
+def _ts(value: str | None) -> dt.datetime | None:
+    return dt.datetime.fromisoformat(value) if value else None

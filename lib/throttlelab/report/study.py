@@ -1,0 +1,127 @@
+"""Study files: which notebooks to run, with which papermill parameters.
+
+A study is YAML::
+
+    name: default                # folder under reports/
+    title: throttlelab default study
+    runs:
+      - name: ffmpeg-cpu-limits  # folder under reports/<study>/
+        notebook: notebooks/03_cpu_limits.ipynb
+        title: CPU limits of the published ffmpeg sweep
+        parameters: {runs_path: ""}
+        requires: [local_cgroup]  # optional; unmet -> run skipped with the reason
+
+Relative paths (the notebook, and parameters whose value is a relative path
+that exists) are resolved against the project root: the nearest folder above
+the study file that holds ``pyproject.toml`` (else the study file's folder).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from throttlelab.errors import SpecError
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """One notebook execution of a study."""
+
+    name: str
+    notebook: Path
+    title: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+    requires: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Study:
+    """A parsed study file."""
+
+    name: str
+    title: str
+    description: str
+    path: Path
+    root: Path
+    runs: tuple[NotebookRun, ...]
+
+    def select(self, names: list[str] | None) -> "Study":
+        """The study restricted to runs named in ``names`` (all when None)."""
+        if not names:
+            return self
+        unknown = sorted(set(names) - {r.name for r in self.runs})
+        if unknown:
+            raise SpecError(f"{self.path}: no run named {', '.join(unknown)}")
+        runs = tuple(r for r in self.runs if r.name in names)
+        return Study(self.name, self.title, self.description, self.path, self.root, runs)
+
+
+def project_root(start: Path) -> Path:
+    for p in [start, *start.parents]:
+        if (p / "pyproject.toml").exists():
+            return p
+    return start
+
+
+def load_study(path: str | Path) -> Study:
+    """Parse and check a study file.
+
+    Raises
+    ------
+    SpecError
+        Naming the file and the offending key when the study cannot be used.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise SpecError(f"{path}: study file not found")
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        raise SpecError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(doc, dict):
+        raise SpecError(f"{path}: a study is a mapping with 'name' and 'runs'")
+    root = project_root(path.resolve().parent)
+    name = _name(doc.get("name", path.stem), path, "name")
+    raw_runs = doc.get("runs")
+    if not isinstance(raw_runs, list) or not raw_runs:
+        raise SpecError(f"{path}: 'runs' must be a non-empty list")
+    runs, seen = [], set()
+    for i, raw in enumerate(raw_runs):
+        key = f"runs[{i}]"
+        if not isinstance(raw, dict):
+            raise SpecError(f"{path}: {key} must be a mapping")
+        rname = _name(raw.get("name"), path, f"{key}.name")
+        if rname in seen:
+            raise SpecError(f"{path}: {key}.name {rname!r} is used twice")
+        seen.add(rname)
+        nb = raw.get("notebook")
+        if not isinstance(nb, str):
+            raise SpecError(f"{path}: {key}.notebook must be a path")
+        nb_path = (root / nb).resolve()
+        if not nb_path.is_file():
+            raise SpecError(f"{path}: {key}.notebook {nb!r} not found under {root}")
+        params = raw.get("parameters") or {}
+        if not isinstance(params, dict):
+            raise SpecError(f"{path}: {key}.parameters must be a mapping")
+        if "output_dir" in params:
+            raise SpecError(f"{path}: {key}.parameters.output_dir is set by the runner")
+        requires = raw.get("requires") or []
+        if isinstance(requires, str):
+            requires = [requires]
+        runs.append(NotebookRun(rname, nb_path, str(raw.get("title") or rname), dict(params), tuple(requires)))
+    return Study(name, str(doc.get("title") or name), str(doc.get("description") or ""), path, root, tuple(runs))
+
+
+def _name(value: Any, path: Path, key: str) -> str:
+    if not isinstance(value, str) or not _NAME.match(value):
+        raise SpecError(f"{path}: {key} must be a simple name (letters, digits, '-', '_', '.'), got {value!r}")
+    return value

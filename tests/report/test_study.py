@@ -1,0 +1,48 @@
+from pathlib import Path
+
+import pytest
+
+from throttlelab.errors import SpecError
+from throttlelab.report.study import load_study
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "notebooks" / "study.yaml"
+
+
+def test_fixture_study_parses():
+    study = load_study(FIXTURE)
+    assert study.name == "fixture"
+    assert [r.name for r in study.runs] == ["good", "bad", "needs-nothing-known"]
+    assert study.root == REPO
+    assert study.runs[1].parameters == {"fail": True}
+    assert study.runs[2].requires == ("no_such_thing",)
+
+
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("name: x\n", "'runs' must be a non-empty list"),
+        ("name: x\nruns: [{name: a, notebook: nope.ipynb}]\n", "not found"),
+        ("name: 'a b'\nruns: []\n", "name must be a simple name"),
+        ("runs: [{name: a, notebook: nb.ipynb, parameters: {output_dir: x}}]\n", "set by the runner"),
+        ("runs:\n  - {name: a\n", "not valid YAML"),
+    ],
+)
+def test_bad_study_names_file_and_key(tmp_path, text, needle):
+    (tmp_path / "nb.ipynb").write_text((FIXTURE.parent / "fixture_charts.ipynb").read_text())
+    path = tmp_path / "study.yaml"
+    path.write_text(text)
+    with pytest.raises(SpecError) as err:
+        load_study(path)
+    assert needle in str(err.value)
+    assert str(path) in str(err.value)
+
+
+def test_select_unknown_run():
+    with pytest.raises(SpecError, match="no run named zzz"):
+        load_study(FIXTURE).select(["zzz"])
+
+
+def test_default_study_parses():
+    study = load_study(REPO / "studies" / "default.yaml")
+    assert study.runs, "the default study runs notebooks"
