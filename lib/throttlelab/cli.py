@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sweep": ("throttlelab.experiment.cli", "run a CPU-limit x thread-count sweep from a spec"),
     "run": ("throttlelab.report.study_cli", "run a study: execute its notebooks and publish HTML reports"),
     "index": ("throttlelab.report.index_cli", "rebuild reports/index.html from the reports on disk"),
+    "check": ("throttlelab.report.check_cli", "check in headless Chromium that reports render offline"),
 }
 
 

@@ -70,50 +70,30 @@ def check_page(path: Path, *, settle_s: float = 20.0, screenshot: Path | None = 
     expression
         Optional JavaScript expression whose JSON value is returned in ``extra``.
     """
+    return check_pages([path], settle_s=settle_s, screenshots=[screenshot], expression=expression)[0]
+
+
+def check_pages(paths: list[Path], *, settle_s: float = 20.0, screenshots: list[Path | None] | None = None,
+                expression: str | None = None) -> list[RenderCheck]:
+    """Like :func:`check_page` for several pages, in one Chromium."""
     import websocket
 
     exe = chromium_path()
     if exe is None:
         raise RuntimeError("chromium not found (make system-tools installs it)")
+    screenshots = screenshots or [None] * len(paths)
     home = tempfile.mkdtemp(prefix="tl-chromium-")
     env = {**os.environ, "HOME": home}
     proc = subprocess.Popen([exe, *FLAGS, f"--user-data-dir={home}/profile", "about:blank"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True)
     try:
-        ws_url = _devtools_url(proc)
-        page_ws = _page_target(ws_url)
-        ws = websocket.create_connection(page_ws, timeout=30, suppress_origin=True)
+        ws = websocket.create_connection(_page_target(_devtools_url(proc)), timeout=30, suppress_origin=True)
         cdp = _Cdp(ws)
         for domain in ("Page", "Runtime", "Network", "Log"):
             cdp.call(f"{domain}.enable")
-        url = path.resolve().as_uri()
-        cdp.call("Page.navigate", {"url": url})
-        deadline = time.monotonic() + settle_s
-        state = {}
-        while time.monotonic() < deadline:
-            state = cdp.evaluate(
-                "({ready: document.readyState, charts: document.querySelectorAll('.tl-chart').length,"
-                " drawn: document.querySelectorAll('.tl-chart[data-drawn]').length,"
-                " errors: Array.from(document.querySelectorAll('.tl-chart[data-error]')).map(e => e.getAttribute('data-error')),"
-                " title: document.title})"
-            ) or {}
-            if state.get("ready") == "complete" and state.get("drawn", 0) + len(state.get("errors", [])) >= state.get("charts", 0):
-                break
-            time.sleep(0.2)
-        cdp.drain(0.3)
-        extra = {"value": cdp.evaluate(expression)} if expression else {}
-        if screenshot is not None:
-            data = cdp.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
-            import base64
-
-            screenshot.write_bytes(base64.b64decode(data["data"]))
+        results = [_check_one(cdp, p, settle_s, shot, expression) for p, shot in zip(paths, screenshots)]
         ws.close()
-        return RenderCheck(
-            url=url, charts=int(state.get("charts", 0)), drawn=int(state.get("drawn", 0)),
-            chart_errors=tuple(state.get("errors", [])), console_errors=tuple(cdp.errors),
-            network_requests=tuple(u for u in cdp.requests if not u.startswith(LOCAL_SCHEMES)),
-            title=str(state.get("title", "")), screenshot=screenshot, extra=extra,
-        )
+        return results
     finally:
         proc.terminate()
         try:
@@ -121,6 +101,40 @@ def check_page(path: Path, *, settle_s: float = 20.0, screenshot: Path | None = 
         except subprocess.TimeoutExpired:
             proc.kill()
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _check_one(cdp: "_Cdp", path: Path, settle_s: float, screenshot: Path | None,
+               expression: str | None) -> RenderCheck:
+    cdp.errors.clear()
+    cdp.requests.clear()
+    url = path.resolve().as_uri()
+    cdp.call("Page.navigate", {"url": url})
+    deadline = time.monotonic() + settle_s
+    state: dict = {}
+    while time.monotonic() < deadline:
+        state = cdp.evaluate(
+            "({ready: document.readyState, url: location.href, charts: document.querySelectorAll('.tl-chart').length,"
+            " drawn: document.querySelectorAll('.tl-chart[data-drawn]').length,"
+            " errors: Array.from(document.querySelectorAll('.tl-chart[data-error]')).map(e => e.getAttribute('data-error')),"
+            " title: document.title})"
+        ) or {}
+        if (state.get("url") == url and state.get("ready") == "complete"
+                and state.get("drawn", 0) + len(state.get("errors", [])) >= state.get("charts", 0)):
+            break
+        time.sleep(0.2)
+    cdp.drain(0.3)
+    extra = {"value": cdp.evaluate(expression)} if expression else {}
+    if screenshot is not None:
+        import base64
+
+        data = cdp.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+        screenshot.write_bytes(base64.b64decode(data["data"]))
+    return RenderCheck(
+        url=url, charts=int(state.get("charts", 0)), drawn=int(state.get("drawn", 0)),
+        chart_errors=tuple(state.get("errors", [])), console_errors=tuple(cdp.errors),
+        network_requests=tuple(u for u in cdp.requests if not u.startswith(LOCAL_SCHEMES)),
+        title=str(state.get("title", "")), screenshot=screenshot, extra=extra,
+    )
 
 
 def _devtools_url(proc: subprocess.Popen) -> str:

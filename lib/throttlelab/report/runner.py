@@ -67,7 +67,8 @@ def input_paths(params: dict[str, Any]) -> list[Path]:
     return [Path(v) for v in params.values() if isinstance(v, str) and v and Path(v).exists()]
 
 
-def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], log: TextIO) -> RunOutcome:
+def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], log: TextIO | None = None) -> RunOutcome:
+    """Execute one run into ``folder`` (emptied first) and write its report."""
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
@@ -101,23 +102,57 @@ def default_inputs(root: Path) -> list[Path]:
     return sorted(published.glob("*.csv")) if published.is_dir() else []
 
 
-def run_study(study: Study, reports_dir: Path, *, log: TextIO = sys.stderr) -> StudyOutcome:
-    """Run every notebook of ``study``; failures are reported, the others go on."""
+def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = sys.stderr) -> StudyOutcome:
+    """Run every notebook of ``study``; failures are reported, the others go on.
+
+    Parameters
+    ----------
+    jobs
+        Notebooks executed at once (each in its own kernel).  Runs that need
+        the local cgroup backend always run alone, after the others, so that
+        their timings are not disturbed by the study itself.
+    """
     from throttlelab.report.index import write_index
 
     t0 = time.perf_counter()
     prov = provenance.collect(study.root)
-    outcomes = []
     n = len(study.runs)
-    for i, run in enumerate(study.runs, 1):
-        print(f"[{i}/{n}] {study.name}/{run.name} ({run.notebook.name}) ...", file=log, flush=True)
-        out = run_one(run, study, reports_dir / study.name / run.name, prov, log)
+    order = {r.name: i for i, r in enumerate(study.runs, 1)}
+    shared = [r for r in study.runs if "local_cgroup" not in r.requires]
+    exclusive = [r for r in study.runs if "local_cgroup" in r.requires]
+    results: dict[str, RunOutcome] = {}
+
+    def start(run: NotebookRun) -> None:
+        print(f"[{order[run.name]}/{n}] {study.name}/{run.name} ({run.notebook.name}) ...", file=log, flush=True)
+
+    def done(out: RunOutcome) -> None:
         detail = f" - {out.error}" if out.error else ""
-        print(f"[{i}/{n}] {study.name}/{run.name}: {out.status} in {out.seconds:.1f} s{detail}", file=log, flush=True)
-        outcomes.append(out)
+        print(f"[{order[out.name]}/{n}] {study.name}/{out.name}: {out.status} in {out.seconds:.1f} s{detail}",
+              file=log, flush=True)
+        results[out.name] = out
+
+    if jobs > 1 and len(shared) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = {}
+            for run in shared:
+                start(run)
+                futures[pool.submit(run_one, run, study, reports_dir / study.name / run.name, prov, None)] = run
+            for fut in as_completed(futures):
+                done(fut.result())
+    else:
+        for run in shared:
+            start(run)
+            done(run_one(run, study, reports_dir / study.name / run.name, prov, log))
+    for run in exclusive:
+        start(run)
+        done(run_one(run, study, reports_dir / study.name / run.name, prov, log))
+    outcomes = tuple(results[r.name] for r in study.runs)
     index = write_index(reports_dir)
     failed = tuple(o.name for o in outcomes if o.status == "failed")
-    return StudyOutcome(study.name, tuple(outcomes), time.perf_counter() - t0, index, failed)
+    return StudyOutcome(study.name, outcomes, time.perf_counter() - t0, index, failed)
 
 
 def _write_run_json(folder: Path, run: NotebookRun, status: str, seconds: float,

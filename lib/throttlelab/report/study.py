@@ -10,6 +10,8 @@ A study is YAML::
         title: CPU limits of the published ffmpeg sweep
         parameters: {runs_path: ""}
         requires: [local_cgroup]  # optional; unmet -> run skipped with the reason
+    include: [published.yaml]     # optional; runs of other studies (relative paths), first
+
 
 Relative paths (the notebook, and parameters whose value is a relative path
 that exists) are resolved against the project root: the nearest folder above
@@ -68,7 +70,7 @@ def project_root(start: Path) -> Path:
     return start
 
 
-def load_study(path: str | Path) -> Study:
+def load_study(path: str | Path, *, _depth: int = 0) -> Study:
     """Parse and check a study file.
 
     Raises
@@ -91,10 +93,18 @@ def load_study(path: str | Path) -> Study:
         raise SpecError(f"{path}: a study is a mapping with 'name' and 'runs'")
     root = project_root(path.resolve().parent)
     name = _name(doc.get("name", path.stem), path, "name")
-    raw_runs = doc.get("runs")
-    if not isinstance(raw_runs, list) or not raw_runs:
+    included: list[NotebookRun] = []
+    for inc in doc.get("include") or []:
+        if not isinstance(inc, str):
+            raise SpecError(f"{path}: include must list study files")
+        inc_path = (path.parent / inc).resolve()
+        if inc_path == path.resolve() or _depth > 5:
+            raise SpecError(f"{path}: include {inc!r} is circular")
+        included.extend(load_study(inc_path, _depth=_depth + 1).runs)
+    raw_runs = doc.get("runs") or []
+    if not isinstance(raw_runs, list) or not (raw_runs or included):
         raise SpecError(f"{path}: 'runs' must be a non-empty list")
-    runs, seen = [], set()
+    runs, seen = list(included), {r.name for r in included}
     for i, raw in enumerate(raw_runs):
         key = f"runs[{i}]"
         if not isinstance(raw, dict):

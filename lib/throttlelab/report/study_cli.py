@@ -9,6 +9,7 @@ from pathlib import Path
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("study", help="study file (YAML)")
     p.add_argument("--reports", default=None, help="reports folder (default: <project>/reports)")
+    p.add_argument("-j", "--jobs", type=int, default=2, help="notebooks executed at once (default 2)")
     p.add_argument("--only", action="append", metavar="RUN", help="run only this run (repeatable)")
 
 
@@ -20,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
 
     study = load_study(args.study).select(args.only)
     reports = Path(args.reports) if args.reports else study.root / "reports"
-    outcome = run_study(study, reports)
+    outcome = run_study(study, reports, jobs=max(1, args.jobs))
     print(f"index: {outcome.index.resolve()}")
     skipped = [o for o in outcome.outcomes if o.status == "skipped"]
     for o in skipped:
