@@ -36,7 +36,11 @@ def test_good_run_writes_everything(fixture_reports):
     assert run["provenance"]["machine"]["cgroup"]
     assert run["provenance"]["packages"]["polars"]
     assert any(k.startswith("data/published/") for k in run["provenance"]["inputs"])
-    assert json.loads((good / "results.json").read_text())["results"] == {"best_limit": 2.0}
+    results = json.loads((good / "results.json").read_text())
+    assert results["results"] == {"best_limit": 2.0}
+    import sys
+
+    assert results["kernel_python"] == sys.executable, "the notebook ran in the project's interpreter"
 
 
 def test_failed_run_still_has_a_report_showing_the_error(fixture_reports):

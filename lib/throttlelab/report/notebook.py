@@ -16,6 +16,7 @@ the study runner adds provenance next to it.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ def write_results(results: Any, *, notebook: str | None = None) -> None:
         "schema": 1,
         "results": to_jsonable(results),
         "tables": sorted(_current["tables"]),
+        "kernel_python": sys.executable,
     }
     path = out / "results.json"
     path.write_text(json.dumps(doc, indent=2, sort_keys=False, allow_nan=False) + "\n")
