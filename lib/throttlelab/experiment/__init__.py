@@ -1,1 +1,16 @@
-"""Experiment layer: backends (local cgroup, Kubernetes), workloads, sweep runner, run store."""
+"""Experiment layer: run CPU-limit x thread-count sweeps and record them.
+
+Modules (import them directly; this package imports nothing heavy):
+
+``spec``        :class:`~.spec.SweepSpec` from YAML (:func:`~.spec.load_spec`), expanded by ``plan()``
+``backend``     the :class:`~.backend.Backend` protocol and :func:`~.backend.get_backend`
+``run_store``   append-only runs table + monitor logs under ``data/raw/<experiment>/``
+``sweep``       :func:`~.sweep.run_sweep`: resume, progress bar, cleanup on Ctrl-C/SIGTERM
+``local``       the cgroup backend (:func:`~.local.local_backend_available`)
+``cgroups``     cgroup v1/v2 detection and control
+``neighbour``   :class:`~.neighbour.NoisyNeighbour`, busy workers capped at a CPU share
+``workloads``   ffmpeg, native burner, Go spinner, user command
+``process``     start a command inside a cgroup (joins before exec), wait4 rusage
+``sampler``     the monitor sampler (writes the ingest monitor-log format)
+``kubernetes``  the Kubernetes backend (separate subpackage)
+"""

@@ -1,0 +1,181 @@
+"""The ``local`` backend: each run in its own CFS-limited cgroup on this machine.
+
+Per run: create ``throttlelab/<owner>/<run_id>`` with the run's quota, period
+(and burst), start the noisy neighbour if the run has one, start the workload
+inside the cgroup (it joins before exec), sample the cgroup into the monitor
+log every ``sampling_interval_s`` until the workload exits or times out, and
+remove the cgroup whatever happens (Ctrl-C and SIGTERM included).  The row's
+``cpu_seconds`` and throttling counters come from the cgroup (the kernel's
+own accounting); ``user_seconds``/``system_seconds`` from ``wait4``.
+
+Use :func:`local_backend_available` to ask whether this machine can run it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from throttlelab.errors import EnvironmentProblem
+from throttlelab.experiment import cgroups
+from throttlelab.experiment.backend import base_row
+from throttlelab.experiment.neighbour import NoisyNeighbour
+from throttlelab.experiment.process import CgroupProcess
+from throttlelab.experiment.sampler import MonitorSampler
+from throttlelab.experiment.workloads import build_command
+
+if TYPE_CHECKING:
+    from throttlelab.experiment.spec import RunPlan, SweepSpec
+
+
+def local_backend_available() -> tuple[bool, str]:
+    """Whether CPU cgroups can be created here; if not, what is needed.
+
+    Detects the layout and really creates and removes a probe cgroup.
+    """
+    try:
+        layout = cgroups.detect_layout()
+        probe = cgroups.Cgroup(layout, f"{cgroups.owner_name()}/probe").create()
+        probe.set_limit(50_000, 100_000)
+        probe.remove()
+        for d in probe.dirs:
+            with contextlib.suppress(OSError):
+                d.parent.rmdir()
+    except EnvironmentProblem as exc:
+        return False, str(exc)
+    except OSError as exc:
+        return False, f"cannot create a CPU cgroup ({exc}); {cgroups._NEEDS}"
+    return True, ""
+
+
+class LocalBackend:
+    """Runs sweeps in cgroups of this machine (see the module docstring).
+
+    Parameters
+    ----------
+    layout
+        A cgroup layout (default: detected at :meth:`prepare`).
+    """
+
+    name = "local"
+
+    def __init__(self, layout: cgroups.CgroupLayout | None = None):
+        self._layout = layout
+        self.owner = cgroups.owner_name()
+
+    @property
+    def layout(self) -> cgroups.CgroupLayout:
+        """The cgroup layout (detected on first use; raises EnvironmentProblem)."""
+        if self._layout is None:
+            self._layout = cgroups.detect_layout()
+        return self._layout
+
+    def available(self) -> tuple[bool, str]:
+        return local_backend_available() if self._layout is None else (True, "")
+
+    def prepare(self, spec: SweepSpec) -> None:
+        """Check the cgroups, the burst support, and build the workload's program now."""
+        layout = self.layout
+        if spec.burst_us and not layout.has_burst and not layout.simulated:
+            raise EnvironmentProblem("this kernel has no CFS burst (cpu.cfs_burst_us / cpu.max.burst); "
+                                     "set burst_us: null")
+        build_command(spec.workload, spec.threads[0])  # compile helpers before the first timed run
+        for t in spec.threads:
+            build_command(spec.workload, t)
+
+    def execute(self, plan: RunPlan, monitor_log: Path) -> dict[str, Any]:
+        """Run one plan in a fresh cgroup; return its runs row."""
+        row = base_row(plan, self.name)
+        cmd = build_command(plan.workload, plan.threads)
+        cg = cgroups.Cgroup(self.layout, f"{self.owner}/{plan.run_id}")
+        output = Path(monitor_log).with_suffix(".out")
+        try:
+            cg.create()
+            cg.set_limit(plan.quota_us, plan.period_us, plan.burst_us)
+            with NoisyNeighbour(plan.contention.share, plan.contention.workers, period_us=plan.period_us,
+                                layout=self.layout):
+                row.update(_run_monitored(cmd.argv, cmd.env, cg, monitor_log, output, plan))
+        finally:
+            cg.remove()
+        return row
+
+    def cleanup(self, spec: SweepSpec | None = None) -> None:
+        """Remove this process's owner folder and everything in it."""
+        if self._layout is None:
+            return
+        for base in dict.fromkeys(filter(None, (self.layout.parent, (self.layout.cpuacct_base or self.layout.base)
+                                                / cgroups.PARENT))):
+            d = base / self.owner
+            if d.exists():
+                cgroups._remove_tree(d, self.layout.simulated)
+
+    def find_orphans(self) -> list[str]:
+        try:
+            return [str(p) for p in cgroups.find_orphans(self.layout)]
+        except EnvironmentProblem:
+            return []
+
+    def remove_orphans(self) -> list[str]:
+        try:
+            return cgroups.remove_orphans(self.layout)
+        except EnvironmentProblem:
+            return []
+
+
+def _run_monitored(argv: list[str], env: dict[str, str], cg: cgroups.Cgroup, monitor_log: Path, output: Path,
+                   plan: RunPlan) -> dict[str, Any]:
+    """Start the workload in ``cg``, sample until it ends or times out; the measurement columns."""
+    interval = plan.sampling_interval_s
+    proc = CgroupProcess(argv, cgroup=cg, env=env, output=output)
+    timed_out = False
+    with MonitorSampler(cg, monitor_log, interval_s=interval, pod=plan.run_id) as sampler:
+        sampler.sample()
+        try:
+            proc.start()
+            t0 = time.monotonic()
+            deadline = t0 + plan.timeout_s
+            next_tick = t0 + interval
+            while not proc.wait(max(0.0, min(next_tick, deadline) - time.monotonic())):
+                now = time.monotonic()
+                if now >= deadline:
+                    timed_out = True
+                    proc.kill()
+                    proc.wait(10)
+                    break
+                if now >= next_tick:
+                    sampler.sample()
+                    next_tick += interval * max(1, int((now - next_tick) / interval) + 1)
+        except BaseException:
+            proc.kill()
+            raise
+        final = sampler.sample()
+    res = proc.result
+    out: dict[str, Any] = {
+        "started_at": proc.started_at,
+        "wall_seconds": res.wall_seconds if res else None,
+        "cpu_seconds": final.cpu_seconds,
+        "nr_periods": final.nr_periods,
+        "nr_throttled": final.nr_throttled,
+        "throttled_seconds": final.throttled_seconds,
+        "exit_code": res.exit_code if res else None,
+        "user_seconds": res.user_seconds if res else None,
+        "system_seconds": res.system_seconds if res else None,
+    }
+    if timed_out:
+        out.update(status="timeout", error=f"killed after the {plan.timeout_s:g} s timeout")
+    elif res is not None and res.exit_code == 0:
+        out.update(status="ok", error=None)
+    else:
+        code = res.exit_code if res else None
+        out.update(status="failed", error=f"exit code {code}: {_tail(output)}")
+    return out
+
+
+def _tail(path: Path, n: int = 300) -> str:
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError:
+        return "(no output)"
+    return text[-n:] or "(no output)"
