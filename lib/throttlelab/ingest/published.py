@@ -50,12 +50,17 @@ def _read(path: Path, expected: dict[str, pl.DataType]) -> pl.DataFrame:
     return df
 
 
+def _scaled(col: str, divisor: float) -> pl.Expr:
+    """``col / divisor`` rounded to 9 decimals (polars may divide via the reciprocal: 70/100 -> 0.7000000000000001)."""
+    return (pl.col(col).cast(pl.Float64) / divisor).round(9)
+
+
 def _millicores_to_cores(col: str) -> pl.Expr:
     """'1500' -> 1.5 cores; 'unlimited' -> null."""
     return (
         pl.when(pl.col(col).str.to_lowercase() == "unlimited")
         .then(None)
-        .otherwise(pl.col(col).str.strip_suffix("m").cast(pl.Float64) / 1000.0)
+        .otherwise((pl.col(col).str.strip_suffix("m").cast(pl.Float64) / 1000.0).round(9))
     )
 
 
@@ -96,9 +101,9 @@ def load_contention(path: str | Path | None = None) -> pl.DataFrame:
     df = _read(path, {c: pl.String for c in ("requests_per_30s", "stress_cpu_percent", "mean_response_ms")})
     return df.select(
         pl.col("requests_per_30s").cast(pl.Int64),
-        (pl.col("requests_per_30s").cast(pl.Float64) / 30.0).alias("load"),
-        (pl.col("stress_cpu_percent").cast(pl.Float64) / 100.0).alias("contention"),
-        (pl.col("mean_response_ms").cast(pl.Float64) / 1000.0).alias("mean_latency_seconds"),
+        _scaled("requests_per_30s", 30.0).alias("load"),
+        _scaled("stress_cpu_percent", 100.0).alias("contention"),
+        _scaled("mean_response_ms", 1000.0).alias("mean_latency_seconds"),
     )
 
 
@@ -136,9 +141,9 @@ def load_go_active_time(path: str | Path | None = None) -> pl.DataFrame:
     cols = ("cpu_limit_millicores", "limit_share_of_one_cpu_percent", "profiled_over_wall_percent")
     df = _read(path, {c: pl.String for c in cols})
     return df.select(
-        (pl.col("cpu_limit_millicores").cast(pl.Float64) / 1000.0).alias("cpu_limit_cores"),
-        (pl.col("limit_share_of_one_cpu_percent").cast(pl.Float64) / 100.0).alias("limit_share"),
-        (pl.col("profiled_over_wall_percent").cast(pl.Float64) / 100.0).alias("active_over_wall"),
+        _scaled("cpu_limit_millicores", 1000.0).alias("cpu_limit_cores"),
+        _scaled("limit_share_of_one_cpu_percent", 100.0).alias("limit_share"),
+        _scaled("profiled_over_wall_percent", 100.0).alias("active_over_wall"),
     )
 
 
@@ -155,7 +160,7 @@ def load_mediamtx(path: str | Path | None = None) -> pl.DataFrame:
     return df.select(
         pl.col("variant"),
         pl.col("streams").cast(pl.Int64),
-        (pl.col("cpu_percent").cast(pl.Float64) / 100.0).alias("cpu_cores"),
+        _scaled("cpu_percent", 100.0).alias("cpu_cores"),
         pl.col("cpu_percent").cast(pl.Float64),
         (pl.col("memory_mb").cast(pl.Float64) * 1024 * 1024).round().cast(pl.Int64).alias("memory_bytes"),
         pl.col("goroutines").cast(pl.Int64),
