@@ -157,6 +157,10 @@ def detect_layout(*, mounts: str | Path = "/proc/mounts", self_cgroup: str | Pat
     if v2 is None:
         raise EnvironmentProblem(f"no cgroup filesystem with a cpu controller is mounted; need {_NEEDS}")
     base = v2[0] / own.get("", "/").lstrip("/")
+    # Our own v2 cgroup holds processes (us), so it cannot pass controllers down
+    # ("no internal processes"): use its parent, the usual delegated folder.
+    if base != v2[0] and _read(base / "cgroup.procs").split():
+        base = base.parent
     return _check(_layout_at(base, simulated=simulated))
 
 
@@ -234,6 +238,18 @@ class Cgroup:
             if not (burst_file.exists() or self.layout.simulated):
                 raise EnvironmentProblem(f"this kernel has no CFS burst ({burst_file.name} missing); remove burst_us")
             _write(burst_file, str(burst_us))
+
+    def set_weight(self, tasks: float) -> None:
+        """Give the cgroup the CPU weight of ``tasks`` nice-0 tasks (v1 ``cpu.shares``, v2 ``cpu.weight``).
+
+        Against processes outside it, a cgroup competes as one scheduling entity
+        with its weight: by default that of a single task, whatever number of
+        threads it holds.
+        """
+        if self.layout.version == 1:
+            _write(self.dir / "cpu.shares", str(max(2, min(262144, round(1024 * tasks)))))
+        else:
+            _write(self.dir / "cpu.weight", str(max(1, min(10000, round(100 * tasks)))))
 
     def open_procs(self) -> list[int]:
         """Open each ``cgroup.procs`` for writing; a child writes its pid to them before exec.

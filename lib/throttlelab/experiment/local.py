@@ -14,11 +14,12 @@ Use :func:`local_backend_available` to ask whether this machine can run it.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from throttlelab.errors import EnvironmentProblem
+from throttlelab.errors import EnvironmentProblem, SpecError
 from throttlelab.experiment import cgroups
 from throttlelab.experiment.backend import base_row
 from throttlelab.experiment.neighbour import NoisyNeighbour
@@ -76,14 +77,25 @@ class LocalBackend:
         return local_backend_available() if self._layout is None else (True, "")
 
     def prepare(self, spec: SweepSpec) -> None:
-        """Check the cgroups, the burst support, and build the workload's program now."""
+        """Check the cgroups and burst support, build the workload's program, make the owner folder.
+
+        The owner folder (parent of the runs' cgroups and the neighbour) gets the
+        CPU weight of ``local.parent_weight_tasks`` tasks (default: the CPU count),
+        like a pod whose CPU request covers the node, so that other processes on
+        a shared machine do not starve it below its limit as easily.
+        """
         layout = self.layout
         if spec.burst_us and not layout.has_burst and not layout.simulated:
             raise EnvironmentProblem("this kernel has no CFS burst (cpu.cfs_burst_us / cpu.max.burst); "
                                      "set burst_us: null")
-        build_command(spec.workload, spec.threads[0])  # compile helpers before the first timed run
-        for t in spec.threads:
+        for t in spec.threads:  # compile helpers now, not in the first timed run
             build_command(spec.workload, t)
+        weight = spec.backend_options.get("parent_weight_tasks", os.cpu_count() or 1)
+        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight <= 0:
+            raise SpecError(f"{spec.source or '<spec>'}: key 'local.parent_weight_tasks': must be a positive number")
+        owner = cgroups.Cgroup(layout, self.owner).create()
+        for cg in (cgroups.Cgroup(layout, ""), owner):  # throttlelab/ competes with the machine's tasks
+            cg.set_weight(weight)
 
     def execute(self, plan: RunPlan, monitor_log: Path) -> dict[str, Any]:
         """Run one plan in a fresh cgroup; return its runs row."""
