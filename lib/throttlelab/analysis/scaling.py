@@ -1,0 +1,289 @@
+"""Scaling models of throughput or run time against CPU (cores, limit, processors).
+
+Models
+------
+``usl``
+    Universal Scalability Law, ``X(n) = gamma n / (1 + alpha (n - 1) + beta n (n - 1))``
+    (Gunther; ``alpha`` = contention sigma, ``beta`` = coherency kappa, ``gamma``
+    = throughput at n = 1, lambda).  Run time is ``1 / X``.
+``amdahl``
+    ``T(n) = serial + parallel / n`` (USL with beta = 0, written in time).
+``quota``
+    ``T(n) = cpu_work / min(n, parallelism) + fixed``: a CFS quota of ``n``
+    cores runs ``cpu_work`` core-seconds no faster than the program's usable
+    ``parallelism`` allows, plus a part that does not scale (I/O, start-up).
+
+Fitting
+-------
+Least squares with bounds (``scipy.optimize.least_squares``).
+:func:`fit_usl` fits throughput on the linear scale, exactly like the R
+package ``usl`` and usl4j, and reproduces their published coefficients;
+:func:`fit_runtime_models` fits run times on the log scale (relative errors:
+times span orders of magnitude and their noise is multiplicative).
+Intervals: asymptotic (t with the Jacobian's standard errors, as R's ``usl``)
+and, when ``n_boot > 0``, a seeded residual bootstrap (percentile).  Models
+are compared by AIC (``n log(RSS/n) + 2(k + 1)``) and AICc.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import stats
+from scipy.optimize import least_squares
+
+from throttlelab.analysis.bootstrap import percentile_interval, residual_bootstrap
+from throttlelab.results import ConfidenceInterval
+
+
+def usl_throughput(n, alpha: float, beta: float, gamma: float):
+    n = np.asarray(n, float)
+    return gamma * n / (1 + alpha * (n - 1) + beta * n * (n - 1))
+
+
+def _usl_time(n, alpha, beta, gamma):
+    return 1.0 / usl_throughput(n, alpha, beta, gamma)
+
+
+def _amdahl_time(n, serial, parallel):
+    return serial + parallel / np.asarray(n, float)
+
+
+def _quota_time(n, cpu_work, parallelism, fixed):
+    return cpu_work / np.minimum(np.asarray(n, float), parallelism) + fixed
+
+
+@dataclass(frozen=True)
+class _Model:
+    name: str
+    params: tuple[str, ...]
+    time: Callable
+    lower: tuple[float, ...]
+    upper: tuple[float, ...]
+
+
+MODELS: dict[str, _Model] = {
+    "amdahl": _Model("amdahl", ("serial_seconds", "parallel_seconds"), _amdahl_time, (0, 0), (np.inf, np.inf)),
+    "usl": _Model("usl", ("alpha", "beta", "gamma"), _usl_time, (0, 0, 0), (1, 1, np.inf)),
+    "quota": _Model("quota", ("cpu_work_core_seconds", "usable_parallelism", "fixed_seconds"), _quota_time,
+                    (0, 0.05, 0), (np.inf, np.inf, np.inf)),
+}
+
+
+@dataclass(frozen=True)
+class ScalingFit:
+    """A fitted scaling model.
+
+    Attributes
+    ----------
+    model
+        ``usl``, ``amdahl`` or ``quota``.
+    parameters, standard_errors
+        Estimates and asymptotic standard errors by name.
+    response
+        ``throughput`` (linear least squares) or ``time`` (log least squares).
+    n, df_resid, rss, aic, aicc
+        Points, residual degrees of freedom, residual sum of squares (on the
+        fitted scale), Akaike criteria (lower is better).
+    level
+        Confidence level of ``intervals`` (bootstrap if ``n_boot > 0``, else asymptotic).
+    intervals
+        Interval per parameter at ``level``.
+    interval_method
+        ``bootstrap`` or ``asymptotic``.
+    n_boot
+        Bootstrap refits (0 = none).
+    """
+
+    model: str
+    parameters: dict[str, float]
+    standard_errors: dict[str, float]
+    response: str
+    n: int
+    df_resid: int
+    rss: float
+    aic: float
+    aicc: float | None
+    level: float
+    intervals: dict[str, ConfidenceInterval]
+    interval_method: str
+    n_boot: int
+
+    @property
+    def _boot(self) -> np.ndarray | None:
+        """Bootstrap parameter draws (kept out of the dataclass fields, so out of results.json)."""
+        return getattr(self, "_boot_draws", None)
+
+    def confidence_interval(self, parameter: str | None = None, *, level: float | None = None,
+                            method: str | None = None):
+        """Interval of one parameter (or a dict of all).
+
+        ``method`` is ``"bootstrap"`` (default when bootstrapped) or
+        ``"asymptotic"`` (t with the standard error, as R's ``usl``).
+        """
+        level = self.level if level is None else level
+        method = method or self.interval_method
+        names = [parameter] if parameter else list(self.parameters)
+        out = {}
+        for name in names:
+            i = list(self.parameters).index(name)
+            if method == "bootstrap":
+                if self._boot is None:
+                    raise ValueError("fit was not bootstrapped (n_boot=0): use method='asymptotic'")
+                out[name] = percentile_interval(self._boot[:, i], level)
+            else:
+                q = stats.t.ppf(1 - (1 - level) / 2, max(self.df_resid, 1))
+                est, se = self.parameters[name], self.standard_errors[name]
+                out[name] = ConfidenceInterval(est - q * se, est + q * se)
+        return out[parameter] if parameter else out
+
+    def predict_time(self, n) -> np.ndarray:
+        """Predicted run time (1 / throughput for ``usl``)."""
+        return MODELS[self.model].time(n, *self.parameters.values())
+
+    def predict_throughput(self, n) -> np.ndarray:
+        return 1.0 / self.predict_time(n)
+
+    def band(self, n, *, level: float | None = None, kind: str = "time") -> tuple[np.ndarray, np.ndarray]:
+        """Pointwise bootstrap band of the fitted curve at ``n`` (NaN if not bootstrapped)."""
+        n = np.asarray(n, float)
+        if self._boot is None:
+            return np.full(n.shape, np.nan), np.full(n.shape, np.nan)
+        level = self.level if level is None else level
+        ok = self._boot[np.all(np.isfinite(self._boot), axis=1)]
+        with np.errstate(all="ignore"):
+            curves = np.array([MODELS[self.model].time(n, *p) for p in ok])
+        if kind == "throughput":
+            curves = 1.0 / curves
+        a = (1 - level) / 2
+        return np.nanquantile(curves, a, axis=0), np.nanquantile(curves, 1 - a, axis=0)
+
+
+@dataclass(frozen=True)
+class USLFit(ScalingFit):
+    """USL fit with ``alpha`` (contention sigma), ``beta`` (coherency kappa), ``gamma`` (lambda)."""
+
+    alpha: float = math.nan
+    beta: float = math.nan
+    gamma: float = math.nan
+
+    def peak(self) -> float:
+        """Load (cores) of maximum throughput, ``sqrt((1 - alpha) / beta)`` (inf if beta = 0)."""
+        return math.sqrt((1 - self.alpha) / self.beta) if self.beta > 0 else math.inf
+
+
+def fit_usl(n, throughput, *, n_boot: int = 0, seed: int = 0, level: float = 0.95) -> USLFit:
+    """Fit the USL to throughput measurements (linear least squares, bounded like R's ``usl``).
+
+    Parameters
+    ----------
+    n
+        Load, processors or cores (> 0).
+    throughput
+        Measured throughput at each ``n``.
+    n_boot
+        Residual-bootstrap refits for intervals (0: asymptotic intervals only).
+    """
+    n, x = _arrays(n, throughput)
+    start = [0.01, 1e-4, float(np.max(x / n))]
+    lower, upper = (0, 0, 0), (1, 1, np.inf)
+
+    def solve(y, x0=start):
+        r = least_squares(lambda p: usl_throughput(n, *p) - y, x0, bounds=(lower, upper), x_scale="jac",
+                          xtol=1e-14, ftol=1e-14, gtol=1e-14, max_nfev=20000)
+        return r
+
+    r = solve(x)
+    fit = _finish("usl", ("alpha", "beta", "gamma"), r, n, x, "throughput", level, n_boot, seed,
+                  lambda y: solve(y, r.x).x, fitted=usl_throughput(n, *r.x), resid_scale="linear")
+    out = USLFit(**{k: getattr(fit, k) for k in fit.__dataclass_fields__}, alpha=float(r.x[0]),
+                 beta=float(r.x[1]), gamma=float(r.x[2]))
+    object.__setattr__(out, "_boot_draws", fit._boot)
+    return out
+
+
+def fit_runtime_model(model: str, cores, seconds, *, n_boot: int = 200, seed: int = 0,
+                      level: float = 0.95) -> ScalingFit:
+    """Fit one model (``amdahl``, ``usl``, ``quota``) to run times, least squares on log time."""
+    m = MODELS[model]
+    n, t = _arrays(cores, seconds)
+    logt = np.log(t)
+
+    def resid(p, y):
+        with np.errstate(all="ignore"):
+            pred = m.time(n, *p)
+        out = np.log(np.where(pred > 0, pred, 1e-300)) - y
+        return np.where(np.isfinite(out), out, 1e6)
+
+    starts = _starts(model, n, t)
+
+    def solve(y, starts=starts):
+        best = None
+        for x0 in starts:
+            x0 = np.clip(x0, np.add(m.lower, 1e-9), np.subtract(m.upper, 1e-9) if model == "usl" else np.inf)
+            r = least_squares(resid, x0, args=(y,), bounds=(m.lower, m.upper), x_scale="jac", max_nfev=5000)
+            if best is None or r.cost < best.cost:
+                best = r
+        return best
+
+    r = solve(logt)
+    # Bootstrap refits start from the full fit (and one generic start) to stay fast.
+    return _finish(model, m.params, r, n, logt, "time", level, n_boot, seed, lambda y: solve(y, [r.x, starts[0]]).x,
+                   fitted=np.log(m.time(n, *r.x)), resid_scale="log")
+
+
+def fit_runtime_models(cores, seconds, *, models=("amdahl", "usl", "quota"), n_boot: int = 200, seed: int = 0,
+                       level: float = 0.95) -> list[ScalingFit]:
+    """Fit several models to the same run times, sorted by AIC (best first)."""
+    fits = [fit_runtime_model(m, cores, seconds, n_boot=n_boot, seed=seed, level=level) for m in models]
+    return sorted(fits, key=lambda f: f.aic)
+
+
+def _arrays(n, y):
+    n = np.asarray(n, float)
+    y = np.asarray(y, float)
+    ok = np.isfinite(n) & np.isfinite(y) & (n > 0) & (y > 0)
+    if ok.sum() < 3:
+        raise ValueError(f"need at least 3 positive points to fit, got {int(ok.sum())}")
+    return n[ok], y[ok]
+
+
+def _starts(model: str, n: np.ndarray, t: np.ndarray) -> list[list[float]]:
+    tmin, t1 = float(t.min()), float(t[np.argmin(n)] * n.min())
+    if model == "amdahl":
+        return [[0.5 * tmin, t1], [0.05 * tmin, t1], [0.9 * tmin, 0.5 * t1]]
+    if model == "usl":
+        g = 1.0 / t1
+        return [[0.01, 1e-4, g], [0.1, 1e-3, g], [0.5, 1e-2, g]]
+    uniq = np.unique(n)
+    return [[t1, float(p), 0.1 * tmin] for p in uniq[1:]] + [[t1, float(uniq.max()) * 2, 0.0]]
+
+
+def _finish(model, names, r, n, y, response, level, n_boot, seed, refit, *, fitted, resid_scale) -> ScalingFit:
+    npt, k = len(y), len(names)
+    resid = y - fitted
+    rss = float(resid @ resid)
+    df = npt - k
+    sigma2 = rss / df if df > 0 else math.nan
+    Jac = r.jac
+    try:
+        cov = np.linalg.inv(Jac.T @ Jac) * sigma2
+        se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    except np.linalg.LinAlgError:
+        se = np.full(k, math.nan)
+    aic = npt * math.log(max(rss, 1e-300) / npt) + 2 * (k + 1)
+    aicc = aic + 2 * (k + 1) * (k + 2) / (npt - k - 2) if npt - k - 2 > 0 else None
+    params = {nm: float(v) for nm, v in zip(names, r.x)}
+    boot = None
+    if n_boot > 0:
+        boot = residual_bootstrap(lambda yy: refit(yy), fitted, resid, n_boot=n_boot, seed=seed, n_params=k)
+    fit = ScalingFit(model=model, parameters=params, standard_errors=dict(zip(names, map(float, se))),
+                     response=response, n=npt, df_resid=df, rss=rss, aic=aic, aicc=aicc, level=level,
+                     intervals={}, interval_method="bootstrap" if boot is not None else "asymptotic",
+                     n_boot=n_boot)
+    object.__setattr__(fit, "_boot_draws", boot)
+    object.__setattr__(fit, "intervals", fit.confidence_interval())
+    return fit
