@@ -1,0 +1,31 @@
+"""Kubernetes backend: sweeps run as pods through the official ``kubernetes`` client.
+
+Modules
+-------
+options
+    The spec's ``kubernetes:`` mapping, validated.
+client
+    Connecting with a kubeconfig (context selectable) or in-cluster config.
+manifests
+    Run pods, noisy-neighbour pods and the sampler ConfigMap, with labels.
+sampler.sh
+    The in-pod sampler: runs the workload, prints monitor-log blocks of the
+    container's own cgroup to the pod log.
+pod_status, pod_log, summary
+    Reading a pod's status, splitting its log, totals from its samples.
+runner
+    One run: pods created, watched, read and deleted.
+cleanup
+    Finding and deleting labelled objects (session cleanup, orphans).
+backend
+    :class:`KubernetesBackend`, the :class:`~throttlelab.experiment.backend.Backend`.
+
+The ``kubernetes`` package itself is imported only when a cluster is used.
+"""
+
+from __future__ import annotations
+
+from .backend import KubernetesBackend
+from .options import KubernetesOptions, parse_options
+
+__all__ = ["KubernetesBackend", "KubernetesOptions", "parse_options"]

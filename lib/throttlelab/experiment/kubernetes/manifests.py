@@ -1,0 +1,278 @@
+"""Manifests of what a Kubernetes sweep creates: run pods, stress pods, the sampler ConfigMap.
+
+Plain dicts (the client accepts them as bodies, and tests can inspect them).
+Every object carries the labels :data:`MANAGED_BY`, :data:`EXPERIMENT`,
+:data:`SESSION` and :data:`ROLE` (and run objects :data:`RUN_ID`), which is how
+cleanup and orphan removal find them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import secrets
+import shlex
+from importlib import resources
+from typing import Any
+
+from throttlelab.errors import SpecError
+
+from .options import KubernetesOptions
+
+MANAGED_BY = "app.kubernetes.io/managed-by"
+MANAGER = "throttlelab"
+EXPERIMENT = "throttlelab.io/experiment"
+RUN_ID = "throttlelab.io/run-id"
+SESSION = "throttlelab.io/session"
+ROLE = "throttlelab.io/role"
+
+CONTAINER = "workload"
+SAMPLER_DIR = "/throttlelab/bin"
+WORK_DIR = "/throttlelab/work"
+SAMPLER_FILE = "sampler.sh"
+
+
+def label_value(text: str) -> str:
+    """``text`` as a valid label value (<= 63 chars, alphanumeric ends; hashed if cut)."""
+    v = re.sub(r"[^A-Za-z0-9_.-]", "-", text)
+    if len(v) > 63:
+        v = v[:56] + "-" + hashlib.sha1(text.encode()).hexdigest()[:6]
+    return v.strip("-_.") or "x"
+
+
+def dns_name(text: str, limit: int = 63) -> str:
+    """``text`` as a DNS-1123 label (lowercase, ``-``), cut with a hash to ``limit`` chars."""
+    v = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
+    if len(v) > limit:
+        v = v[: limit - 7].rstrip("-") + "-" + hashlib.sha1(text.encode()).hexdigest()[:6]
+    return v or "x"
+
+
+def new_session() -> str:
+    """A random id naming one sweep process's objects."""
+    return secrets.token_hex(4)
+
+
+def labels(experiment: str, session: str, role: str, run_id: str | None = None) -> dict[str, str]:
+    """The labels every object of a sweep carries."""
+    out = {MANAGED_BY: MANAGER, EXPERIMENT: label_value(experiment), SESSION: session, ROLE: role}
+    if run_id is not None:
+        out[RUN_ID] = label_value(run_id)
+    return out
+
+
+def selector(experiment: str | None = None, session: str | None = None, run_id: str | None = None) -> str:
+    """A label selector for a sweep's objects (all managed objects when nothing is given)."""
+    parts = [f"{MANAGED_BY}={MANAGER}"]
+    if experiment is not None:
+        parts.append(f"{EXPERIMENT}={label_value(experiment)}")
+    if session is not None:
+        parts.append(f"{SESSION}={session}")
+    if run_id is not None:
+        parts.append(f"{RUN_ID}={label_value(run_id)}")
+    return ",".join(parts)
+
+
+def cpu_quantity(cores: float) -> str:
+    """Cores as a millicore quantity (``0.5`` -> ``'500m'``)."""
+    return f"{max(1, round(cores * 1000))}m"
+
+
+def sampler_script() -> str:
+    """Text of the in-pod sampler (``sampler.sh`` next to this module)."""
+    return resources.files(__package__).joinpath(SAMPLER_FILE).read_text()
+
+
+def sampler_configmap_name(experiment: str, session: str) -> str:
+    """Name of the sampler ConfigMap of one sweep session."""
+    return dns_name(f"tl-sampler-{experiment}", 50) + f"-{session}"
+
+
+def sampler_configmap(experiment: str, session: str, namespace: str) -> dict[str, Any]:
+    """The ConfigMap shipping the sampler script to the pods."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": sampler_configmap_name(experiment, session),
+            "namespace": namespace,
+            "labels": labels(experiment, session, "sampler"),
+        },
+        "data": {SAMPLER_FILE: sampler_script()},
+    }
+
+
+def workload_argv(kind: str, command: str | None, threads: str, limit_cores: float | None,
+                  options: dict[str, Any] | None = None) -> list[str]:
+    """The workload's argv inside the pod, with ``{threads}`` and ``{nproc}`` substituted.
+
+    ``{nproc}`` is the CPU limit rounded up (the cores the pod may use), or
+    ``auto`` when unlimited.  Without a command, ``burner`` is a POSIX-sh busy
+    loop (``iterations`` per thread) and ``ffmpeg`` encodes a synthetic clip
+    (``duration``, ``size``, ``preset``); ``go`` needs an explicit command.
+
+    Raises
+    ------
+    SpecError
+        When no command can be made for ``kind``.
+    """
+    options = options or {}
+    nproc = str(math.ceil(limit_cores)) if limit_cores else "auto"
+    if command:
+        return shlex.split(command.format(threads=threads, nproc=nproc))
+    n = int(threads) if threads != "auto" else (math.ceil(limit_cores) if limit_cores else 1)
+    if kind == "burner":
+        iterations = int(options.get("iterations", 2_000_000))
+        loop = f"i=0; while [ $i -lt {iterations} ]; do i=$((i+1)); done"
+        script = f"n=0; while [ $n -lt {n} ]; do ( {loop} ) & n=$((n+1)); done; wait"
+        return ["/bin/sh", "-c", script]
+    if kind == "ffmpeg":
+        duration = options.get("duration", 10)
+        size = options.get("size", "1280x720")
+        preset = options.get("preset", "veryfast")
+        thr = "0" if threads == "auto" else threads
+        return ["ffmpeg", "-hide_banner", "-nostats", "-threads", thr, "-f", "lavfi", "-i",
+                f"testsrc2=duration={duration}:size={size}:rate=30", "-c:v", "libx264",
+                "-preset", str(preset), "-threads", thr, "-f", "null", "-"]
+    raise SpecError(f"workload kind {kind!r} needs 'kubernetes.command' (or workload.command) "
+                    "to run in a pod")
+
+
+def node_affinity(node: str) -> dict[str, Any]:
+    """Affinity pinning a pod to one node by name, through the scheduler
+    (so an unschedulable pod still gets the scheduler's reason)."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}
+    return {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}}
+
+
+def run_pod(
+    *,
+    name: str,
+    experiment: str,
+    run_id: str,
+    session: str,
+    options: KubernetesOptions,
+    argv: list[str],
+    limit_cores: float | None,
+    threads: str,
+    sampling_interval_s: float,
+    node: str | None = None,
+) -> dict[str, Any]:
+    """The Pod of one run: the workload wrapped by the sampler, with the run's CPU limit.
+
+    The CPU request equals the limit (so the scheduler reserves what the run may
+    use); an unlimited run gets neither.  ``restartPolicy: Never``; the
+    service-account token is not mounted (the workload needs no API access).
+    """
+    resources_: dict[str, dict[str, str]] = {"limits": {}, "requests": {}}
+    if limit_cores is not None:
+        resources_["limits"]["cpu"] = resources_["requests"]["cpu"] = cpu_quantity(limit_cores)
+    if options.memory_limit:
+        resources_["limits"]["memory"] = options.memory_limit
+    if options.memory_request or options.memory_limit:
+        resources_["requests"]["memory"] = options.memory_request or options.memory_limit
+    resources_ = {k: v for k, v in resources_.items() if v}
+    env = [
+        {"name": "THROTTLELAB_INTERVAL", "value": f"{sampling_interval_s:g}"},
+        {"name": "THROTTLELAB_THREADS", "value": threads},
+        {"name": "THROTTLELAB_WORKDIR", "value": WORK_DIR},
+        {"name": "THROTTLELAB_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+        {"name": "THROTTLELAB_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+    ]
+    spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "terminationGracePeriodSeconds": 5,
+        "containers": [{
+            "name": CONTAINER,
+            "image": options.image,
+            "imagePullPolicy": options.image_pull_policy,
+            "command": ["/bin/sh", f"{SAMPLER_DIR}/{SAMPLER_FILE}"],
+            "args": argv,
+            "env": env,
+            "resources": resources_,
+            "volumeMounts": [
+                {"name": "sampler", "mountPath": SAMPLER_DIR, "readOnly": True},
+                {"name": "work", "mountPath": WORK_DIR},
+            ],
+        }],
+        "volumes": [
+            {"name": "sampler", "configMap": {"name": sampler_configmap_name(experiment, session),
+                                              "defaultMode": 0o555}},
+            {"name": "work", "emptyDir": {}},
+        ],
+    }
+    if options.service_account:
+        spec["serviceAccountName"] = options.service_account
+    if options.node_selector:
+        spec["nodeSelector"] = dict(options.node_selector)
+    if node:
+        spec["affinity"] = node_affinity(node)
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": options.namespace,
+            "labels": labels(experiment, session, "run", run_id),
+            "annotations": {
+                "throttlelab.io/cpu-limit-cores": "unlimited" if limit_cores is None else f"{limit_cores:g}",
+                "throttlelab.io/threads": threads,
+            },
+        },
+        "spec": spec,
+    }
+
+
+def stress_pod(
+    *,
+    name: str,
+    experiment: str,
+    run_id: str,
+    session: str,
+    options: KubernetesOptions,
+    limit_cores: float,
+    workers: int,
+    node: str | None = None,
+) -> dict[str, Any]:
+    """A noisy neighbour: ``workers`` busy loops under a CPU limit of ``limit_cores``.
+
+    It requests only 10m so it never keeps the run itself from being scheduled;
+    it stops on SIGTERM (the shell is PID 1, which ignores signals without a trap).
+    """
+    script = (
+        "trap 'kill 0; exit 0' TERM INT; "
+        f"n=0; while [ $n -lt {int(workers)} ]; do ( while :; do :; done ) & n=$((n+1)); done; wait"
+    )
+    spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "terminationGracePeriodSeconds": 2,
+        "containers": [{
+            "name": "stress",
+            "image": options.stress_image,
+            "imagePullPolicy": options.image_pull_policy,
+            "command": ["/bin/sh", "-c", script],
+            "resources": {"limits": {"cpu": cpu_quantity(limit_cores)}, "requests": {"cpu": "10m"}},
+        }],
+    }
+    if options.service_account:
+        spec["serviceAccountName"] = options.service_account
+    if options.node_selector:
+        spec["nodeSelector"] = dict(options.node_selector)
+    if node:
+        spec["affinity"] = node_affinity(node)
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": options.namespace,
+                     "labels": labels(experiment, session, "stress", run_id)},
+        "spec": spec,
+    }
+
+
+def pod_name(run_id: str, role: str = "run") -> str:
+    """A fresh pod name for a run (random suffix: a retried run never collides)."""
+    prefix = "tl" if role == "run" else "tl-stress"
+    return dns_name(f"{prefix}-{run_id}", 57) + "-" + secrets.token_hex(2)
