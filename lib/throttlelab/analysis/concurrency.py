@@ -1,0 +1,193 @@
+"""Per-stage comparison of concurrency configurations (semaphore on/off, worker counts).
+
+Two kinds of input give the same %-change table:
+
+* summaries (the wiki's k6 tables, :func:`throttlelab.ingest.published.load_semaphore`):
+  ``config``, ``load``, ``stage``, ``avg_seconds``, ``p95_seconds``, ``max_seconds``;
+* per-request stage timings (our load generator, or k6 output): summarised by
+  :func:`stage_summary` into the same columns.
+
+``%-change = (other - base) / base * 100``: negative is *better* (blue in the
+wiki), positive *worse* (red).  Only per-request samples allow a test:
+:func:`compare_stages` adds a two-sided Mann-Whitney U test per (load, stage),
+the rank-biserial effect size, and Holm's correction over all the tests of the
+table; summaries get the table without tests (a k6 summary holds three numbers
+per stage, not the samples a test needs).
+
+:func:`wiki_reproduction` checks the wiki's printed %-change table
+(``max_workers=8``, :data:`WIKI_PERCENT_CHANGE_W8`) against the wiki's own
+per-run tables: a printed value is *reproduced* when it lies in the range the
+rounding of those tables allows (k6 prints 3 significant digits: whole ms
+below 1 s, 10 ms steps above), *close* when within 1 point of it, *inconsistent*
+otherwise (e.g. the score p95/max columns at 15-30 VUs repeat quality's values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+from scipy import stats as st
+
+STAT_COLUMNS = {"avg": "avg_seconds", "p95": "p95_seconds", "max": "max_seconds"}
+STAGE_ORDER = ("embedding", "categories", "duplicates", "quality", "score", "total")
+TESTS_UNAVAILABLE = ("summary data (avg/p95/max per stage, as k6 prints them) hold no per-request samples: "
+                     "no Mann-Whitney test is possible, only the %-change")
+
+#: The wiki's printed %-change table, max_workers=8, semaphore 4 vs none: VUs -> stage -> (avg, p95, max).
+WIKI_PERCENT_CHANGE_W8: dict[int, dict[str, tuple[float, float, float]]] = {
+    10: {"embedding": (-18.4, 0.2, 1.0), "categories": (-18.7, -17.6, -19.4), "duplicates": (-32.3, -26.2, -26.5),
+         "quality": (-27.7, -4.5, -28.7), "score": (-13.3, -26.9, -28.7), "total": (-19.1, 1.0, 2.1)},
+    15: {"embedding": (-15.4, 0.3, 0.4), "categories": (-84.8, -86.6, -85.4), "duplicates": (-86.5, -88.8, -88.8),
+         "quality": (-84.6, -87.1, -85.7), "score": (-68.9, -87.1, -85.7), "total": (-43.5, -33.7, -32.3)},
+    20: {"embedding": (-12.9, -1.5, 0.6), "categories": (-93.4, -93.2, -93.1), "duplicates": (-93.6, -93.3, -93.1),
+         "quality": (-93.4, -94.0, -93.5), "score": (-72.9, -94.0, -93.5), "total": (-55.0, -48.0, -47.0)},
+    25: {"embedding": (-12.4, -2.0, 4.8), "categories": (-94.5, -95.8, -95.7), "duplicates": (-94.6, -96.1, -96.1),
+         "quality": (-94.3, -95.7, -95.6), "score": (-62.5, -95.7, -95.6), "total": (-59.6, -54.6, -54.5)},
+    30: {"embedding": (-12.5, -4.5, 0.6), "categories": (-96.3, -96.7, -96.4), "duplicates": (-96.5, -97.0, -96.8),
+         "quality": (-96.3, -97.0, -96.5), "score": (-75.1, -97.0, -96.5), "total": (-63.0, -56.3, -55.0)},
+}
+
+
+def _direction(pct: pl.Expr) -> pl.Expr:
+    return pl.when(pct < 0).then(pl.lit("better")).when(pct > 0).then(pl.lit("worse")).otherwise(pl.lit("same"))
+
+
+def percent_change_table(summary: pl.DataFrame, base: str, other: str, *, stats=("avg", "p95", "max"),
+                         by: tuple[str, ...] = ("load", "stage")) -> pl.DataFrame:
+    """%-change of each statistic from configuration ``base`` to ``other`` (long form).
+
+    Returns columns ``by``, ``stat``, ``base_seconds``, ``other_seconds``,
+    ``percent_change``, ``direction`` (better / worse / same).  Rows missing in
+    either configuration are kept with a null change (never dropped).
+    """
+    configs = set(summary["config"].unique().to_list())
+    for c in (base, other):
+        if c not in configs:
+            raise ValueError(f"no configuration {c!r}; have {', '.join(sorted(configs))}")
+    long = summary.unpivot(index=["config", *by], on=[STAT_COLUMNS[s] for s in stats], variable_name="stat",
+                           value_name="seconds").with_columns(pl.col("stat").str.strip_suffix("_seconds").replace({"avg": "avg"}))
+    a = long.filter(pl.col("config") == base).drop("config").rename({"seconds": "base_seconds"})
+    b = long.filter(pl.col("config") == other).drop("config").rename({"seconds": "other_seconds"})
+    out = a.join(b, on=[*by, "stat"], how="full", coalesce=True)
+    pct = (pl.col("other_seconds") - pl.col("base_seconds")) / pl.col("base_seconds") * 100
+    out = out.with_columns(pct.alias("percent_change")).with_columns(_direction(pl.col("percent_change")).alias("direction"))
+    return _order(out, by)
+
+
+def _order(df: pl.DataFrame, by) -> pl.DataFrame:
+    keys = []
+    if "stage" in df.columns:
+        df = df.with_columns(pl.col("stage").replace_strict({s: i for i, s in enumerate(STAGE_ORDER)}, default=99,
+                                                            return_dtype=pl.Int64).alias("_s"))
+        keys.append("_s")
+    if "stat" in df.columns:
+        df = df.with_columns(pl.col("stat").replace_strict({"avg": 0, "p50": 1, "p95": 2, "max": 3}, default=9,
+                                                           return_dtype=pl.Int64).alias("_t"))
+        keys.append("_t")
+    front = [c for c in by if c != "stage"]
+    return df.sort([*front, *keys]).drop([k for k in ("_s", "_t") if k in df.columns])
+
+
+def wiki_layout(table: pl.DataFrame) -> pl.DataFrame:
+    """The wiki's layout: one row per load, one column per stage, ``"🔵 −18.4%/🔴 +0.2%/🔴 +1.0%"``."""
+    mark = pl.when(pl.col("percent_change") < 0).then(pl.lit("🔵 ")).when(pl.col("percent_change") > 0) \
+        .then(pl.lit("🔴 ")).otherwise(pl.lit(""))
+    cell = table.with_columns(pl.concat_str(mark, pl.col("percent_change").round(1).map_elements(
+        lambda v: f"{v:+.1f}%".replace("-", "−"), return_dtype=pl.String)).alias("cell"))
+    joined = cell.group_by("load", "stage", maintain_order=True).agg(pl.col("cell").str.join("/"))
+    wide = joined.pivot(on="stage", index="load", values="cell").sort("load")
+    return wide.select("load", *[s for s in STAGE_ORDER if s in wide.columns],
+                       *[s for s in wide.columns if s not in ("load", *STAGE_ORDER)])
+
+
+def _half_unit(v: pl.Expr) -> pl.Expr:
+    """Half of the last printed digit of a k6 duration (whole ms below 1 s, 2 decimals above)."""
+    return pl.when(v < 1).then(0.0005).otherwise(0.005)
+
+
+def wiki_reproduction(semaphore: pl.DataFrame, *, max_workers: int = 8) -> pl.DataFrame:
+    """Recompute the wiki's %-change table from its per-run tables and compare with the printed one.
+
+    Returns the long %-change table plus ``percent_printed``, ``percent_min`` /
+    ``percent_max`` (range allowed by the rounding of the per-run values),
+    ``difference`` (printed - computed, points) and ``verdict``
+    (``reproduced`` / ``close`` (within 1 point) / ``inconsistent``).
+    """
+    if max_workers != 8:
+        raise ValueError("the wiki printed a %-change table only for max_workers=8")
+    sub = semaphore.filter(pl.col("max_workers") == max_workers)
+    table = percent_change_table(sub, f"workers={max_workers},semaphore=none", f"workers={max_workers},semaphore=4")
+    printed = pl.DataFrame([{"load": float(v), "stage": s, "stat": k, "percent_printed": p}
+                            for v, row in WIKI_PERCENT_CHANGE_W8.items() for s, t in row.items()
+                            for k, p in zip(("avg", "p95", "max"), t)])
+    a, b = pl.col("base_seconds"), pl.col("other_seconds")
+    out = table.join(printed, on=["load", "stage", "stat"], how="left").with_columns(
+        (((b - _half_unit(b)) / (a + _half_unit(a)) - 1) * 100).alias("percent_min"),
+        (((b + _half_unit(b)) / (a - _half_unit(a)) - 1) * 100).alias("percent_max"),
+        (pl.col("percent_printed") - pl.col("percent_change")).alias("difference"),
+    )
+    inside = (pl.col("percent_printed") >= pl.col("percent_min") - 0.05) & (pl.col("percent_printed") <= pl.col("percent_max") + 0.05)
+    return out.with_columns(
+        pl.when(inside).then(pl.lit("reproduced")).when(pl.col("difference").abs() <= 1.0).then(pl.lit("close"))
+        .otherwise(pl.lit("inconsistent")).alias("verdict"))
+
+
+def stage_summary(stage_timings: pl.DataFrame, by: tuple[str, ...] = ("config", "load", "stage")) -> pl.DataFrame:
+    """avg / p95 / max seconds and n per group (the k6 summary columns) from per-request stage timings."""
+    return (stage_timings.filter(pl.col("seconds").is_not_null()).group_by(*by)
+            .agg(pl.col("seconds").mean().alias("avg_seconds"),
+                 pl.col("seconds").quantile(0.95, interpolation="linear").alias("p95_seconds"),
+                 pl.col("seconds").max().alias("max_seconds"), pl.len().alias("n"))
+            .pipe(_order, [c for c in by if c != "config"]).sort("config", maintain_order=True))
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm step-down adjusted p-values (family-wise error), NaNs kept as NaN."""
+    p = np.asarray(p_values, float)
+    out = np.full_like(p, np.nan)
+    ok = np.isfinite(p)
+    idx = np.argsort(p[ok])
+    m = idx.size
+    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[ok][idx]))
+    res = np.empty(m)
+    res[idx] = adj
+    out[ok] = res
+    return out
+
+
+def compare_stages(stage_timings: pl.DataFrame, base: str, other: str, *, alpha: float = 0.05, min_n: int = 5,
+                   by: tuple[str, ...] = ("load", "stage")) -> pl.DataFrame:
+    """Per (load, stage): %-change of avg/p95/max and a Mann-Whitney U test of ``other`` vs ``base``.
+
+    Returns one row per group: ``n_base``, ``n_other``, ``avg/p95/max`` %-changes,
+    ``median_change_percent``, ``u_statistic``, ``p_value``, ``p_holm`` (over all
+    rows), ``rank_biserial`` (in [-1, 1]; negative = ``other`` faster), and
+    ``verdict``: better / worse / "no difference shown" / "not enough data to decide"
+    (fewer than ``min_n`` samples on a side).
+    """
+    summ = stage_summary(stage_timings, ("config", *by))
+    pct = percent_change_table(summ, base, other, by=by).pivot(on="stat", index=list(by), values="percent_change")
+    pct = pct.rename({s: f"{s}_change_percent" for s in ("avg", "p95", "max") if s in pct.columns})
+    rows = []
+    data = stage_timings.filter(pl.col("seconds").is_not_null())
+    for key, g in data.partition_by(list(by), as_dict=True, maintain_order=True).items():
+        x = g.filter(pl.col("config") == other)["seconds"].to_numpy()
+        y = g.filter(pl.col("config") == base)["seconds"].to_numpy()
+        row = dict(zip(by, key)) | {"n_base": int(y.size), "n_other": int(x.size)}
+        if x.size >= min_n and y.size >= min_n:
+            u = st.mannwhitneyu(x, y, alternative="two-sided")
+            row |= {"u_statistic": float(u.statistic), "p_value": float(u.pvalue),
+                    "rank_biserial": float(2 * u.statistic / (x.size * y.size) - 1),
+                    "median_change_percent": float((np.median(x) / np.median(y) - 1) * 100)}
+        else:
+            row |= {"u_statistic": None, "p_value": None, "rank_biserial": None, "median_change_percent": None}
+        rows.append(row)
+    tests = pl.DataFrame(rows, schema_overrides={"u_statistic": pl.Float64, "p_value": pl.Float64,
+                                                 "rank_biserial": pl.Float64, "median_change_percent": pl.Float64})
+    tests = tests.with_columns(pl.Series("p_holm", holm(tests["p_value"].fill_null(np.nan).to_numpy()), pl.Float64)
+                               .fill_nan(None))
+    verdict = (pl.when((pl.col("n_base") < min_n) | (pl.col("n_other") < min_n)).then(pl.lit("not enough data to decide"))
+               .when(pl.col("p_holm") >= alpha).then(pl.lit("no difference shown"))
+               .when(pl.col("rank_biserial") < 0).then(pl.lit("better")).otherwise(pl.lit("worse")))
+    out = tests.join(pct, on=list(by), how="left").with_columns(verdict.alias("verdict"))
+    return _order(out, by)

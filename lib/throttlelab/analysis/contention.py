@@ -1,0 +1,340 @@
+"""Response time against a noisy neighbour: the paper's table, and a queueing-style fit.
+
+Table 1 of the contention paper (seed 001) gives the mean response time of a
+php-apache target at 150/300/450 requests per 30 s while a stress pod holds
+0-70% of the node's CPU, and its % increase over 0%.  :func:`paper_table1`
+rebuilds it from ``data/published/contention_response_time.csv`` and checks
+every printed % against what the (rounded) milliseconds allow: the printed
+times are whole milliseconds, so a % is *consistent* when it lies in the range
+the unrounded times could give ([ms - 0.5, ms + 0.5] for both numbers, plus the
+0.5 rounding of the printed %).
+
+Fits (:func:`fit_response_curve`) of response time ``R`` against the
+neighbour's share ``x`` of the node (available CPU ``cores * (1 - x)``):
+
+``hyperbolic``
+    ``R = a + b / (c - x)``: a floor plus a term that blows up at ``x = c``
+    (``c`` is where the available CPU would no longer keep up).
+``mm1``
+    M/M/1-like, ``R = S / (1 - rho)`` with ``rho = lambda * S / (C * (1 - x))``:
+    ``S`` the service time, ``C`` the effective cores the target can use,
+    ``lambda`` the known request rate of each point (fitted jointly over rates).
+
+The *knee* (where the curve takes off) is the Kneedle point of the fitted
+curve over the observed range: where its slope equals the average slope over
+the range (the point farthest below the chord).  ``doubling`` is the share at
+which the fitted time reaches twice the fitted no-contention time.  Intervals
+come from a bootstrap: residual resampling for summary points, request
+resampling for measured requests (:func:`fit_from_requests`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+from scipy import optimize
+
+from throttlelab.analysis.latency import Estimate
+from throttlelab.results import ConfidenceInterval
+
+#: Table 1 of the paper as printed: % increase over 0% per request count and stress share.
+PAPER_TABLE1_PERCENT: dict[int, dict[float, int]] = {
+    150: {0.0: 0, 0.2: 9, 0.4: 55, 0.5: 74, 0.6: 164, 0.65: 219, 0.7: 226},
+    300: {0.0: 0, 0.2: 25, 0.4: 64, 0.5: 103, 0.6: 166, 0.65: 240, 0.7: 263},
+    450: {0.0: 0, 0.2: 23, 0.4: 59, 0.5: 99, 0.6: 200, 0.65: 250, 0.7: 361},
+}
+
+
+def paper_table1(contention: pl.DataFrame) -> pl.DataFrame:
+    """Table 1 in long form, with computed and printed % increases.
+
+    Parameters
+    ----------
+    contention
+        :func:`throttlelab.ingest.published.load_contention`.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``requests_per_30s``, ``contention``, ``mean_ms``, ``percent`` (computed from
+        the table's ms, one decimal), ``percent_rounded`` (whole %, as printed),
+        ``percent_printed``, ``percent_min``/``percent_max`` (range the rounding of
+        the ms allows), ``consistent``.
+    """
+    df = contention.with_columns(pl.col("contention").round(4), (pl.col("mean_latency_seconds") * 1000).round(3).alias("mean_ms"))
+    base = df.filter(pl.col("contention") == 0).select("requests_per_30s", pl.col("mean_ms").alias("base_ms"))
+    df = df.join(base, on="requests_per_30s", how="left")
+    printed = pl.DataFrame([{"requests_per_30s": r, "contention": x, "percent_printed": p}
+                            for r, row in PAPER_TABLE1_PERCENT.items() for x, p in row.items()],
+                           schema={"requests_per_30s": pl.Int64, "contention": pl.Float64, "percent_printed": pl.Int64})
+    out = df.join(printed, on=["requests_per_30s", "contention"], how="left").select(
+        "requests_per_30s", "contention", "mean_ms",
+        ((pl.col("mean_ms") / pl.col("base_ms") - 1) * 100).round(1).alias("percent"),
+        ((pl.col("mean_ms") / pl.col("base_ms") - 1) * 100).round(0).cast(pl.Int64).alias("percent_rounded"),
+        "percent_printed",
+        (((pl.col("mean_ms") - 0.5) / (pl.col("base_ms") + 0.5) - 1) * 100).alias("percent_min"),
+        (((pl.col("mean_ms") + 0.5) / (pl.col("base_ms") - 0.5) - 1) * 100).alias("percent_max"),
+    ).with_columns(
+        pl.when(pl.col("contention") == 0).then(pl.lit(0.0)).otherwise(pl.col("percent_min")).alias("percent_min"),
+        pl.when(pl.col("contention") == 0).then(pl.lit(0.0)).otherwise(pl.col("percent_max")).alias("percent_max"),
+    )
+    return out.with_columns(
+        ((pl.col("percent_printed") >= pl.col("percent_min") - 0.5) & (pl.col("percent_printed") <= pl.col("percent_max") + 0.5))
+        .alias("consistent")
+    ).sort("requests_per_30s", "contention")
+
+
+def paper_table1_wide(table: pl.DataFrame) -> pl.DataFrame:
+    """The paper's layout: one row per request count, cells ``"ms (printed% / computed%)"``."""
+    cells = table.with_columns(
+        pl.format("{} ({}% | {}%)", pl.col("mean_ms").round(0).cast(pl.Int64), "percent_printed", "percent_rounded")
+        .alias("cell"),
+        (pl.col("contention") * 100).round(0).cast(pl.Int64).cast(pl.String).add("%").alias("stress"),
+    )
+    return cells.pivot(on="stress", index="requests_per_30s", values="cell").sort("requests_per_30s")
+
+
+# -- models --------------------------------------------------------------------
+def _hyperbolic(x, lam, a, b, c):
+    d = c - x
+    return np.where(d > 1e-6, a + b / np.maximum(d, 1e-6), 1e6)
+
+
+def _mm1(x, lam, s, cap):
+    rho = lam * s / (cap * np.maximum(1 - x, 1e-9))
+    return np.where(rho < 0.999, s / np.maximum(1 - rho, 1e-3), 1e6)
+
+
+MODELS = {
+    "hyperbolic": (_hyperbolic, ("a", "b", "c")),
+    "mm1": (_mm1, ("service_seconds", "effective_cores")),
+}
+
+
+@dataclass(frozen=True)
+class ResponseCurveFit:
+    """A fitted response-time curve ``R(x)`` and where it takes off.
+
+    Attributes
+    ----------
+    model
+        ``hyperbolic`` or ``mm1`` (see module docstring).
+    params, param_low, param_high
+        Fitted parameters and their bootstrap intervals (by name).
+    knee
+        Kneedle knee of the fitted curve over the observed range (share of the node, 0-1).
+    doubling
+        Share where the fitted R reaches 2 x R(0); NaN if not before the curve's pole.
+    pole
+        Share where the fitted R diverges (NaN if none before 1).
+    rss, aic, r2
+        Residual sum of squares (s^2), AIC (Gaussian errors, small-sample corrected
+        when possible) and R^2 of the fit; ``n`` points, ``x_max`` the largest share observed.
+    note
+        Caveats (failed bootstrap refits, extrapolation).
+    """
+
+    model: str
+    params: dict[str, float]
+    param_low: dict[str, float]
+    param_high: dict[str, float]
+    knee: Estimate
+    doubling: Estimate
+    pole: Estimate
+    rss: float
+    aic: float
+    r2: float
+    n: int
+    x_max: float
+    load: float | None = None
+    note: str = ""
+    _lam: float = field(default=0.0, repr=False)
+
+    def predict(self, x: np.ndarray, load: float | None = None) -> np.ndarray:
+        """Fitted response time (s) at shares ``x`` (and request rate ``load`` for ``mm1``)."""
+        fn, names = MODELS[self.model]
+        lam = self._lam if load is None else load
+        y = fn(np.asarray(x, float), lam, *(self.params[n] for n in names))
+        return np.where(y >= 1e6, np.nan, y)
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        """Interval of the knee."""
+        return self.knee.confidence_interval()
+
+
+def _fit_params(model: str, x, lam, y, p0=None) -> np.ndarray:
+    fn, names = MODELS[model]
+    if p0 is not None:
+        starts = [tuple(p0)]
+        lower, upper = ((-np.inf, 0.0, float(np.max(x)) + 1e-4), (np.inf, np.inf, 10.0)) if model == "hyperbolic" \
+            else ((1e-6, 1e-3), (np.inf, 1e3))
+    elif model == "hyperbolic":
+        y0 = float(np.min(y))
+        starts = [(y0 * 0.5, y0 * 0.3, c0) for c0 in (float(np.max(x)) + d for d in (0.05, 0.2, 0.5))]
+        lower, upper = (-np.inf, 0.0, float(np.max(x)) + 1e-4), (np.inf, np.inf, 10.0)
+    else:
+        starts = [(float(np.min(y)), cap) for cap in (1.0, 2.0, 4.0)]
+        lower, upper = (1e-6, 1e-3), (np.inf, 1e3)
+    best, best_rss = None, np.inf
+    for p0 in starts:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = optimize.least_squares(lambda p: fn(x, lam, *p) - y, p0, bounds=(lower, upper), max_nfev=2000)
+        except (ValueError, RuntimeError):
+            continue
+        rss = float(np.sum(res.fun ** 2))
+        if res.success and rss < best_rss:
+            best, best_rss = res.x, rss
+    if best is None:
+        raise RuntimeError(f"{model} fit did not converge")
+    return best
+
+
+def _derived(model: str, p: np.ndarray, lam: float, x_max: float) -> tuple[float, float, float]:
+    """knee, doubling share, pole of the curve with parameters ``p`` (rate ``lam``)."""
+    nan = float("nan")
+    if model == "hyperbolic":
+        a, b, c = p
+        pole = float(c)
+        span = (b / (c - x_max) - b / c) / x_max if x_max > 0 else nan  # average slope over [0, x_max]
+        knee = float(np.clip(c - np.sqrt(b / span), 0.0, x_max)) if span > 0 else nan
+        denom = a + 2 * b / c
+        doubling = float(c - b / denom) if denom > 0 else nan
+    else:
+        s, cap = p
+        rho0 = lam * s / cap
+        pole = float(1 - rho0)
+        doubling = float(1 - 2 * lam * s / (cap * (1 + rho0))) if lam > 0 else nan
+        grid = np.linspace(0.0, x_max, 401)
+        y = _mm1(grid, lam, s, cap)
+        avg = (y[-1] - y[0]) / x_max if x_max > 0 else nan
+        slope = np.gradient(y, grid)
+        knee = float(grid[np.argmax(slope >= avg)]) if np.isfinite(avg) and avg > 0 and np.any(slope >= avg) else nan
+    pole = pole if 0 < pole < 1 else nan
+    doubling = doubling if 0 <= doubling < 1 and not (np.isfinite(pole) and doubling >= pole) else nan
+    return knee, doubling, pole
+
+
+def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: int = 300, level: float = 0.95,
+                       seed: int = 0, resample=None) -> ResponseCurveFit:
+    """Fit ``R(x)`` to points (share ``x`` in 0-1, response time ``y`` in s).
+
+    Parameters
+    ----------
+    load
+        Request rate (requests/s) of each point: a scalar or an array (needed by ``mm1``).
+    resample
+        Optional callable ``rng -> y*`` giving a bootstrap replicate of ``y`` (e.g.
+        from resampled requests).  Default: resample the fit's residuals.
+    """
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; known: {', '.join(MODELS)}")
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    lam = np.broadcast_to(np.asarray(0.0 if load is None else load, float), x.shape).astype(float)
+    if x.size < len(MODELS[model][1]) + 1:
+        raise ValueError(f"{model} fit needs at least {len(MODELS[model][1]) + 1} points, got {x.size}")
+    fn, names = MODELS[model]
+    p = _fit_params(model, x, lam, y)
+    fitted = fn(x, lam, *p)
+    resid = y - fitted
+    rss = float(np.sum(resid ** 2))
+    k, n = len(p), x.size
+    aic = n * np.log(max(rss, 1e-300) / n) + 2 * k + (2 * k * (k + 1) / (n - k - 1) if n - k - 1 > 0 else 0.0)
+    r2 = 1 - rss / float(np.sum((y - y.mean()) ** 2)) if n > 1 else np.nan
+    lam_ref = float(np.mean(lam))
+    x_max = float(np.max(x))
+    knee, doubling, pole = _derived(model, p, lam_ref, x_max)
+    rng = np.random.default_rng(seed)
+    boots, failed = [], 0
+    for _ in range(n_boot):
+        y_star = resample(rng) if resample is not None else fitted + rng.choice(resid, size=n, replace=True)
+        try:
+            pb = _fit_params(model, x, lam, y_star, p0=p)
+        except RuntimeError:
+            failed += 1
+            continue
+        boots.append([*pb, *_derived(model, pb, lam_ref, x_max)])
+    a = (1 - level) / 2
+    nan = float("nan")
+
+    def ci(col: int) -> tuple[float, float]:
+        if not boots:
+            return nan, nan
+        v = np.asarray(boots)[:, col]
+        v = v[np.isfinite(v)]
+        return (float(np.quantile(v, a)), float(np.quantile(v, 1 - a))) if v.size > 0.5 * len(boots) else (nan, nan)
+
+    est = [Estimate(val, *ci(k + i), level, n) for i, val in enumerate((knee, doubling, pole))]
+    notes = []
+    if failed:
+        notes.append(f"{failed} of {n_boot} bootstrap refits failed")
+    if np.isfinite(doubling) and doubling > x_max:
+        notes.append(f"doubling share {doubling:.2f} is an extrapolation beyond the observed {x_max:.2f}")
+    return ResponseCurveFit(
+        model, dict(zip(names, map(float, p))), {nm: ci(i)[0] for i, nm in enumerate(names)},
+        {nm: ci(i)[1] for i, nm in enumerate(names)}, *est, rss, float(aic), float(r2), int(n), x_max,
+        None if load is None or np.ndim(load) else float(load), "; ".join(notes), lam_ref)
+
+
+def fit_summary(points: pl.DataFrame, *, x: str = "contention", y: str = "mean_latency_seconds", by: str | None = "load",
+                models: tuple[str, ...] = ("hyperbolic", "mm1"), n_boot: int = 300, seed: int = 0) -> tuple[pl.DataFrame, dict]:
+    """Fit every model per value of ``by`` and pooled over all points; return a table and the fits.
+
+    The table has one row per (model, group): group (``load`` value or ``"all"``),
+    params, knee/doubling/pole with intervals, rss, aic, r2, n.  ``mm1`` uses the
+    ``load`` column as the request rate, so the pooled ``mm1`` fit shares ``S``
+    and ``C`` across rates.
+    """
+    groups: list[tuple[str, pl.DataFrame]] = []
+    if by and by in points.columns:
+        groups += [(str(v), points.filter(pl.col(by) == v)) for v in sorted(points[by].unique().to_list())]
+    groups.append(("all", points))
+    fits, rows = {}, []
+    for name, g in groups:
+        for m in models:
+            lam = g["load"].to_numpy() if "load" in g.columns else None
+            try:
+                f = fit_response_curve(g[x].to_numpy(), g[y].to_numpy(), model=m, load=lam, n_boot=n_boot, seed=seed)
+            except (RuntimeError, ValueError) as exc:
+                rows.append({"model": m, "group": name, "note": f"no fit: {exc}"})
+                continue
+            fits[(m, name)] = f
+            rows.append(fit_row(f) | {"group": name})
+    return pl.DataFrame(rows, infer_schema_length=None), fits
+
+
+def fit_row(f: ResponseCurveFit) -> dict:
+    """One flat table row of a fit."""
+    row = {"model": f.model}
+    for k, v in f.params.items():
+        row |= {k: v, f"{k}_low": f.param_low[k], f"{k}_high": f.param_high[k]}
+    for nm in ("knee", "doubling", "pole"):
+        e: Estimate = getattr(f, nm)
+        row |= {nm: e.value, f"{nm}_low": e.low, f"{nm}_high": e.high}
+    return row | {"rss": f.rss, "aic": f.aic, "r2": f.r2, "n": f.n, "note": f.note}
+
+
+def fit_from_requests(requests: pl.DataFrame, *, model: str = "hyperbolic", stat: str = "mean", x: str = "contention",
+                      n_boot: int = 200, seed: int = 0) -> ResponseCurveFit:
+    """Fit the curve to per-level statistics of answered requests; bootstrap by resampling requests.
+
+    ``requests`` should hold one load (and one config); ``stat`` is ``mean`` or a
+    percentile name (``p95`` ...).
+    """
+    from throttlelab.analysis.latency import statistic
+
+    ok = requests.filter((pl.col("status") == "ok") & pl.col("latency_seconds").is_not_null())
+    levels = sorted(ok[x].unique().to_list())
+    samples = [ok.filter(pl.col(x) == lv)["latency_seconds"].to_numpy() for lv in levels]
+    y = np.array([statistic(s, stat) for s in samples])
+    lam = np.array([ok.filter(pl.col(x) == lv)["load"].mean() if "load" in ok.columns else 0.0 for lv in levels], float)
+
+    def resample(rng):
+        return np.array([statistic(s[rng.integers(0, s.size, s.size)], stat) for s in samples])
+
+    return fit_response_curve(np.array(levels, float), y, model=model, load=lam, n_boot=n_boot, seed=seed, resample=resample)

@@ -1,0 +1,94 @@
+"""The contention paper's table 1 from the published CSV, and queueing-style fits."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from throttlelab.analysis.contention import fit_from_requests, fit_response_curve, fit_summary, paper_table1, paper_table1_wide
+from throttlelab.ingest.published import load_contention
+
+
+@pytest.fixture(scope="module")
+def table():
+    return paper_table1(load_contention())
+
+
+def cell(t, r, x, col):
+    return t.filter((pl.col("requests_per_30s") == r) & (pl.col("contention") == x))[col][0]
+
+
+@pytest.mark.parametrize("r, x, ms, printed", [
+    (150, 0.0, 50, 0), (150, 0.6, 134, 164), (300, 0.5, 103, 103), (300, 0.7, 185, 263),
+    (450, 0.6, 153, 200), (450, 0.7, 236, 361),
+])
+def test_table1_cells_match_the_paper(table, r, x, ms, printed):
+    assert cell(table, r, x, "mean_ms") == ms
+    assert cell(table, r, x, "percent_printed") == printed
+    assert cell(table, r, x, "consistent")
+
+
+def test_table1_reproduces_whole_percent_where_rounding_allows(table):
+    # the paper's headline: +361% at 450 requests and 70% stress (363% from the rounded ms, within rounding)
+    assert cell(table, 450, 0.6, "percent_rounded") == 200
+    assert cell(table, 300, 0.7, "percent_rounded") == 263
+    assert cell(table, 450, 0.7, "percent_min") <= 361 <= cell(table, 450, 0.7, "percent_max")
+
+
+def test_table1_flags_the_150_row_cells_its_ms_cannot_give(table):
+    bad = table.filter(~pl.col("consistent"))
+    assert bad.select("requests_per_30s", "contention").rows() == [(150, 0.5), (150, 0.65), (150, 0.7)]
+    assert table.height == 21
+
+
+def test_wide_layout_has_a_row_per_rate(table):
+    wide = paper_table1_wide(table)
+    assert wide["requests_per_30s"].to_list() == [150, 300, 450]
+    assert wide.filter(pl.col("requests_per_30s") == 450)["70%"][0].startswith("236 (361%")
+
+
+def test_hyperbolic_fit_recovers_a_known_curve():
+    x = np.array([0, 0.2, 0.4, 0.5, 0.6, 0.65, 0.7])
+    y = 0.02 + 0.03 / (0.9 - x)
+    f = fit_response_curve(x, y, model="hyperbolic", n_boot=50)
+    assert f.params["c"] == pytest.approx(0.9, abs=1e-3)
+    assert f.pole.value == pytest.approx(0.9, abs=1e-3)
+    # knee: slope equals the mean slope over [0, 0.7]
+    avg = (y[-1] - y[0]) / 0.7
+    assert f.knee.value == pytest.approx(0.9 - np.sqrt(0.03 / avg), abs=2e-3)
+    assert f.r2 > 0.999
+    assert f.predict(np.array([0.3]))[0] == pytest.approx(0.02 + 0.03 / 0.6, rel=1e-3)
+
+
+def test_mm1_fit_recovers_service_time():
+    x = np.repeat([0.0, 0.2, 0.4, 0.5, 0.6], 2)
+    lam = np.tile([5.0, 10.0], 5)
+    s, cap = 0.05, 1.5
+    y = s / (1 - lam * s / (cap * (1 - x)))
+    f = fit_response_curve(x, y, model="mm1", load=lam, n_boot=20)
+    assert f.params["service_seconds"] == pytest.approx(s, rel=1e-2)
+    assert f.params["effective_cores"] == pytest.approx(cap, rel=1e-2)
+
+
+def test_published_fits_give_knee_with_interval():
+    tab, fits = fit_summary(load_contention(), n_boot=40)
+    row = tab.filter((pl.col("model") == "hyperbolic") & (pl.col("group") == "all")).row(0, named=True)
+    assert row["knee_low"] <= row["knee"] <= row["knee_high"]
+    assert 0.3 < row["knee"] < 0.6
+    assert set(tab["group"]) == {"5.0", "10.0", "15.0", "all"}
+
+
+def test_fit_from_requests_bootstraps_requests():
+    rng = np.random.default_rng(0)
+    levels = [0.0, 0.2, 0.4, 0.6, 0.7]
+    df = pl.concat([pl.DataFrame({"contention": lv, "load": 5.0, "status": "ok",
+                                  "latency_seconds": rng.exponential(0.02 + 0.01 / (0.85 - lv), 60)}) for lv in levels])
+    f = fit_from_requests(df, n_boot=30)
+    assert f.n == 5
+    assert f.knee.low <= f.knee.value <= f.knee.high
+
+
+def test_too_few_points_is_an_error():
+    with pytest.raises(ValueError, match="at least"):
+        fit_response_curve([0, 0.5], [1, 2])
