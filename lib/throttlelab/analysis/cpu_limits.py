@@ -1,0 +1,154 @@
+"""Everything notebook 03 asks of a limit sweep, per group of runs.
+
+:func:`analyse_cpu_limits` runs, for each (workload, threads, contention)
+group: the per-limit summary, the scaling fits (Amdahl, USL, quota; AIC),
+the knee, the dead-zone analysis (optionally also with ``experiment`` as a
+block, as a sensitivity check) and the recommendation.  :func:`group_results`
+turns one group into the ``results.json`` entry documented in
+``docs/results_schema.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from throttlelab.analysis.dead_zones import DeadZoneAnalysis, find_dead_zones
+from throttlelab.analysis.prepare import GROUP_KEYS, PreparedRuns, group_label, iter_groups, limit_summary
+from throttlelab.analysis.recommend import Knee, Recommendation, find_knee, recommend_limit
+from throttlelab.analysis.scaling import ScalingFit, fit_runtime_models
+
+
+@dataclass(frozen=True)
+class GroupAnalysis:
+    """Notebook 03's analysis of one group."""
+
+    group: dict
+    label: str
+    summary: pl.DataFrame
+    fits: tuple[ScalingFit, ...]
+    fit_note: str
+    knee: Knee
+    dead_zones: DeadZoneAnalysis
+    dead_zones_block: DeadZoneAnalysis | None
+    recommendation: Recommendation
+
+
+def analyse_cpu_limits(
+    prepared: PreparedRuns,
+    *,
+    threshold_pct: float = 5.0,
+    knee_tolerance_pct: float = 10.0,
+    alpha: float = 0.05,
+    prior_cv: float = 0.20,
+    n_boot: int = 200,
+    n_sim: int = 20000,
+    seed: int = 0,
+    block: str | None = "experiment",
+) -> list[GroupAnalysis]:
+    """Analyse every group of a prepared runs table.
+
+    ``block``: when the group spans several levels of this column (e.g. two
+    experiments), the dead-zone analysis is repeated with it as a block
+    effect and reported next to the pooled one.
+    """
+    out = []
+    zones = {g.label: g for g in find_dead_zones(prepared.runs, threshold_pct=threshold_pct, alpha=alpha,
+                                                   prior_cv=prior_cv, n_sim=n_sim, seed=seed)}
+    for group, frame in iter_groups(prepared.runs):
+        label = group_label(group)
+        summary = limit_summary(frame)
+        fitted = frame.filter(pl.col("limit_x").is_not_null())
+        fits, note = (), ""
+        if fitted["limit_x"].n_unique() >= 4:
+            fits = tuple(fit_runtime_models(fitted["limit_x"].to_numpy(), fitted["wall_seconds"].to_numpy(),
+                                            n_boot=n_boot, seed=seed))
+        else:
+            note = f"not fitted: {fitted['limit_x'].n_unique()} numeric limits (need 4)"
+        if fitted.height < frame.height:
+            note = (note + "; " if note else "") + "unlimited runs left out of fits (machine size unknown)"
+        dz_block = None
+        if block and block in frame.columns and frame[block].n_unique() > 1:
+            [dz_block] = find_dead_zones(frame, threshold_pct=threshold_pct, alpha=alpha, block=block,
+                                         prior_cv=prior_cv, n_sim=n_sim, seed=seed)
+        dz = zones[label]
+        threads = group.get("threads")
+        out.append(GroupAnalysis(
+            group=group, label=label, summary=summary, fits=fits, fit_note=note,
+            knee=find_knee(summary, tolerance_pct=knee_tolerance_pct), dead_zones=dz, dead_zones_block=dz_block,
+            recommendation=recommend_limit(summary, dz, tolerance_pct=knee_tolerance_pct, threads=threads),
+        ))
+    return out
+
+
+def fit_entry(fit: ScalingFit) -> dict:
+    """A fit as documented in ``docs/results_schema.md``."""
+    return {
+        "model": fit.model,
+        "response": fit.response,
+        "parameters": fit.parameters,
+        "intervals": fit.intervals,
+        "interval_method": fit.interval_method,
+        "level": fit.level,
+        "aic": fit.aic,
+        "aicc": fit.aicc,
+        "n": fit.n,
+    }
+
+
+def dead_zone_entry(analysis: DeadZoneAnalysis) -> dict:
+    """The dead-zone part of a group's ``results.json`` entry."""
+    return {
+        "decidable": analysis.decidable,
+        "reason": analysis.reason,
+        "assumption_based": analysis.assumption_based,
+        "threshold_pct": analysis.threshold_pct,
+        "alpha": analysis.alpha,
+        "correction": analysis.correction,
+        "monotone_p_value": analysis.monotone_p_value,
+        "noise": {"sigma_log": analysis.noise.sigma, "cv_pct": analysis.noise.cv_pct, "df": analysis.noise.df,
+                  "source": analysis.noise.source, "note": analysis.noise.note},
+        "block": analysis.block,
+        "block_effects_pct": {k: 100 * (2.718281828459045 ** v - 1) for k, v in analysis.block_effects.items()},
+        "zones": [
+            {
+                "limits_cores": list(z.limits_cores),
+                "limits": list(z.limits_labels),
+                "baseline_limit_cores": z.baseline_limit_cores,
+                "baseline": z.baseline_label,
+                "worst_limit": z.worst_limit_label,
+                "slowdown_pct": z.slowdown_pct,
+                "slowdown_ci_pct": z.slowdown_ci_pct,
+                "p_value": z.p_value,
+            }
+            for z in analysis.zones
+        ],
+        "limits": [
+            {
+                "limit_cores": t.limit_cores, "limit": t.limit_label, "runs": t.runs, "baseline": t.baseline_label,
+                "slowdown_pct": t.slowdown_pct, "slowdown_ci_pct": t.slowdown_ci_pct, "p_value": t.p_value,
+                "p_value_raw": t.p_value_raw, "p_value_holm": t.p_value_holm, "verdict": t.verdict,
+            }
+            for t in analysis.limits
+        ],
+    }
+
+
+def group_results(g: GroupAnalysis) -> dict:
+    """One group's ``results.json`` entry (schema in ``docs/results_schema.md``)."""
+    return {
+        "group": {k: g.group.get(k) for k in GROUP_KEYS if k in g.group},
+        "label": g.label,
+        "limits": g.summary.select(
+            "limit_label", "cpu_limit_cores", "runs", "geomean_seconds", "min_seconds", "max_seconds",
+            "reserved_core_seconds",
+        ).rename({"limit_label": "limit"}),
+        "fits": [fit_entry(f) for f in g.fits],
+        "fit_note": g.fit_note,
+        "best_fit": g.fits[0].model if g.fits else None,
+        "knee": g.knee,
+        "dead_zones": dead_zone_entry(g.dead_zones),
+        "dead_zones_with_block": dead_zone_entry(g.dead_zones_block) if g.dead_zones_block else None,
+        "recommendation": g.recommendation,
+    }

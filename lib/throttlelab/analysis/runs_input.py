@@ -1,0 +1,61 @@
+"""Read the runs table a notebook analyses: published data, a file, or a run store.
+
+``runs_path`` (a notebook parameter) may be:
+
+* ``""``: the bundled published ffmpeg sweep (:func:`~throttlelab.ingest.published.load_ffmpeg_sweep`);
+* a ``.parquet`` or ``.csv`` file holding a canonical runs table;
+* a run-store folder ``data/raw/<experiment>/`` written by a sweep
+  (:class:`throttlelab.experiment.run_store.RunStore`), or a folder holding
+  several experiments (every sub-folder with a ``runs/`` folder is read).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from throttlelab import tables
+from throttlelab.errors import InputError
+
+
+def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
+    """A canonical runs table from ``runs_path`` (see module doc)."""
+    if not str(runs_path):
+        from throttlelab.ingest.published import load_ffmpeg_sweep
+
+        return load_ffmpeg_sweep()
+    path = Path(runs_path)
+    if not path.exists():
+        raise InputError(path, None, "runs table not found", "expected a .parquet/.csv runs table or a run-store folder")
+    if path.is_dir():
+        return _read_store(path)
+    if path.suffix == ".parquet":
+        df = pl.read_parquet(path)
+    elif path.suffix == ".csv":
+        df = pl.read_csv(path, infer_schema_length=10000)
+        if "threads" in df.columns:
+            df = df.with_columns(pl.col("threads").cast(pl.String))
+        if "started_at" in df.columns and df.schema["started_at"] == pl.String:
+            df = df.with_columns(pl.col("started_at").str.to_datetime(time_zone="UTC", strict=False))
+    else:
+        raise InputError(path, None, "unknown runs table format", "use .parquet, .csv or a run-store folder")
+    try:
+        return tables.conform(df, "runs", strict=False)
+    except ValueError as exc:
+        raise InputError(path, 1, "not a runs table", str(exc)) from None
+    except pl.exceptions.PolarsError as exc:
+        raise InputError(path, None, "runs table has a column of the wrong type", str(exc).splitlines()[0]) from None
+
+
+def _read_store(path: Path) -> pl.DataFrame:
+    from throttlelab.experiment.run_store import RunStore
+
+    stores = [path] if (path / "runs").is_dir() else sorted(p for p in path.iterdir() if (p / "runs").is_dir())
+    if not stores:
+        raise InputError(path, None, "no run store here", "expected <experiment>/runs/*.json")
+    frames = [RunStore(p).read_runs() for p in stores]
+    frames = [f for f in frames if f.height]
+    if not frames:
+        raise InputError(path, None, "run store holds no runs")
+    return pl.concat(frames, how="diagonal_relaxed")
