@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from throttlelab.errors import InputError
@@ -53,6 +54,8 @@ class Lines:
         Every byte is ASCII (so no line can hold bad UTF-8).
     truncated
         The last line has no newline.
+    data
+        The file's bytes (kept to look at line starts with numpy).
     """
 
     path: str
@@ -60,21 +63,59 @@ class Lines:
     binary: bool = False
     ascii: bool = True
     truncated: bool = False
+    data: bytes = b""
 
     def __len__(self) -> int:
         return len(self.text)
 
-    def problems(self) -> pl.Expr:
-        """Expression (over a frame with a ``t`` column and a 0-based ``i`` row
-        index) naming each line's file-level problem, or null."""
+    def lengths(self) -> np.ndarray:
+        """Byte length of each line (0 for an empty line), as a numpy array."""
+        return self.text.str.len_bytes().fill_null(0).to_numpy()
+
+    def starts(self, lengths: np.ndarray | None = None) -> np.ndarray:
+        """Byte offset in :attr:`data` where each line starts."""
         n = len(self.text)
-        expr = pl.when(pl.lit(self.binary)).then(pl.lit(BINARY))
+        if lengths is not None and self.ascii and b"\r" not in self.data:
+            starts = np.zeros(n, dtype=np.int64)
+            np.cumsum(lengths[:-1] + 1, out=starts[1:])
+            if n == 0 or starts[-1] + lengths[-1] + (0 if self.truncated else 1) == len(self.data):
+                return starts
+        arr = np.frombuffer(self.data, dtype=np.uint8)
+        nl = np.flatnonzero(arr == 10)
+        starts = np.zeros(n, dtype=np.int64)
+        starts[1:] = nl[: n - 1] + 1
+        return starts
+
+    def first_bytes(self, lengths: np.ndarray, k: int = 2) -> list[np.ndarray]:
+        """The first ``k`` bytes of each line (0 past a line's end), from :attr:`data`."""
+        arr = np.frombuffer(self.data, dtype=np.uint8)
+        starts = self.starts(lengths)
+        out = []
+        for j in range(k):
+            pos = np.minimum(starts + j, max(len(arr) - 1, 0))
+            b = arr[pos] if len(arr) else np.zeros(len(starts), np.uint8)
+            b = np.where(lengths > j, b, 0).astype(np.uint8)
+            out.append(b)
+        return out
+
+    def problem_codes(self, lengths: np.ndarray) -> np.ndarray:
+        """Per line, the index in :data:`LINE_REASONS` of its file-level problem (0 = none)."""
+        n = len(self.text)
+        codes = np.zeros(n, dtype=np.uint8)
+        if self.binary:
+            codes[:] = 1
+            return codes
         if not self.ascii:
-            expr = expr.when(pl.col("t").str.contains("\ufffd", literal=True)).then(pl.lit(NON_UTF8))
-        expr = expr.when(pl.col("t").str.len_bytes() > MAX_LINE_BYTES).then(pl.lit(TOO_LONG))
-        if self.truncated:
-            expr = expr.when(pl.col("i") == n - 1).then(pl.lit(TRUNCATED))
-        return expr.otherwise(pl.lit(None, dtype=pl.String))
+            bad = self.text.str.contains("\ufffd", literal=True).fill_null(False).to_numpy()
+            codes[bad] = 2
+        codes[lengths > MAX_LINE_BYTES] = 3
+        if self.truncated and n:
+            codes[n - 1] = 4
+        return codes
+
+
+#: Reasons of :meth:`Lines.problem_codes`, by code.
+LINE_REASONS = (None, BINARY, NON_UTF8, TOO_LONG, TRUNCATED)
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -119,7 +160,7 @@ def split_lines(data: bytes, path: str = "<bytes>") -> Lines:
             parts.pop()
         text = pl.Series("t", [s[:-1] if s.endswith("\r") else s for s in parts], dtype=pl.String)
         text = pl.select(pl.when(text.str.len_bytes() > 0).then(text)).to_series().alias("t")
-    return Lines(path, text, binary=binary, ascii=ascii_, truncated=truncated)
+    return Lines(path, text, binary=binary, ascii=ascii_, truncated=truncated, data=data)
 
 
 def read_lines(path: str | Path) -> Lines:

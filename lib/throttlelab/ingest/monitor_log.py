@@ -48,8 +48,8 @@ STAT_KEYS = SHARED_KEYS + V2_KEYS + V1_KEYS
 #: Known cpu.stat keys that are read but not kept (newer kernels, schedstats).
 IGNORED_KEYS = ("core_sched.force_idle_usec", "wait_sum", "nr_burst")
 _K = {k: i for i, k in enumerate(STAT_KEYS)}
-_IGNORED = 254
 _MIN = np.iinfo(np.int64).min
+_KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
 _UNKNOWN = 255
 
 # Skip reasons; 0 means "used".  Order = index in the per-line reason array.
@@ -122,53 +122,55 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
             raise InputError(source, None, "empty file")
         return IngestResult("samples", tables.empty("samples"), SkipReport({"empty file": 0}, {}, skip), 0, 0, (source,))
 
-    t = pl.col("t")
-    df = pl.DataFrame({"t": lines.text}).with_row_index("i").with_columns(prob=lines.problems())
-    ok = pl.col("prob").is_null() & t.is_not_null()
-    df = df.with_columns(
-        blk=(ok & t.str.starts_with("--- ") & t.str.ends_with(" ---")),
-        sec=(ok & t.str.starts_with("[") & t.str.ends_with("]")),
-        hdr=(ok & (t.str.starts_with("===") | pl.any_horizontal(t.str.starts_with(p) for p in _HEADER_PREFIXES))),
-    )
-    sec_code = pl.when(pl.col("prob").is_not_null()).then(None).when(pl.col("blk") | pl.col("hdr")).then(0)
-    for k, name in enumerate(SECTIONS, start=1):
-        sec_code = sec_code.when(t == f"[{name}]").then(k)
-    sec_code = sec_code.when(pl.col("sec")).then(9).otherwise(None)
-    df = df.with_columns(
-        code=sec_code.cast(pl.Int8).forward_fill().fill_null(0),
-        block=pl.col("blk").cast(pl.Int32).cum_sum(),
-    )
-    content = ok & ~pl.col("blk") & ~pl.col("sec") & ~pl.col("hdr")
-    reason0 = (
-        pl.when(pl.col("prob").is_not_null())
-        .then(pl.col("prob").replace_strict(R, default=R["unrecognised line"], return_dtype=pl.UInt8))
-        .when(pl.col("sec") & (pl.col("code") == 9))
-        .then(R["unknown section"])
-        .when(content & (pl.col("code") == 0))
-        .then(R["unrecognised line"])
-        .when(content & (pl.col("code") == 9))
-        .then(R["line in unknown section"])
-        .otherwise(0)
-        .cast(pl.UInt8)
-    )
-    df = df.with_columns(reason=reason0, content=content & pl.col("code").is_between(1, 4))
-    rc = df["reason"].to_numpy().copy()
-    nb = int(df["block"][-1]) + 1  # block 0 = lines before the first block header
+    text = lines.text
+    lengths = lines.lengths()
+    rc = lines.problem_codes(lengths)  # codes 0-4 are shared with REASONS
+    if lines.binary:
+        return _result(source, rc, text, tables.empty("samples"), n, strict)
+    ok = (rc == 0) & (lengths > 0)
+    b0, b1 = lines.first_bytes(lengths, 2)
 
-    parts = df.filter(pl.col("content") | pl.col("blk") | (pl.col("hdr") & t.str.starts_with("Pod: "))
-                      | (pl.col("hdr") & t.str.starts_with(HEADER_START))).select("i", "t", "block", "code", "blk", "hdr")
-    by_code = {int(k[0]): g for k, g in parts.filter(~pl.col("blk") & ~pl.col("hdr")).partition_by("code", as_dict=True).items()}
+    # Structure lines, found from first bytes and confirmed on those few lines only.
+    is_blk = _confirm(text, ok & (b0 == ord("-")) & (b1 == ord("-")),
+                      lambda t: t.str.starts_with("--- ") & t.str.ends_with(" ---"))
+    hdr_first = np.isin(b0, np.frombuffer(b"=PNIL", dtype=np.uint8))
+    is_hdr = _confirm(text, ok & hdr_first, lambda t: t.str.starts_with("===")
+                      | pl.any_horizontal(t.str.starts_with(p) for p in _HEADER_PREFIXES))
+    sec_idx = np.flatnonzero(ok & (b0 == ord("[")))
+    sec_text = text.gather(sec_idx)
+    sec_code_sub = pl.select(_section_code(pl.lit(sec_text))).to_series().to_numpy()
+    is_sec = np.zeros(n, dtype=bool)
+    is_sec[sec_idx[sec_code_sub > 0]] = True
 
-    stat, stat_present = _stat_matrix(by_code.get(2), nb, rc)
-    cpu_max = _first_per_block(by_code.get(3), nb, rc, _cpu_max_expr, R["bad cpu.max line"], R["extra cpu.max line"])
-    acct = _first_per_block(by_code.get(4), nb, rc, _acct_expr, R["bad cpuacct.usage line"], R["extra cpuacct.usage line"])
-    top = _top_per_block(by_code.get(1), nb, rc)
+    # Section of every line: forward-fill the last marker (block/header -> 0).
+    marker_code = np.full(n, -1, dtype=np.int8)
+    marker_code[is_blk | is_hdr] = 0
+    marker_code[sec_idx[sec_code_sub > 0]] = sec_code_sub[sec_code_sub > 0]
+    last = np.where(marker_code >= 0, np.arange(n), -1)
+    np.maximum.accumulate(last, out=last)
+    code = np.where(last >= 0, marker_code[np.maximum(last, 0)], 0)
+    block = np.cumsum(is_blk, dtype=np.int64)
+    nb = int(block[-1]) + 1  # block 0 = lines before the first block header
+
+    content = ok & ~is_blk & ~is_sec & ~is_hdr
+    rc[is_sec & (code == 9)] = R["unknown section"]
+    rc[content & (code == 0)] = R["unrecognised line"]
+    rc[content & (code == 9)] = R["line in unknown section"]
+
+    def section(k: int) -> tuple[np.ndarray, np.ndarray, pl.Series]:
+        idx = np.flatnonzero(content & (code == k))
+        return idx, block[idx], text.gather(idx)
+
+    stat, stat_present = _stat_matrix(*section(2), nb, rc)
+    cpu_max = _first_per_block(*section(3), nb, rc, _cpu_max_expr, R["bad cpu.max line"], R["extra cpu.max line"])
+    acct = _first_per_block(*section(4), nb, rc, _acct_expr, R["bad cpuacct.usage line"], R["extra cpuacct.usage line"])
+    top = _top_per_block(*section(1), nb, rc)
 
     # Blocks: timestamps, ordering, cgroup version.
-    blocks = parts.filter("blk").select(
-        "i", "block", ts=_parse_timestamp(t.str.slice(4, t.str.len_chars() - 8), tz)
-    )
-    b_idx = blocks["block"].to_numpy()
+    blk_idx = np.flatnonzero(is_blk)
+    b_idx = block[blk_idx]
+    t = pl.col("t")
+    blocks = pl.DataFrame({"ts": parse_timestamps(text.gather(blk_idx).str.slice(4).str.head(-4), tz)})
     block_reason = np.zeros(nb, dtype=np.uint8)
     ts_null = blocks["ts"].is_null().to_numpy()
     ts_ok = ~ts_null
@@ -185,21 +187,20 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     mixed[0] = False
     block_reason[mixed & (block_reason == 0)] = R["mixed cgroup v1 and v2 keys"]
     block_reason[0] = 0
-    blk_of_line = df["block"].to_numpy()
-    rc = np.where((rc == 0) & (block_reason[blk_of_line] != 0), block_reason[blk_of_line], rc)
-
-    skipped = _skip_report(source, rc, df["t"])
-    if strict and skipped.first is not None:
-        f = skipped.first
-        raise InputError(source, f.line, f.reason, f.excerpt)
+    if block_reason.any():
+        br = block_reason[block]
+        rc = np.where((rc == 0) & (br != 0), br, rc)
+    if strict and rc.any():
+        _raise_first(source, rc, text)
 
     # Runs (headers) and pod names per block.
-    hdrs = parts.filter("hdr")
+    hdr_idx = np.flatnonzero(is_hdr)
+    hdrs = pl.DataFrame({"i": hdr_idx, "t": text.gather(hdr_idx)})
     starts = hdrs.filter(t.str.starts_with(HEADER_START))["i"].to_numpy()
     pods = hdrs.filter(t.str.starts_with("Pod: "))
     keep = block_reason[b_idx] == 0
     kb = b_idx[keep]
-    line_i = blocks["i"].to_numpy()[keep]
+    line_i = blk_idx[keep]
     run = np.searchsorted(starts, line_i, side="right")
     pod_pos = np.searchsorted(pods["i"].to_numpy(), line_i, side="right") - 1
     pod_names = pods["t"].str.slice(5).str.strip_chars()
@@ -241,51 +242,68 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
         },
         strict=False,
     )
-    samples = _to_samples(frame, source)
-    lines_used = int((rc == 0).sum())
-    return IngestResult("samples", samples, skipped, n, lines_used, (source,))
+    return _result(source, rc, text, _to_samples(frame, source), n, strict)
+
+
+def _result(source: str, rc: np.ndarray, text: pl.Series, samples: pl.DataFrame, n: int, strict: bool) -> IngestResult:
+    if strict and rc.any():
+        _raise_first(source, rc, text)
+    skipped = _skip_report(source, rc, text)
+    return IngestResult("samples", samples, skipped, n, int(n - np.count_nonzero(rc)), (source,))
+
+
+def _raise_first(source: str, rc: np.ndarray, text: pl.Series) -> None:
+    j = int(np.flatnonzero(rc)[0])
+    raise InputError(source, j + 1, REASONS[rc[j]], excerpt(text[j]))
+
+
+def _confirm(text: pl.Series, candidates: np.ndarray, test) -> np.ndarray:
+    """Boolean mask: candidate lines for which the expression ``test(pl.col("t"))`` holds."""
+    idx = np.flatnonzero(candidates)
+    out = np.zeros(len(text), dtype=bool)
+    if len(idx):
+        sub = pl.DataFrame({"t": text.gather(idx)}).select(test(pl.col("t")).fill_null(False)).to_series()
+        out[idx[sub.to_numpy()]] = True
+    return out
+
+
+def _section_code(t: pl.Expr) -> pl.Expr:
+    """1-4 for the known section markers (order of SECTIONS), 9 other ``[...]``, 0 not a marker."""
+    expr = pl.when(pl.lit(False)).then(0)
+    for k, name in enumerate(SECTIONS, start=1):
+        expr = expr.when(t == f"[{name}]").then(k)
+    return expr.when(t.str.ends_with("]")).then(9).otherwise(0).cast(pl.Int8)
 
 
 # --- sections -----------------------------------------------------------------
 
 
-def _stat_matrix(g: pl.DataFrame | None, nb: int, rc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _stat_matrix(i: np.ndarray, b: np.ndarray, text: pl.Series, nb: int, rc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """cpu.stat ``key value`` lines -> (block x key) values and presence matrices."""
     nk = len(STAT_KEYS)
     values = np.zeros((nb, nk), dtype=np.int64)
     present = np.zeros((nb, nk), dtype=bool)
-    if g is None or g.height == 0:
+    if len(i) == 0:
         return values, present
-    kv = g.select(
-        "i",
-        "block",
-        parts=pl.col("t").str.split_exact(" ", 1),
-    ).unnest("parts")
-    mapping = {**_K, **{k: _IGNORED for k in IGNORED_KEYS}}
-    kv = kv.select(
-        "i",
-        "block",
-        key=pl.col("field_0").replace_strict(mapping, default=_UNKNOWN, return_dtype=pl.UInt8),
-        value=pl.col("field_1").cast(pl.Int64, strict=False),
-        word=pl.col("field_0").str.contains(r"^[A-Za-z0-9_.]+$"),
+    t = pl.col("t")
+    kv = pl.DataFrame({"t": text}).with_columns(pos=t.str.find(" ", literal=True)).select(
+        key=t.str.head(pl.col("pos")).cast(_KEY_ENUM, strict=False).to_physical(),
+        value=t.str.slice(pl.col("pos") + 1).cast(pl.Int64, strict=False),
     )
-    i = kv["i"].to_numpy()
-    b = kv["block"].to_numpy()
-    key = kv["key"].to_numpy()
-    val = kv["value"].to_numpy()
-    bad = kv["value"].is_null().to_numpy() | (np.nan_to_num(val) < 0) | ~kv["word"].fill_null(False).to_numpy()
+    key = kv["key"].fill_null(_UNKNOWN).to_numpy().astype(np.int64)
+    val = kv["value"].fill_null(-1).to_numpy()
+    bad = val < 0
     unknown = ~bad & (key == _UNKNOWN)
     rc[i[bad]] = R["bad cpu.stat line"]
     rc[i[unknown]] = R["unknown cpu.stat key"]
     good = ~bad & (key < nk)
-    b, key, val, i = b[good], key[good].astype(np.int64), val[good].astype(np.int64), i[good]
-    flat = b.astype(np.int64) * nk + key
-    counts = np.bincount(flat, minlength=nb * nk)
-    if counts.max(initial=0) > 1:  # repeated keys in a block: keep the first
-        first = pl.Series(flat).is_first_distinct().to_numpy()
+    b, key, val, i = b[good], key[good], val[good], i[good]
+    present[b, key] = True
+    if np.count_nonzero(present) < len(b):  # repeated keys in a block: keep the first
+        first = pl.Series(b * nk + key).is_first_distinct().to_numpy()
         rc[i[~first]] = R["repeated cpu.stat key in block"]
         b, key, val = b[first], key[first], val[first]
     values[b, key] = val
-    present[b, key] = True
     return values, present
 
 
@@ -303,58 +321,51 @@ def _acct_expr(t: pl.Expr) -> dict[str, pl.Expr]:
     return {"value": pl.when(v >= 0).then(v)}
 
 
-def _first_per_block(g, nb, rc, expr_fn, bad_reason, extra_reason) -> dict[str, np.ndarray]:
+def _first_per_block(i, b, text, nb, rc, expr_fn, bad_reason, extra_reason) -> dict[str, np.ndarray]:
     """Parse a one-line section; keep the first good line per block."""
     names = list(expr_fn(pl.col("t")))
     out = {k: np.zeros(nb, dtype=np.int64) for k in names}
     out["present"] = np.zeros(nb, dtype=bool)
-    if g is None or g.height == 0:
+    if len(i) == 0:
         return out
-    p = g.select("i", "block", **expr_fn(pl.col("t")))
-    bad = pl.any_horizontal(pl.col(k).is_null() for k in names)
-    bad_np = p.select(bad).to_series().to_numpy()
-    i = p["i"].to_numpy()
-    rc[i[bad_np]] = bad_reason
-    p = p.filter(~bad)
-    b = p["block"].to_numpy()
+    p = pl.DataFrame({"t": text}).select(**expr_fn(pl.col("t")))
+    bad = p.select(pl.any_horizontal(pl.col(k).is_null() for k in names)).to_series().to_numpy()
+    rc[i[bad]] = bad_reason
+    p, b, i = p.filter(pl.Series(~bad)), b[~bad], i[~bad]
     first = np.ones(len(b), dtype=bool)
     first[1:] = b[1:] != b[:-1]
-    rc[p["i"].to_numpy()[~first]] = extra_reason
+    rc[i[~first]] = extra_reason
     for k in names:
         out[k][b[first]] = p[k].to_numpy()[first]
     out["present"][b[first]] = True
     return out
 
 
-def _top_per_block(g, nb, rc) -> dict[str, pl.Series | None]:
+def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     """kubectl top rows -> per block pod, container(s), CPU cores and memory bytes (summed)."""
     empty = {"pod": None, "container": None, "cpu": None, "mem": None}
-    if g is None or g.height == 0:
+    if len(i) == 0:
         return empty
     t = pl.col("t")
-    is_head = t.str.starts_with("POD ") | t.str.starts_with("NAME ")
-    rows = g.filter(~is_head).select(
-        "i",
-        "block",
-        f=t.str.extract_groups(r"^(\S+)\s+(\S+)\s+(\S+)(?:\s+(\S+))?$"),
+    head = pl.select((pl.lit(text).str.starts_with("POD ") | pl.lit(text).str.starts_with("NAME "))).to_series().to_numpy()
+    i, b = i[~head], b[~head]
+    rows = pl.DataFrame({"t": text.filter(pl.Series(~head))}).select(
+        f=t.str.extract_groups(r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$"),
     ).unnest("f")
     four = pl.col("4").is_not_null()
     rows = rows.select(
-        "i",
-        "block",
         pod=pl.col("1"),
         container=pl.when(four).then(pl.col("2")),
         cpu=cpu_cores(pl.when(four).then(pl.col("3")).otherwise(pl.col("2"))),
         mem=memory_bytes(pl.when(four).then(pl.col("4")).otherwise(pl.col("3"))),
     )
-    bad = pl.col("cpu").is_null() | pl.col("mem").is_null()
-    rc[rows.filter(bad)["i"].to_numpy()] = R["bad kubectl top row"]
-    rows = rows.filter(~bad)
+    bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
+    rc[i[bad]] = R["bad kubectl top row"]
+    rows, b = rows.filter(pl.Series(~bad)), b[~bad]
     if rows.height == 0:
         return empty
-    b = rows["block"].to_numpy()
     if len(b) > 1 and np.any(b[1:] == b[:-1]):  # several containers: pod totals
-        rows = rows.group_by("block", maintain_order=True).agg(
+        rows = rows.with_columns(block=b).group_by("block", maintain_order=True).agg(
             pl.col("pod").first(),
             pl.col("container").str.join(","),
             pl.col("cpu").sum(),
@@ -363,11 +374,8 @@ def _top_per_block(g, nb, rc) -> dict[str, pl.Series | None]:
         b = rows["block"].to_numpy()
     idx = np.full(nb, -1, dtype=np.int64)
     idx[b] = np.arange(len(b))
-    out = {}
-    for k in ("pod", "container", "cpu", "mem"):
-        s = rows[k]
-        out[k] = s.gather(np.where(idx < 0, 0, idx)).scatter(np.flatnonzero(idx < 0), None)
-    return out
+    missing = np.flatnonzero(idx < 0)
+    return {k: rows[k].gather(np.maximum(idx, 0)).scatter(missing, None) for k in ("pod", "container", "cpu", "mem")}
 
 
 def _take(s: pl.Series | None, idx: np.ndarray) -> pl.Series | None:
@@ -377,18 +385,49 @@ def _take(s: pl.Series | None, idx: np.ndarray) -> pl.Series | None:
 # --- timestamps -----------------------------------------------------------------
 
 
-def _parse_timestamp(text: pl.Expr, tz: str) -> pl.Expr:
-    """``2026-02-06 14:24:00.123`` (naive, in ``tz``), ``...Z``, ``...+09:00``, ``T`` separator -> UTC."""
-    norm = text.str.strip_chars().str.replace("T", " ", literal=True, n=1)
-    norm = pl.when(norm.str.ends_with("Z")).then(norm.str.head(-1) + "+00:00").otherwise(norm)
-    aware = norm.str.to_datetime("%Y-%m-%d %H:%M:%S%.f%:z", strict=False, time_unit="us", time_zone="UTC")
-    aware2 = norm.str.to_datetime("%Y-%m-%d %H:%M:%S%.f%z", strict=False, time_unit="us", time_zone="UTC")
-    naive = (
-        norm.str.to_datetime("%Y-%m-%d %H:%M:%S%.f", strict=False, time_unit="us")
-        .dt.replace_time_zone(tz, ambiguous="earliest", non_existent="null")
-        .dt.convert_time_zone("UTC")
-    )
-    return pl.coalesce(aware, aware2, naive)
+#: Timestamp forms tried in order on the texts still unparsed: (format, zone of naive times).
+_TS_FORMATS = (
+    ("%Y-%m-%d %H:%M:%S%.fZ", "UTC"),  # our writer
+    ("%Y-%m-%d %H:%M:%S%.f", None),  # the shell script: local time (``tz``)
+    ("%Y-%m-%dT%H:%M:%S%.fZ", "UTC"),
+    ("%Y-%m-%dT%H:%M:%S%.f", None),
+    ("%Y-%m-%d %H:%M:%S%.f%:z", "aware"),
+    ("%Y-%m-%dT%H:%M:%S%.f%:z", "aware"),
+    ("%Y-%m-%d %H:%M:%S%.f%z", "aware"),
+    ("%Y-%m-%dT%H:%M:%S%.f%z", "aware"),
+)
+
+
+def parse_timestamps(text: pl.Series, tz: str = "UTC") -> pl.Series:
+    """Block timestamps -> ``Datetime("us", "UTC")`` (null when not a timestamp).
+
+    Accepts ``2026-02-06 14:24:00.123`` (naive, read in ``tz``), a ``Z`` suffix,
+    a ``+09:00``/``+0900`` offset and a ``T`` separator; the fraction may have
+    0-9 digits.  Each form is tried only on the texts still unparsed, so a
+    uniform log costs one parse.
+    """
+    text = text.str.strip_chars()
+    out = pl.Series("ts", [None] * len(text), dtype=tables.UTC_TIME)
+    todo = np.arange(len(text))
+    for fmt, zone in _TS_FORMATS:
+        if len(todo) == 0:
+            break
+        sub = text.gather(todo) if len(todo) < len(text) else text
+        if zone == "aware":
+            parsed = sub.str.to_datetime(fmt, strict=False, time_unit="us", time_zone="UTC")
+        else:
+            parsed = sub.str.to_datetime(fmt, strict=False, time_unit="us")
+            zone = zone or tz
+            if zone == "UTC":
+                parsed = parsed.dt.replace_time_zone("UTC")
+            else:
+                parsed = parsed.dt.replace_time_zone(zone, ambiguous="earliest", non_existent="null").dt.convert_time_zone("UTC")
+        got = parsed.is_not_null().to_numpy()
+        if got.all() and len(todo) == len(text):
+            return parsed.alias("ts")
+        out = out.scatter(todo[got], parsed.filter(pl.Series(got)))
+        todo = todo[~got]
+    return out
 
 
 # --- assembly -----------------------------------------------------------------
@@ -444,10 +483,10 @@ def assign_segments(samples: pl.DataFrame, *, by: str | None = "run") -> pl.Data
 
 
 def _skip_report(source: str, rc: np.ndarray, text: pl.Series) -> SkipReport:
+    if not rc.any():
+        return SkipReport()
     counts = np.bincount(rc, minlength=len(REASONS))
     bad = np.flatnonzero(rc)
-    if len(bad) == 0:
-        return SkipReport()
     out_counts, examples = {}, {}
     for code in np.flatnonzero(counts[1:]) + 1:
         reason = REASONS[code]

@@ -21,21 +21,27 @@ _MEM_SCALE = {
     "Pi": 1024**5,
     "Ei": 1024**6,
 }
-CPU_PATTERN = r"^(\d+(?:\.\d+)?)([mun]?)$"
-MEMORY_PATTERN = r"^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|Pi|Ei|[kKMGTPE])?$"
+
+
+def _split(expr: pl.Expr, suffix_chars: str) -> tuple[pl.Expr, pl.Expr]:
+    number = expr.str.strip_chars_end(suffix_chars)
+    return number, expr.str.slice(number.str.len_bytes())
+
+
+def _number(text: pl.Expr) -> pl.Expr:
+    # digits with an optional fraction only (no signs, exponents, inf or nan)
+    ok = text.str.contains(r"^\d+(?:\.\d+)?$")
+    return pl.when(ok).then(text.cast(pl.Float64, strict=False))
 
 
 def cpu_cores(expr: pl.Expr) -> pl.Expr:
-    """CPU quantity text -> cores (Float64); null when not a quantity."""
-    g = expr.str.extract_groups(CPU_PATTERN)
-    num = g.struct.field("1").cast(pl.Float64, strict=False)
-    scale = g.struct.field("2").replace_strict(_CPU_SCALE, default=None, return_dtype=pl.Float64)
-    return num * scale
+    """CPU quantity text (``250m``, ``1``, ``1.5``) -> cores (Float64); null when not a quantity."""
+    number, suffix = _split(expr, "mun")
+    return _number(number) * suffix.replace_strict(_CPU_SCALE, default=None, return_dtype=pl.Float64)
 
 
 def memory_bytes(expr: pl.Expr) -> pl.Expr:
-    """Memory quantity text -> bytes (Int64, rounded); null when not a quantity."""
-    g = expr.str.extract_groups(MEMORY_PATTERN)
-    num = g.struct.field("1").cast(pl.Float64, strict=False)
-    scale = g.struct.field("2").fill_null("").replace_strict(_MEM_SCALE, default=None, return_dtype=pl.Float64)
-    return (num * scale).round(0).cast(pl.Int64, strict=False)
+    """Memory quantity text (``512Mi``, ``1Gi``, ``1000``) -> bytes (Int64); null when not a quantity."""
+    number, suffix = _split(expr, "kKMGTPEi")
+    scale = suffix.replace_strict(_MEM_SCALE, default=None, return_dtype=pl.Float64)
+    return (_number(number) * scale).round(0).cast(pl.Int64, strict=False)
