@@ -1,0 +1,205 @@
+"""Capacity: per-unit CPU and memory cost, projected load under a threshold, before/after.
+
+A *unit* is whatever the load is counted in: streams, requests/s, VUs.
+
+With one measured load per variant (the MediaMTX report: 64 streams, before
+and after an optimisation) a projection needs an assumption, stated in every
+result:
+
+* **linear through the origin** (the report's own): cost per unit =
+  usage / units, usage(N) = N x cost per unit;
+* its uncertainty is modelled, not measured: a **fixed overhead** (usage that
+  does not grow with units) anywhere between 0 and ``fixed_overhead_max``
+  (fraction of the measured usage), and a multiplicative **measurement
+  noise** of ``noise_cv`` on the measured usage.  Both are drawn in a seeded
+  Monte-Carlo; the interval is their percentile range.  A fixed overhead
+  lowers the per-unit slope, so it makes projections *above* the measured
+  load lower and capacities higher: the central (origin) value is the
+  pessimistic end for extrapolation.
+
+With several load levels, :func:`fit_load_levels` fits usage = fixed +
+per_unit x load by least squares with t intervals, and projections carry a
+prediction interval instead of an assumption.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from throttlelab.results import ConfidenceInterval
+
+
+@dataclass(frozen=True)
+class UnitCost:
+    """Measured usage of one variant at one load and its cost per unit."""
+
+    variant: str
+    units: float
+    cpu_cores: float
+    memory_bytes: float | None
+    cpu_cores_per_unit: float
+    memory_bytes_per_unit: float | None
+
+
+@dataclass(frozen=True)
+class CapacityProjection:
+    """Projected CPU at ``units`` and the capacity under ``threshold x limit_cores``."""
+
+    variant: str
+    units: float
+    cpu_cores: float
+    cpu_cores_ci: ConfidenceInterval
+    cpu_pct_of_limit: float
+    capacity_units: float
+    capacity_units_ci: ConfidenceInterval
+    threshold: float
+    limit_cores: float
+    memory_bytes: float | None
+    assumption: str
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        return self.cpu_cores_ci
+
+
+@dataclass(frozen=True)
+class VariantComparison:
+    """After against before, in percent (negative = after uses less)."""
+
+    before: str
+    after: str
+    cpu_change_pct: float
+    memory_change_pct: float | None
+    capacity_change_pct: float
+    capacity_ratio: float
+
+
+@dataclass(frozen=True)
+class LoadFit:
+    """``usage = fixed + per_unit x load`` fitted over several load levels."""
+
+    fixed: float
+    fixed_ci: ConfidenceInterval
+    per_unit: float
+    per_unit_ci: ConfidenceInterval
+    residual_sd: float
+    df: int
+    n: int
+    level: float
+    _xtx_inv: tuple = ()
+    _mean_load: float = 0.0
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        return self.per_unit_ci
+
+    def predict(self, load: float) -> tuple[float, ConfidenceInterval]:
+        """Usage at ``load`` with a prediction interval (a new measurement at that load)."""
+        x = np.array([1.0, float(load)])
+        v = float(x @ np.asarray(self._xtx_inv) @ x)
+        q = stats.t.ppf(1 - (1 - self.level) / 2, self.df)
+        est = self.fixed + self.per_unit * load
+        h = q * self.residual_sd * math.sqrt(1 + v)
+        return est, ConfidenceInterval(est - h, est + h)
+
+
+def unit_costs(df: pl.DataFrame, *, unit_col: str = "streams", cpu_col: str = "cpu_cores",
+               memory_col: str | None = "memory_bytes", variant_col: str = "variant") -> list[UnitCost]:
+    """Cost per unit of each variant (one row per variant)."""
+    out = []
+    for r in df.iter_rows(named=True):
+        units = float(r[unit_col])
+        mem = float(r[memory_col]) if memory_col and r.get(memory_col) is not None else None
+        out.append(UnitCost(str(r[variant_col]), units, float(r[cpu_col]), mem, float(r[cpu_col]) / units,
+                            mem / units if mem is not None else None))
+    return out
+
+
+def project_capacity(
+    cost: UnitCost,
+    *,
+    units: float = 100,
+    limit_cores: float = 1.0,
+    threshold: float = 0.7,
+    fixed_overhead_max: float = 0.2,
+    noise_cv: float = 0.10,
+    n_sim: int = 20000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> CapacityProjection:
+    """Project one variant's CPU to ``units`` and its capacity under ``threshold x limit_cores``."""
+    rng = np.random.default_rng(seed)
+    measured = cost.cpu_cores * np.exp(rng.normal(0.0, noise_cv, n_sim) - noise_cv**2 / 2)
+    fixed = rng.uniform(0.0, fixed_overhead_max, n_sim) * measured
+    slope = (measured - fixed) / cost.units
+    at_units = fixed + slope * units
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cap = np.where(slope > 0, (threshold * limit_cores - fixed) / slope, np.inf)
+    a = (1 - level) / 2
+    central = cost.cpu_cores_per_unit * units
+    central_cap = threshold * limit_cores / cost.cpu_cores_per_unit
+    return CapacityProjection(
+        variant=cost.variant, units=units, cpu_cores=central,
+        cpu_cores_ci=ConfidenceInterval(*map(float, np.quantile(at_units, [a, 1 - a]))),
+        cpu_pct_of_limit=100.0 * central / limit_cores,
+        capacity_units=central_cap,
+        capacity_units_ci=ConfidenceInterval(*map(float, np.quantile(cap, [a, 1 - a]))),
+        threshold=threshold, limit_cores=limit_cores,
+        memory_bytes=cost.memory_bytes_per_unit * units if cost.memory_bytes_per_unit is not None else None,
+        assumption=(
+            f"one load level: usage linear in units through the origin (central value); interval from a fixed "
+            f"overhead of 0-{100 * fixed_overhead_max:.0f}% of the measured usage and {100 * noise_cv:.0f}% "
+            f"measurement noise (assumed, not measured)"
+        ),
+    )
+
+
+def compare_variants(before: CapacityProjection, after: CapacityProjection,
+                     before_cost: UnitCost, after_cost: UnitCost) -> VariantComparison:
+    """Change from ``before`` to ``after``: CPU and memory per unit, capacity."""
+    mem = None
+    if before_cost.memory_bytes_per_unit and after_cost.memory_bytes_per_unit is not None:
+        mem = 100 * (after_cost.memory_bytes_per_unit / before_cost.memory_bytes_per_unit - 1)
+    return VariantComparison(
+        before=before.variant, after=after.variant,
+        cpu_change_pct=100 * (after_cost.cpu_cores_per_unit / before_cost.cpu_cores_per_unit - 1),
+        memory_change_pct=mem,
+        capacity_change_pct=100 * (after.capacity_units / before.capacity_units - 1),
+        capacity_ratio=after.capacity_units / before.capacity_units,
+    )
+
+
+def projection_curve(cost: UnitCost, units: np.ndarray, **kwargs) -> pl.DataFrame:
+    """Projected CPU (cores) with interval over a range of units, for charts."""
+    rows = []
+    for u in np.asarray(units, float):
+        p = project_capacity(cost, units=float(u), **kwargs)
+        rows.append({"variant": cost.variant, "units": float(u), "cpu_cores": p.cpu_cores,
+                     "cpu_cores_low": p.cpu_cores_ci.low, "cpu_cores_high": p.cpu_cores_ci.high})
+    return pl.DataFrame(rows)
+
+
+def fit_load_levels(load, usage, *, level: float = 0.95) -> LoadFit:
+    """Least-squares ``usage = fixed + per_unit x load`` over three or more load levels."""
+    x = np.asarray(load, float)
+    y = np.asarray(usage, float)
+    n = len(x)
+    if n < 3 or np.unique(x).size < 2:
+        raise ValueError("need at least 3 measurements at 2 or more load levels")
+    X = np.column_stack([np.ones(n), x])
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    resid = y - X @ coef
+    df = n - 2
+    s = math.sqrt(float(resid @ resid) / df)
+    xtx_inv = np.linalg.inv(X.T @ X)
+    se = s * np.sqrt(np.diag(xtx_inv))
+    q = stats.t.ppf(1 - (1 - level) / 2, df)
+    return LoadFit(
+        fixed=float(coef[0]), fixed_ci=ConfidenceInterval(float(coef[0] - q * se[0]), float(coef[0] + q * se[0])),
+        per_unit=float(coef[1]),
+        per_unit_ci=ConfidenceInterval(float(coef[1] - q * se[1]), float(coef[1] + q * se[1])),
+        residual_sd=s, df=df, n=n, level=level, _xtx_inv=tuple(map(tuple, xtx_inv)), _mean_load=float(x.mean()),
+    )

@@ -1,0 +1,186 @@
+"""Thread counts: the best explicit thread count per CPU limit, and ``auto`` against it.
+
+Per (workload, contention) group, every (limit, threads) cell is compared on
+the log scale with one noise level estimated from all replicated cells (or
+an assumed prior when nothing is replicated; see
+:mod:`throttlelab.analysis.noise`).
+
+Per limit:
+
+* ``best_threads``: the explicit thread count with the lowest geometric-mean
+  time, with the interval of that time;
+* ``near_best_threads``: explicit counts not significantly slower than the
+  best (one-sided t-test at ``alpha``): the data cannot tell them apart;
+* ``auto`` against the best explicit count: time ratio in %, its interval and
+  a two-sided p-value.  The best count is chosen *after* looking, so this
+  comparison flatters the explicit count a little (winner's curse); the
+  p-value is not corrected for that choice, which the output says.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from throttlelab.analysis.noise import PRIOR_CV, NoiseModel, estimate_effects
+from throttlelab.analysis.prepare import group_label, iter_groups
+from throttlelab.analysis.recommend import expected_time
+from throttlelab.results import ConfidenceInterval
+
+
+
+def _nulls_as_float(df: pl.DataFrame) -> pl.DataFrame:
+    """Columns that came out all-null (e.g. no ``auto`` runs) as Float64, so tables keep one schema."""
+    return df.with_columns(pl.col(c).cast(pl.Float64) for c, t in df.schema.items() if t == pl.Null)
+
+
+@dataclass(frozen=True)
+class ThreadChoice:
+    """Thread counts at one limit."""
+
+    limit_cores: float | None
+    limit_label: str
+    best_threads: str | None
+    best_seconds: float | None
+    best_seconds_ci: ConfidenceInterval | None
+    near_best_threads: tuple[str, ...]
+    auto_seconds: float | None
+    auto_vs_best_pct: float | None  # (auto / best - 1) x 100: positive = auto slower
+    auto_vs_best_ci_pct: ConfidenceInterval | None
+    auto_vs_best_p_value: float | None
+    recommended_threads: str | None
+    recommended_seconds: float | None
+    recommended_seconds_ci: ConfidenceInterval | None
+    core_seconds: float | None
+
+    def confidence_interval(self) -> ConfidenceInterval | None:
+        return self.best_seconds_ci
+
+
+@dataclass(frozen=True)
+class ThreadCountAnalysis:
+    """Thread-count analysis of one (workload, contention) group."""
+
+    group: dict
+    label: str
+    has_explicit_threads: bool
+    has_auto: bool
+    note: str
+    noise: NoiseModel
+    alpha: float
+    limits: tuple[ThreadChoice, ...]
+    cells: pl.DataFrame  # limit x threads: runs, geomean_seconds (heatmap data)
+
+    def table(self) -> pl.DataFrame:
+        rows = []
+        for c in self.limits:
+            rows.append({
+                "group": self.label, "limit": c.limit_label, "limit_cores": c.limit_cores,
+                "best_threads": c.best_threads, "best_seconds": c.best_seconds,
+                "best_seconds_ci_low": c.best_seconds_ci.low if c.best_seconds_ci else None,
+                "best_seconds_ci_high": c.best_seconds_ci.high if c.best_seconds_ci else None,
+                "near_best_threads": ", ".join(c.near_best_threads),
+                "auto_seconds": c.auto_seconds, "auto_vs_best_pct": c.auto_vs_best_pct,
+                "auto_vs_best_ci_low_pct": c.auto_vs_best_ci_pct.low if c.auto_vs_best_ci_pct else None,
+                "auto_vs_best_ci_high_pct": c.auto_vs_best_ci_pct.high if c.auto_vs_best_ci_pct else None,
+                "auto_vs_best_p_value": c.auto_vs_best_p_value,
+            })
+        return _nulls_as_float(pl.DataFrame(rows, schema_overrides={"best_threads": pl.String}))
+
+    def recommendations(self) -> pl.DataFrame:
+        """Recommendation table: limit, threads, expected time with interval, core-seconds."""
+        rows = [{
+            "group": self.label, "limit": c.limit_label, "limit_cores": c.limit_cores, "threads": c.recommended_threads,
+            "expected_seconds": c.recommended_seconds,
+            "expected_seconds_ci_low": c.recommended_seconds_ci.low if c.recommended_seconds_ci else None,
+            "expected_seconds_ci_high": c.recommended_seconds_ci.high if c.recommended_seconds_ci else None,
+            "core_seconds": c.core_seconds,
+        } for c in self.limits]
+        return _nulls_as_float(pl.DataFrame(rows, schema_overrides={"threads": pl.String}))
+
+
+def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: float = PRIOR_CV,
+                          level: float = 0.95) -> list[ThreadCountAnalysis]:
+    """Thread-count analysis per (workload, contention) group of prepared runs."""
+    out = []
+    for group, frame in iter_groups(runs, ("workload", "contention")):
+        cells = (
+            frame.group_by("limit_label", "limit_order", "cpu_limit_cores", "limit_x", "threads")
+            .agg(pl.len().alias("runs"), pl.col("log_wall").mean().alias("mean_log"))
+            .with_columns(pl.col("mean_log").exp().alias("geomean_seconds"),
+                          pl.col("threads").str.contains(r"^\d+$").alias("explicit"))
+            .sort("limit_order", "threads")
+        )
+        codes = {k: i for i, k in enumerate(zip(cells["limit_order"], cells["threads"]))}
+        cell_idx = np.array([codes[k] for k in zip(frame["limit_order"], frame["threads"])], float)
+        noise = estimate_effects(cell_idx, frame["log_wall"].to_numpy(), prior_cv=prior_cv).noise
+        has_explicit = bool(cells["explicit"].any())
+        has_auto = bool((cells["threads"] == "auto").any())
+        note = ""
+        if not has_explicit:
+            note = ("only `auto` thread counts in these runs: no explicit thread count to compare; "
+                    "run a sweep with explicit threads (e.g. 1, 2, 4, 8) to answer this question")
+        elif noise.assumption_based:
+            note = noise.note
+        choices = tuple(
+            _choice(sub, noise, alpha, level)
+            for _, sub in sorted(cells.partition_by("limit_order", as_dict=True).items(), key=lambda kv: kv[0][0])
+        )
+        out.append(ThreadCountAnalysis(
+            group=group, label=group_label(group), has_explicit_threads=has_explicit, has_auto=has_auto, note=note,
+            noise=noise, alpha=alpha, limits=choices,
+            cells=cells.select("limit_label", "limit_order", "cpu_limit_cores", "threads", "explicit", "runs",
+                               "geomean_seconds"),
+        ))
+    return out
+
+
+def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float) -> ThreadChoice:
+    first = cells.row(0, named=True)
+    limit_cores, label = first["cpu_limit_cores"], first["limit_label"]
+    reserve = first["limit_x"]
+    df = noise.df
+    tdist = stats.t(df) if math.isfinite(df) else stats.norm()
+    explicit = cells.filter(pl.col("explicit")).sort("mean_log")
+    auto = cells.filter(pl.col("threads") == "auto")
+    best = explicit.row(0, named=True) if explicit.height else None
+    a = auto.row(0, named=True) if auto.height else None
+    near = ()
+    best_ci = None
+    if best:
+        best_ci = expected_time(best["geomean_seconds"], best["runs"], noise, level)
+        near_list = []
+        for r in explicit.iter_rows(named=True):
+            se = noise.sigma * math.sqrt(1 / r["runs"] + 1 / best["runs"])
+            p = 1.0 if r is best else float(tdist.sf((r["mean_log"] - best["mean_log"]) / se))
+            if r["threads"] == best["threads"] or p >= alpha:
+                near_list.append(r["threads"])
+        near = tuple(sorted(near_list, key=int))
+    pct = ci = p = None
+    if best and a:
+        d = a["mean_log"] - best["mean_log"]
+        se = noise.sigma * math.sqrt(1 / a["runs"] + 1 / best["runs"])
+        q = tdist.ppf(1 - (1 - level) / 2)
+        pct = 100 * math.expm1(d)
+        ci = ConfidenceInterval(100 * math.expm1(d - q * se), 100 * math.expm1(d + q * se))
+        p = float(2 * tdist.sf(abs(d) / se))
+    rec = None
+    if best and a:
+        rec = a if a["mean_log"] <= best["mean_log"] else best
+    else:
+        rec = best or a
+    rec_ci = expected_time(rec["geomean_seconds"], rec["runs"], noise, level) if rec else None
+    return ThreadChoice(
+        limit_cores=limit_cores, limit_label=label,
+        best_threads=best["threads"] if best else None, best_seconds=best["geomean_seconds"] if best else None,
+        best_seconds_ci=best_ci, near_best_threads=near,
+        auto_seconds=a["geomean_seconds"] if a else None, auto_vs_best_pct=pct, auto_vs_best_ci_pct=ci,
+        auto_vs_best_p_value=p,
+        recommended_threads=rec["threads"] if rec else None,
+        recommended_seconds=rec["geomean_seconds"] if rec else None, recommended_seconds_ci=rec_ci,
+        core_seconds=(reserve * rec["geomean_seconds"]) if (rec and reserve is not None) else None,
+    )
