@@ -128,6 +128,7 @@ REQUESTS = _table(
     # Extensions (latency issue): where the rows come from a throttlelab load generator.
     Column("send_lag_seconds", pl.Float64, "open loop: actual send time minus scheduled arrival (s)"),
     Column("vu", pl.Int64, "closed loop: virtual user that sent the request"),
+    Column("neighbour_workers", pl.Int64, "busy workers of the noisy neighbour (its CPU share is `contention`)"),
 )
 
 STAGE_TIMINGS = _table(
