@@ -94,7 +94,7 @@ class LatencyPoint:
     def run_id(self) -> str:
         sem = self.semaphore or 0
         return (f"{self.endpoint}-{self.mode}{self.load:g}-c{round(self.contention * 100):02d}"
-                f"-w{self.max_workers}-s{sem}-r{self.replicate}")
+                f"n{self.neighbour_workers}-w{self.max_workers}-s{sem}-r{self.replicate}")
 
     @property
     def path(self) -> str:
@@ -235,7 +235,8 @@ def run_point(point: LatencyPoint, *, backend: str = "local") -> PointResult:
     """Run one latency point (see the module docstring); never raises for a failing service."""
     if backend not in BACKENDS:
         raise SpecError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    labels = Labels(point.experiment, point.run_id, point.config, point.endpoint, point.contention)
+    labels = Labels(point.experiment, point.run_id, point.config, point.endpoint, point.contention,
+                    point.neighbour_workers if point.contention > 0 else None)
     row: dict[str, Any] = {
         "experiment": point.experiment, "run_id": point.run_id, "backend": backend,
         "workload": f"service-{point.endpoint}", "cpu_limit_cores": point.cpu_limit_cores, "cpu_period_us": 100_000,

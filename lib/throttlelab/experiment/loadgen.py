@@ -81,6 +81,7 @@ class Labels:
     config: str | None = None
     endpoint: str | None = None
     contention: float | None = None
+    neighbour_workers: int | None = None
 
 
 @dataclass(frozen=True)
@@ -247,10 +248,11 @@ def _to_tables(rows: list[dict], labels: Labels, load: float, wall: float) -> Lo
     base = {"experiment": labels.experiment, "run_id": labels.run_id, "config": labels.config}
     req = pl.DataFrame(
         [{**base, "endpoint": labels.endpoint, "contention": labels.contention, "load": load,
+          "neighbour_workers": labels.neighbour_workers,
           **{k: r.get(k) for k in ("request_id", "started_at", "latency_seconds", "status", "http_status",
                                    "error", "send_lag_seconds", "vu")}} for r in rows],
         schema_overrides={"started_at": tables.UTC_TIME, "contention": pl.Float64, "latency_seconds": pl.Float64,
-                          "http_status": pl.Int64, "send_lag_seconds": pl.Float64, "vu": pl.Int64,
+                          "http_status": pl.Int64, "send_lag_seconds": pl.Float64, "vu": pl.Int64, "neighbour_workers": pl.Int64,
                           "config": pl.String, "endpoint": pl.String, "error": pl.String},
     ) if rows else tables.empty("requests")
     stage_rows = [
