@@ -112,7 +112,11 @@ class NoisyNeighbour:
         from throttlelab.experiment.workloads import burner_argv
 
         layout = self._layout or detect_layout()
-        cg = Cgroup(layout, f"{owner_name()}/neighbour-{os.getpid()}-{next(_counter)}").create()
+        cg = Cgroup(layout, f"{owner_name()}/neighbour-{os.getpid()}-{next(_counter)}")
+        try:
+            cg.create()
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot create the neighbour's cgroup {cg.dir}: {exc.strerror or exc}") from None
         try:
             cg.set_limit(self.quota_us, self.period_us)
             self._proc = CgroupProcess(burner_argv(str(self.workers), 0), cgroup=cg).start()
