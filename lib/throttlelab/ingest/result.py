@@ -116,6 +116,10 @@ class IngestResult:
         markers, blank separators).  ``lines_used + skipped.total == lines_total``.
     sources
         Input files, in the order read.
+    unit
+        What ``lines_*`` and the skip counts count: ``"lines"`` for line formats;
+        ``"values"`` for whole-document JSON (Prometheus, k6 summary), where
+        each value or metric statistic is an item.
     """
 
     table: str
@@ -124,6 +128,7 @@ class IngestResult:
     lines_total: int
     lines_used: int
     sources: tuple[str, ...] = ()
+    unit: str = "lines"
 
     @property
     def samples(self) -> pl.DataFrame:
@@ -153,6 +158,7 @@ class IngestResult:
             self.lines_total + other.lines_total,
             self.lines_used + other.lines_used,
             self.sources + other.sources,
+            self.unit if self.unit == other.unit else "items",
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -165,4 +171,5 @@ class IngestResult:
             "lines_skipped": self.skipped.total,
             "skipped": dict(self.skipped.counts),
             "sources": list(self.sources),
+            "unit": self.unit,
         }

@@ -1,0 +1,277 @@
+"""k6 results -> the canonical *requests* table (or a summary frame).
+
+Formats
+-------
+``--out json`` (NDJSON)
+    ``{"type": "Metric", ...}`` and ``{"type": "Point", "metric": ..., "data":
+    {"time": RFC 3339, "value": ms, "tags": {...}}}`` lines.  Each
+    ``http_req_duration`` point is one request.
+``--out csv``
+    ``metric_name,timestamp,metric_value,...,status,...,url,...`` rows
+    (timestamp in Unix seconds); each ``http_req_duration`` row is one request.
+``--summary-export`` JSON
+    Aggregates only (``{"metrics": {name: {"avg": .., "p(95)": .., ...}}}``):
+    read by :func:`read_k6_summary` into a ``metric, stat, value`` frame.
+
+k6 stamps an HTTP sample when the request ends; ``started_at`` is that time
+minus the duration.  ``status`` is ``ok`` for HTTP 1xx-3xx with
+``expected_response`` not false, ``error`` otherwise (``refused`` when there
+was no response and the error names a refused connection, ``timeout`` when it
+names a timeout).
+
+Rows get ``experiment`` and ``run_id`` from the file name: ``<experiment>__<run_id>.json``,
+or ``k6`` and the file stem (override with the arguments).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+from pathlib import Path
+
+import polars as pl
+
+from throttlelab import tables
+from throttlelab.errors import InputError
+from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest.result import EXAMPLES_PER_REASON, IngestResult, Skip, SkipReport, excerpt
+
+REQUEST_METRIC = "http_req_duration"
+
+
+def names_from_path(path: str | Path) -> tuple[str, str]:
+    """(experiment, run_id) from ``<experiment>__<run_id>.<ext>`` or ("k6", stem)."""
+    stem = Path(path).name.split(".")[0]
+    if "__" in stem:
+        exp, run = stem.split("__", 1)
+        return exp or "k6", run or stem
+    return "k6", stem
+
+
+class _Skips:
+    """Collects skipped lines per reason (first examples kept)."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.counts: dict[str, int] = {}
+        self.examples: dict[str, list[Skip]] = {}
+        self.first: Skip | None = None
+
+    def add(self, line: int | None, reason: str, text: str | None = None) -> None:
+        self.counts[reason] = self.counts.get(reason, 0) + 1
+        s = Skip(self.source, line, reason, excerpt(text))
+        ex = self.examples.setdefault(reason, [])
+        if len(ex) < EXAMPLES_PER_REASON:
+            ex.append(s)
+        if self.first is None or (line or 0) < (self.first.line or 0):
+            self.first = s
+
+    def report(self) -> SkipReport:
+        return SkipReport(dict(self.counts), {k: tuple(v) for k, v in self.examples.items()}, self.first)
+
+
+def _status(http: int | None, expected: str | None, error: str | None) -> str:
+    if http and 100 <= http < 400 and expected != "false":
+        return "ok"
+    text = (error or "").lower()
+    if not http and "refused" in text:
+        return "refused"
+    if not http and ("timeout" in text or "deadline" in text):
+        return "timeout"
+    return "error"
+
+
+def _requests(rows: list[dict], experiment: str, run_id: str) -> pl.DataFrame:
+    df = pl.DataFrame(
+        rows,
+        schema={
+            "end": pl.Datetime("us", "UTC"),
+            "latency_seconds": pl.Float64,
+            "http_status": pl.Int64,
+            "status": pl.String,
+            "error": pl.String,
+            "endpoint": pl.String,
+        },
+    )
+    df = df.with_row_index("request_id").select(
+        experiment=pl.lit(experiment),
+        run_id=pl.lit(run_id),
+        endpoint="endpoint",
+        request_id=pl.col("request_id").cast(pl.Int64),
+        started_at=pl.col("end") - pl.duration(microseconds=(pl.col("latency_seconds") * 1e6).round(0).cast(pl.Int64)),
+        latency_seconds=pl.when(pl.col("http_status") > 0).then(pl.col("latency_seconds")),
+        status="status",
+        http_status=pl.when(pl.col("http_status") > 0).then(pl.col("http_status")),
+        error="error",
+    )
+    return tables.conform(df, "requests")
+
+
+def _finish(source, skips: _Skips, n: int, rows, experiment, run_id, strict) -> IngestResult:
+    report = skips.report()
+    if strict and report.first is not None:
+        f = report.first
+        raise InputError(source, f.line, f.reason, f.excerpt)
+    frame = _requests(rows, experiment, run_id)
+    return IngestResult("requests", frame, report, n, n - report.total, (source,))
+
+
+def _int(v) -> int | None:
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False) -> IngestResult:
+    """k6 ``--out json`` NDJSON -> requests (one per ``http_req_duration`` point).
+
+    Metric lines and points of other metrics are used (they describe the run)
+    but yield no rows; undecodable or malformed lines are skipped and counted.
+    """
+    source = str(path)
+    exp0, run0 = names_from_path(path)
+    lines = lines_mod.read_lines(path)
+    codes = lines.problem_codes(lines.lengths())
+    skips = _Skips(source)
+    rows = []
+    for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
+        if code:
+            skips.add(n, lines_mod.LINE_REASONS[code], text)
+            continue
+        if text is None:
+            continue
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            skips.add(n, "not JSON", text)
+            continue
+        if not isinstance(obj, dict) or obj.get("type") not in ("Metric", "Point"):
+            skips.add(n, "not a k6 Metric or Point", text)
+            continue
+        if obj["type"] == "Metric" or obj.get("metric") != REQUEST_METRIC:
+            continue
+        data = obj.get("data") or {}
+        tags = data.get("tags") or {}
+        try:
+            end = dt.datetime.fromisoformat(str(data["time"]).replace("Z", "+00:00"))
+            value = float(data["value"])
+        except (KeyError, TypeError, ValueError):
+            skips.add(n, "bad k6 point (time/value)", text)
+            continue
+        if end.tzinfo is None:
+            end = end.replace(tzinfo=dt.timezone.utc)
+        http = _int(tags.get("status"))
+        err = tags.get("error") or None
+        rows.append(
+            {
+                "end": end,
+                "latency_seconds": value / 1000.0,
+                "http_status": http,
+                "status": _status(http, tags.get("expected_response"), err),
+                "error": err,
+                "endpoint": tags.get("name") or tags.get("url"),
+            }
+        )
+    return _finish(source, skips, len(lines), rows, experiment or exp0, run_id or run0, strict)
+
+
+def read_k6_csv(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False) -> IngestResult:
+    """k6 ``--out csv`` -> requests (one per ``http_req_duration`` row)."""
+    source = str(path)
+    exp0, run0 = names_from_path(path)
+    lines = lines_mod.read_lines(path)
+    codes = lines.problem_codes(lines.lengths())
+    skips = _Skips(source)
+    rows = []
+    header: list[str] | None = None
+    for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
+        if code:
+            skips.add(n, lines_mod.LINE_REASONS[code], text)
+            continue
+        if text is None:
+            continue
+        try:
+            fields = next(csv.reader([text]))
+        except csv.Error:
+            skips.add(n, "bad CSV row", text)
+            continue
+        if header is None:
+            if "metric_name" in fields and "timestamp" in fields and "metric_value" in fields:
+                header = fields
+            else:
+                skips.add(n, "no k6 CSV header before this line", text)
+            continue
+        if len(fields) != len(header):
+            skips.add(n, "wrong number of CSV fields", text)
+            continue
+        rec = dict(zip(header, fields))
+        if rec["metric_name"] != REQUEST_METRIC:
+            continue
+        try:
+            end = dt.datetime.fromtimestamp(float(rec["timestamp"]), dt.timezone.utc)
+            value = float(rec["metric_value"])
+        except ValueError:
+            skips.add(n, "bad k6 CSV row (timestamp/value)", text)
+            continue
+        http = _int(rec.get("status"))
+        err = rec.get("error") or None
+        rows.append(
+            {
+                "end": end,
+                "latency_seconds": value / 1000.0,
+                "http_status": http,
+                "status": _status(http, rec.get("expected_response"), err),
+                "error": err,
+                "endpoint": rec.get("name") or rec.get("url") or None,
+            }
+        )
+    return _finish(source, skips, len(lines), rows, experiment or exp0, run_id or run0, strict)
+
+
+SUMMARY_SCHEMA = {"source": pl.String, "metric": pl.String, "stat": pl.String, "value": pl.Float64}
+
+
+def read_k6_summary(path, *, strict: bool = False) -> IngestResult:
+    """k6 ``--summary-export`` JSON -> a ``source, metric, stat, value`` frame (``table="k6_summary"``).
+
+    Counts are of metric statistics (``unit="values"``); a non-numeric one is skipped.
+    """
+    source = str(path)
+    doc = _load_json(path)
+    metrics = doc.get("metrics") if isinstance(doc, dict) else None
+    if not isinstance(metrics, dict):
+        raise InputError(source, None, "not a k6 summary export", "no 'metrics' object")
+    skips = _Skips(source)
+    rows, total = [], 0
+    for name, stats in metrics.items():
+        if not isinstance(stats, dict):
+            total += 1
+            skips.add(None, "metric is not an object", f"{name}: {stats!r}")
+            continue
+        for stat, value in stats.items():
+            if stat == "thresholds" or isinstance(value, dict):
+                continue
+            total += 1
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                skips.add(None, "non-numeric statistic", f"{name}.{stat}: {value!r}")
+                continue
+            rows.append({"source": source, "metric": name, "stat": stat, "value": float(value)})
+    report = skips.report()
+    if strict and report.first is not None:
+        raise InputError(source, None, report.first.reason, report.first.excerpt)
+    frame = pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+    return IngestResult("k6_summary", frame, report, total, total - report.total, (source,), unit="values")
+
+
+def _load_json(path) -> object:
+    data = lines_mod.read_bytes(path)
+    if not data.strip():
+        raise InputError(path, None, "empty file")
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError:
+        raise InputError(path, None, "not UTF-8 JSON") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(path, exc.lineno, "invalid JSON", exc.msg) from None
