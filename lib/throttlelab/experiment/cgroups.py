@@ -218,7 +218,16 @@ class Cgroup:
         return list(dict.fromkeys([self.dir, self.acct_dir]))
 
     def create(self) -> Cgroup:
-        """Make the folders (and, in v2, enable the cpu controller on the way down)."""
+        """Make the folders (and, in v2, enable the cpu controller on the way down).
+
+        Raises
+        ------
+        EnvironmentProblem
+            If the layout's base folders do not exist (nothing is created outside them).
+        """
+        for base in filter(None, (self.layout.base, self.layout.cpuacct_base)):
+            if not base.is_dir():
+                raise EnvironmentProblem(f"cgroup folder {base} does not exist; need {_NEEDS}")
         if self.layout.version == 2:
             _enable_cpu_v2(self.layout.base, self.dir)
         for d in self.dirs:
