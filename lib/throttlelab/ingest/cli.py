@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {target} ({r.frame.height:,d} {table} rows)")
         if r.skipped:
             print(f"skipped ({table}): {r.skipped.total:,d} of {r.lines_total:,d} {r.unit}", file=sys.stderr)
-            print(r.skipped.summary(), file=sys.stderr)
+            print(r.skipped.summary(r.unit), file=sys.stderr)
     if args.intervals:
         samples = results.get("samples")
         if samples is None:

@@ -213,7 +213,22 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
         v, p = S[name]
         return pl.Series(name, v, dtype=pl.Int64).scatter(np.flatnonzero(~p), None).cast(dtype)
 
-    acct_s = pl.Series(acct["value"][kb]).scatter(np.flatnonzero(~acct["present"][kb]), None)
+    acct_v, acct_p = acct["value"][kb], acct["present"][kb]
+
+    def seconds(v2_key: str | None, v1_key: str | None, v1_acct: bool = False) -> pl.Series:
+        # numpy true division: exact, unlike a multiply by the reciprocal
+        out = np.zeros(len(kb), dtype=np.float64)
+        have = np.zeros(len(kb), dtype=bool)
+        sources = [(v2_key, 2, 1e6), (v1_key, 1, 1e9)]
+        for key, ver, scale in sources:
+            if key is None:
+                continue
+            v, p = (acct_v, acct_p) if key == "acct" else S[key]
+            m = p & (version == ver) if ver else p
+            out[m] = v[m] / scale
+            have |= m
+        return pl.Series(out).scatter(np.flatnonzero(~have), None)
+
     frame = pl.DataFrame(
         {
             "timestamp": blocks["ts"].filter(pl.Series(keep)),
@@ -221,17 +236,14 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
             "run": run,
             "header_pod": header_pod,
             "version": pl.Series(version, dtype=pl.Int8),
-            "usage_usec": col("usage_usec"),
-            "user_usec": col("user_usec"),
-            "system_usec": col("system_usec"),
+            "usage_seconds": seconds("usage_usec", "acct"),
+            "user_seconds": seconds("user_usec", None),
+            "system_seconds": seconds("system_usec", None),
             "nr_periods": col("nr_periods"),
             "nr_throttled": col("nr_throttled"),
-            "throttled_usec": col("throttled_usec"),
-            "throttled_time": col("throttled_time"),
+            "throttled_seconds": seconds("throttled_usec", "throttled_time"),
             "nr_bursts": col("nr_bursts"),
-            "burst_usec": col("burst_usec"),
-            "burst_time": col("burst_time"),
-            "acct_ns": acct_s,
+            "burst_seconds": seconds("burst_usec", "burst_time"),
             "quota": cpu_max["quota"][kb],
             "period": cpu_max["period"][kb],
             "max_present": cpu_max["present"][kb],
@@ -254,7 +266,11 @@ def _result(source: str, rc: np.ndarray, text: pl.Series, samples: pl.DataFrame,
 
 def _raise_first(source: str, rc: np.ndarray, text: pl.Series) -> None:
     j = int(np.flatnonzero(rc)[0])
-    raise InputError(source, j + 1, REASONS[rc[j]], excerpt(text[j]))
+    raise InputError(source, j + 1, REASONS[rc[j]], _excerpt(text, j, REASONS[rc[j]]))
+
+
+def _excerpt(text: pl.Series, j: int, reason: str) -> str:
+    return "" if reason == lines_mod.BINARY else excerpt(text[j])
 
 
 def _confirm(text: pl.Series, candidates: np.ndarray, test) -> np.ndarray:
@@ -449,14 +465,14 @@ def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
         container=c("top_container").forward_fill().backward_fill().over("run"),
         run="run",
         cgroup_version=pl.when(v > 0).then(v),
-        usage_seconds=pl.when(v == 2).then(c("usage_usec") / 1e6).when(v == 1).then(c("acct_ns") / 1e9),
-        user_seconds=c("user_usec") / 1e6,
-        system_seconds=c("system_usec") / 1e6,
+        usage_seconds="usage_seconds",
+        user_seconds="user_seconds",
+        system_seconds="system_seconds",
         nr_periods="nr_periods",
         nr_throttled="nr_throttled",
-        throttled_seconds=pl.when(v == 2).then(c("throttled_usec") / 1e6).when(v == 1).then(c("throttled_time") / 1e9),
+        throttled_seconds="throttled_seconds",
         nr_bursts="nr_bursts",
-        burst_seconds=pl.when(v == 2).then(c("burst_usec") / 1e6).when(v == 1).then(c("burst_time") / 1e9),
+        burst_seconds="burst_seconds",
         limit_cores=pl.when(has_max & (quota >= 0) & (period > 0)).then(quota / period),
         period_us=pl.when(has_max).then(period),
         top_cpu_cores="top_cpu",
@@ -492,7 +508,7 @@ def _skip_report(source: str, rc: np.ndarray, text: pl.Series) -> SkipReport:
         reason = REASONS[code]
         out_counts[reason] = int(counts[code])
         idx = np.flatnonzero(rc == code)[:EXAMPLES_PER_REASON]
-        examples[reason] = tuple(Skip(source, int(j) + 1, reason, excerpt(text[int(j)])) for j in idx)
+        examples[reason] = tuple(Skip(source, int(j) + 1, reason, _excerpt(text, int(j), reason)) for j in idx)
     j = int(bad[0])
-    first = Skip(source, j + 1, REASONS[rc[j]], excerpt(text[j]))
+    first = Skip(source, j + 1, REASONS[rc[j]], _excerpt(text, j, REASONS[rc[j]]))
     return SkipReport(out_counts, examples, first)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-_CPU_SCALE = {"": 1.0, "m": 1e-3, "u": 1e-6, "n": 1e-9}
+_CPU_DIVISOR = {"": 1.0, "m": 1e3, "u": 1e6, "n": 1e9}  # divide (exact), do not multiply by 1e-3
 _MEM_SCALE = {
     "": 1,
     "k": 1000,
@@ -37,7 +37,7 @@ def _number(text: pl.Expr) -> pl.Expr:
 def cpu_cores(expr: pl.Expr) -> pl.Expr:
     """CPU quantity text (``250m``, ``1``, ``1.5``) -> cores (Float64); null when not a quantity."""
     number, suffix = _split(expr, "mun")
-    return _number(number) * suffix.replace_strict(_CPU_SCALE, default=None, return_dtype=pl.Float64)
+    return _number(number) / suffix.replace_strict(_CPU_DIVISOR, default=None, return_dtype=pl.Float64)
 
 
 def memory_bytes(expr: pl.Expr) -> pl.Expr:

@@ -70,13 +70,13 @@ class SkipReport:
             examples[k] = (examples.get(k, ()) + tuple(v))[:EXAMPLES_PER_REASON]
         return SkipReport(counts, examples, self.first or other.first)
 
-    def summary(self) -> str:
-        """Human-readable per-reason summary, one reason per line."""
+    def summary(self, unit: str = "lines") -> str:
+        """Human-readable per-reason summary, one reason per line (``unit``: what is counted)."""
         if not self.counts and self.first is None:
             return "nothing skipped"
         out = []
         for reason, n in sorted(self.counts.items(), key=lambda kv: (-kv[1], kv[0])):
-            out.append(f"  {n:>9,d} line(s): {reason}")
+            out.append(f"  {n:>9,d} {unit}: {reason}")
             out.extend(f"      e.g. {s}" for s in self.examples.get(reason, ()))
         if not self.counts and self.first is not None:
             out.append(f"  {self.first}")

@@ -95,7 +95,7 @@ def read_time_output(path, *, strict: bool = False) -> IngestResult:
             cur[col] = value
             continue
         key, sep, value = s.partition(": ")
-        if sep and (key in _GNU or key.startswith("Elapsed (wall clock) time") or key in _GNU_OTHER):
+        if sep and (key in _GNU or key.startswith("Elapsed (wall clock) time") or key.startswith(_GNU_OTHER)):
             if key == "Command being timed" or cur is None or cur["form"] != "gnu":
                 cur = {"form": "gnu", "line": n}
                 rows.append(cur)
