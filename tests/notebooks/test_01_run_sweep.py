@@ -1,0 +1,36 @@
+"""Notebook 01_run_sweep: runs the tiny default sweep on real cgroups, then resumes with nothing to do."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.cgroup
+@pytest.mark.slow
+def test_runs_and_resumes(run_notebook, tmp_path):
+    from throttlelab.experiment.local import local_backend_available
+
+    ok, reason = local_backend_available()
+    if not ok:
+        pytest.skip(f"no writable CPU cgroup here: {reason}")
+    raw = tmp_path / "raw"
+    out, results = run_notebook("01_run_sweep", data_root=str(raw))
+    r = results["results"]
+    assert r["experiment"] == "tiny_burner"
+    assert r["planned_runs"] == r["stored_runs"] == 4
+    assert r["status_counts"] == {"ok": 4}
+    assert r["skipped_reason"] is None and r["example_run"].startswith("l500m")
+    by_limit = {row["limit"]: row for row in r["summary"]}
+    assert by_limit["0.5"]["throttled_ratio"] > 0.3
+    assert by_limit["unlimited"]["throttled_ratio"] is None or by_limit["unlimited"]["throttled_ratio"] == 0
+    assert set(results["tables"]) == {"runs", "summary", "example_intervals"}
+    assert (out / "headlines.json").exists()
+    # resume: nothing left to run, same rows
+    _, again = run_notebook("01_run_sweep", data_root=str(raw), inline={"replicates": 2})
+    assert again["results"]["stored_runs"] == 4
+
+
+def test_shows_stored_runs_without_running(run_notebook, tmp_path):
+    _, results = run_notebook("01_run_sweep", data_root=str(tmp_path / "raw"), run=False)
+    r = results["results"]
+    assert r["stored_runs"] == 0 and r["skipped_reason"] == "run=False" and r["example_run"] is None
