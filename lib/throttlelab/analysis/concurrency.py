@@ -191,3 +191,27 @@ def compare_stages(stage_timings: pl.DataFrame, base: str, other: str, *, alpha:
                .when(pl.col("rank_biserial") < 0).then(pl.lit("better")).otherwise(pl.lit("worse")))
     out = tests.join(pct, on=list(by), how="left").with_columns(verdict.alias("verdict"))
     return _order(out, by)
+
+
+def analyse_measured_stages(stage_timings: pl.DataFrame, *, base: str | None = None, other: str | None = None,
+                            alpha: float = 0.05) -> dict:
+    """Everything notebook 06 shows for measured stage timings.
+
+    ``base``/``other`` default to the configuration without a semaphore and the
+    first one with one (same worker count when possible).  Returns ``summary``
+    (avg/p95/max/n per config, load, stage), ``percent_change`` (long),
+    ``tests`` (:func:`compare_stages`), ``base``, ``other``; or ``{"note": ...}``
+    when fewer than two configurations are present.
+    """
+    configs = sorted(stage_timings["config"].drop_nulls().unique().to_list())
+    if base is None:
+        base = next((c for c in configs if c.endswith("semaphore=none")), configs[0] if configs else None)
+    if other is None:
+        prefix = base.split(",")[0] if base else ""
+        cands = [c for c in configs if c != base]
+        other = next((c for c in cands if c.startswith(prefix + ",")), cands[0] if cands else None)
+    if base is None or other is None:
+        return {"note": f"not enough data to decide: need two configurations, have {configs}"}
+    summary = stage_summary(stage_timings)
+    return {"summary": summary, "percent_change": percent_change_table(summary, base, other),
+            "tests": compare_stages(stage_timings, base, other, alpha=alpha), "base": base, "other": other}

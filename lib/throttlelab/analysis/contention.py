@@ -258,7 +258,10 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
         except RuntimeError:
             failed += 1
             continue
-        boots.append([*pb, *_derived(model, pb, lam_ref, x_max)])
+        d = list(_derived(model, pb, lam_ref, x_max))
+        if model == "hyperbolic" and pb[2] >= 9.9:
+            d[0] = np.nan
+        boots.append([*pb, *d])
     a = (1 - level) / 2
     nan = float("nan")
 
@@ -269,8 +272,12 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
         v = v[np.isfinite(v)]
         return (float(np.quantile(v, a)), float(np.quantile(v, 1 - a))) if v.size > 0.5 * len(boots) else (nan, nan)
 
-    est = [Estimate(val, *ci(k + i), level, n) for i, val in enumerate((knee, doubling, pole))]
     notes = []
+    if model == "hyperbolic" and p[2] >= 9.9:
+        knee = float("nan")
+        notes.append("no take-off: the fitted pole sits at its bound (the curve is nearly straight), so no knee")
+    est = [Estimate(val, *ci(k + i), level, n) if np.isfinite(val) else Estimate(val, nan, nan, level, n)
+           for i, val in enumerate((knee, doubling, pole))]
     if failed:
         notes.append(f"{failed} of {n_boot} bootstrap refits failed")
     if np.isfinite(doubling) and doubling > x_max:
@@ -338,3 +345,41 @@ def fit_from_requests(requests: pl.DataFrame, *, model: str = "hyperbolic", stat
         return np.array([statistic(s[rng.integers(0, s.size, s.size)], stat) for s in samples])
 
     return fit_response_curve(np.array(levels, float), y, model=model, load=lam, n_boot=n_boot, seed=seed, resample=resample)
+
+
+def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0, model: str = "hyperbolic") -> dict:
+    """Everything notebook 05 shows for measured requests.
+
+    Returns a dict of tables: ``summary`` (per config/load/share/workers, with
+    intervals), ``inflation_mean`` and ``inflation_p95`` (vs share 0), ``fits`` (one
+    row per config and load: knee, doubling, pole with intervals; "not enough
+    data" notes where a fit is impossible) and the fit objects ``fit_objects``.
+    """
+    from throttlelab.analysis.latency import inflation_vs_baseline, summarize_latency
+
+    by = ["config", "load", "contention", "neighbour_workers"]
+    summary = summarize_latency(requests, by, n_boot=n_boot, seed=seed)
+    workers_default = requests.filter(pl.col("contention") > 0)["neighbour_workers"].drop_nulls()
+    main_workers = int(workers_default.mode().sort()[0]) if workers_default.len() else None
+    # The share sweep: share 0 plus the most common neighbour worker count.
+    sweep = requests.filter((pl.col("contention") == 0) | (pl.col("neighbour_workers") == main_workers)
+                            | pl.col("neighbour_workers").is_null())
+    inf_mean = inflation_vs_baseline(sweep, by=("config", "load"), stat="mean", n_boot=n_boot, seed=seed)
+    inf_p95 = inflation_vs_baseline(sweep, by=("config", "load"), stat="p95", n_boot=n_boot, seed=seed)
+    rows, objs = [], {}
+    for (config, load), g in sweep.partition_by(["config", "load"], as_dict=True, maintain_order=True).items():
+        levels = g.filter(pl.col("status") == "ok")["contention"].n_unique()
+        if levels < 4:
+            rows.append({"config": config, "load": load, "model": model,
+                         "note": f"not enough data to decide: {levels} contention levels (a fit needs 4)"})
+            continue
+        try:
+            f = fit_from_requests(g, model=model, n_boot=n_boot, seed=seed)
+        except (RuntimeError, ValueError) as exc:
+            rows.append({"config": config, "load": load, "model": model, "note": f"no fit: {exc}"})
+            continue
+        objs[(model, f"{load:g}")] = f
+        rows.append({"config": config, "load": load} | fit_row(f))
+    return {"summary": summary, "inflation_mean": inf_mean, "inflation_p95": inf_p95,
+            "fits": pl.DataFrame(rows, infer_schema_length=None), "fit_objects": objs,
+            "neighbour_workers": main_workers}

@@ -220,3 +220,75 @@ def inflation_vs_baseline(requests: pl.DataFrame, *, level_col: str = "contentio
                 "percent": inf.percent, "percent_low": ci.low, "percent_high": ci.high,
                 "p_value": inf.p_value, "rank_biserial": inf.rank_biserial, "n": int(x.size), "n_baseline": int(base.size)})
     return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
+
+
+def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Measured (requests, stage_timings) from ``path``.
+
+    ``path`` may be a latency run-store folder (``requests/`` and
+    ``stage_timings/`` of :mod:`throttlelab.experiment.latency_runner`), a folder
+    holding ``requests.parquet``/``.csv`` (and optionally ``stage_timings.*``), a
+    single requests ``.parquet``/``.csv`` file, or k6 output (``.json`` /
+    ``.ndjson``, read with :mod:`throttlelab.ingest.k6` when available).
+
+    Raises
+    ------
+    InputError
+        If the path is missing or holds no requests table.
+    """
+    from pathlib import Path
+
+    from throttlelab import tables
+    from throttlelab.errors import InputError
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, None, "not found", "expected a latency run store, a requests table or k6 output")
+    if p.is_dir() and (p / "requests").is_dir():
+        from throttlelab.experiment.latency_runner import read_latency_store
+
+        _, req, st = read_latency_store(p)
+        return req, st
+
+    def read(f: Path) -> pl.DataFrame:
+        return pl.read_parquet(f) if f.suffix == ".parquet" else pl.read_csv(f, try_parse_dates=True)
+
+    if p.is_dir():
+        found = {n: next((p / f"{n}{s}" for s in (".parquet", ".csv") if (p / f"{n}{s}").exists()), None)
+                 for n in ("requests", "stage_timings")}
+        if found["requests"] is None:
+            raise InputError(p, None, "no requests table", "expected requests/ (run store) or requests.parquet/.csv")
+        req = tables.conform(read(found["requests"]), "requests", strict=False)
+        st = tables.conform(read(found["stage_timings"]), "stage_timings", strict=False) if found["stage_timings"] \
+            else tables.empty("stage_timings")
+        return req, st
+    if p.suffix in (".json", ".ndjson", ".jsonl", ".gz"):
+        return _read_k6(p)
+    try:
+        return tables.conform(read(p), "requests", strict=False), tables.empty("stage_timings")
+    except (ValueError, pl.exceptions.PolarsError) as exc:
+        raise InputError(p, None, "not a requests table", str(exc).splitlines()[0]) from None
+
+
+def _read_k6(p) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """k6 output through the ingest layer's reader (whatever it is called when it lands)."""
+    from throttlelab import tables
+    from throttlelab.errors import InputError
+
+    try:
+        from throttlelab.ingest import k6
+    except ImportError:
+        raise InputError(p, None, "k6 output needs throttlelab.ingest.k6, which is not available") from None
+    for name in ("read_k6", "read_k6_json", "read_requests", "load_k6"):
+        fn = getattr(k6, name, None)
+        if fn is None:
+            continue
+        out = fn(p)
+        if isinstance(out, tuple):
+            req, st = out[0], (out[1] if len(out) > 1 else tables.empty("stage_timings"))
+        elif hasattr(out, "requests"):
+            req, st = out.requests, getattr(out, "stage_timings", tables.empty("stage_timings"))
+        else:
+            req, st = out, tables.empty("stage_timings")
+        return req, st
+    raise InputError(p, None, "throttlelab.ingest.k6 has no reader this analysis knows")

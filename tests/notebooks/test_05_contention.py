@@ -1,0 +1,67 @@
+"""Notebook 05 (contention): published table 1 reproduces; measured requests get the same analysis."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from throttlelab import tables
+
+
+def synthetic_requests(path, rng) -> str:
+    rows = []
+    for load in (5.0, 10.0):
+        for share in (0.0, 0.2, 0.4, 0.5, 0.6, 0.7):
+            mean = 0.02 + 0.015 / (0.85 - share)
+            for i, lat in enumerate(rng.exponential(mean, 40)):
+                rows.append({"experiment": "fx", "run_id": f"r{load}-{share}", "config": "workers=8,semaphore=none",
+                             "endpoint": "cpu", "contention": share, "load": load, "request_id": i,
+                             "latency_seconds": float(lat), "status": "ok", "http_status": 200,
+                             "neighbour_workers": 2 if share else None})
+    rows.append(rows[-1] | {"request_id": 99, "latency_seconds": None, "status": "timeout", "http_status": None,
+                            "error": "no answer"})
+    df = tables.conform(pl.DataFrame(rows, infer_schema_length=None), "requests")
+    df.write_parquet(path / "requests.parquet")
+    return str(path)
+
+
+def test_published_default(run_notebook):
+    out, doc = run_notebook("05_contention", n_boot=20)
+    res = doc["results"]
+    assert res["paper_table1"]["cells"] == 21 and res["paper_table1"]["consistent"] == 18
+    assert {(c["requests_per_30s"], c["contention"]) for c in res["paper_table1"]["inconsistent_cells"]} == {
+        (150, 0.5), (150, 0.65), (150, 0.7)}
+    assert res["paper_table1"]["max_percent_printed"] == 361
+    hyper = res["published_fit"]["hyperbolic"]
+    assert 0.3 < hyper["knee"] < 0.6 and hyper["knee_low"] <= hyper["knee"] <= hyper["knee_high"]
+    table = pl.read_csv(out / "paper_table1.csv")
+    cell = table.filter((pl.col("requests_per_30s") == 450) & (pl.col("contention") == 0.7)).row(0, named=True)
+    assert cell["mean_ms"] == 236 and cell["percent_printed"] == 361 and cell["consistent"]
+    assert "measured" not in res
+    assert {"paper_table1", "published_fits"} <= set(doc["tables"])
+
+
+def test_measured_requests(run_notebook, tmp_path):
+    path = synthetic_requests(tmp_path, np.random.default_rng(0))
+    out, doc = run_notebook("05_contention", requests_path=path, n_boot=20)
+    m = doc["results"]["measured"]
+    assert m["requests"] == 481 and m["by_status"] == {"ok": 480, "timeout": 1}
+    fits = pl.read_csv(out / "measured_fits.csv")
+    assert fits.height == 2 and fits["knee"].drop_nulls().len() >= 1
+    summ = pl.read_csv(out / "measured_summary.csv")
+    assert summ.filter(pl.col("n_failed") > 0)["failed_by_status"].to_list() == ["timeout=1"]
+    inf = pl.read_csv(out / "measured_inflation_mean.csv")
+    assert (inf.filter(pl.col("contention") == 0.7)["percent"] > 0).all()
+
+
+@pytest.mark.slow
+def test_live_sweep_without_cgroup(run_notebook, tmp_path):
+    sweep = {"experiment": "nb05", "endpoint": "cpu", "mode": "open", "loads": [10], "contention": [0.0, 0.3],
+             "seconds": 0.4, "warmup_seconds": 0.1, "settle_seconds": 0.05, "cpu_elements": 65536}
+    out, doc = run_notebook("05_contention", live_sweep=sweep, live_backend="none", data_root=str(tmp_path / "raw"),
+                            n_boot=10)
+    res = doc["results"]
+    assert res["live_sweep"]["points"] == 2
+    assert res["measured"]["requests"] == 8
+    assert "not enough data" in res["measured"]["fits"][0]["note"]
