@@ -71,3 +71,27 @@ def test_same_distribution_is_not_called_different():
     rng = np.random.default_rng(4)
     inf = inflation(rng.exponential(0.05, 200), rng.exponential(0.05, 200), n_boot=200)
     assert inf.ratio.low < 1 < inf.ratio.high
+
+
+def test_load_measured_reads_k6_json(tmp_path):
+    from throttlelab.analysis.latency import load_measured
+
+    path = tmp_path / "k6.json"
+    path.write_text(
+        '{"type":"Metric","data":{"name":"http_req_duration","type":"trend"},"metric":"http_req_duration"}\n'
+        '{"type":"Point","data":{"time":"2026-01-01T00:00:01Z","value":52.5,"tags":{"status":"200",'
+        '"expected_response":"true"}},"metric":"http_req_duration"}\n')
+    req, st = load_measured(str(path))
+    assert req["latency_seconds"].to_list() == [0.0525] and req["status"].to_list() == ["ok"]
+    assert st.height == 0
+
+
+def test_load_measured_names_a_missing_path(tmp_path):
+    from throttlelab.analysis.latency import load_measured
+    from throttlelab.errors import InputError
+
+    with pytest.raises(InputError, match="not found"):
+        load_measured(str(tmp_path / "nope"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="no requests table"):
+        load_measured(str(tmp_path / "empty"))

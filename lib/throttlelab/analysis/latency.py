@@ -262,7 +262,7 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
         st = tables.conform(read(found["stage_timings"]), "stage_timings", strict=False) if found["stage_timings"] \
             else tables.empty("stage_timings")
         return req, st
-    if p.suffix in (".json", ".ndjson", ".jsonl", ".gz"):
+    if p.suffix in (".json", ".ndjson", ".jsonl", ".gz") or (p.suffix == ".csv" and _looks_like_k6_csv(p)):
         return _read_k6(p)
     try:
         return tables.conform(read(p), "requests", strict=False), tables.empty("stage_timings")
@@ -271,7 +271,8 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _read_k6(p) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """k6 output through the ingest layer's reader (whatever it is called when it lands)."""
+    """k6 ``--out json``/``--out csv`` through :mod:`throttlelab.ingest.k6` (requests only:
+    k6 gives no per-stage timings unless the script records custom trends, which that reader does not map)."""
     from throttlelab import tables
     from throttlelab.errors import InputError
 
@@ -279,16 +280,11 @@ def _read_k6(p) -> tuple[pl.DataFrame, pl.DataFrame]:
         from throttlelab.ingest import k6
     except ImportError:
         raise InputError(p, None, "k6 output needs throttlelab.ingest.k6, which is not available") from None
-    for name in ("read_k6", "read_k6_json", "read_requests", "load_k6"):
-        fn = getattr(k6, name, None)
-        if fn is None:
-            continue
-        out = fn(p)
-        if isinstance(out, tuple):
-            req, st = out[0], (out[1] if len(out) > 1 else tables.empty("stage_timings"))
-        elif hasattr(out, "requests"):
-            req, st = out.requests, getattr(out, "stage_timings", tables.empty("stage_timings"))
-        else:
-            req, st = out, tables.empty("stage_timings")
-        return req, st
-    raise InputError(p, None, "throttlelab.ingest.k6 has no reader this analysis knows")
+    reader = k6.read_k6_csv if p.suffix == ".csv" else k6.read_k6_json
+    res = reader(p)
+    return tables.conform(res.frame, "requests", strict=False), tables.empty("stage_timings")
+
+
+def _looks_like_k6_csv(p) -> bool:
+    with open(p, encoding="utf-8", errors="replace") as fh:
+        return fh.readline().startswith("metric_name,")
