@@ -38,3 +38,12 @@ def test_sweep_runs_and_resumes(tmp_path, capsys, cgroup_layout):
     assert "1/2 runs recorded" in capsys.readouterr().out
     assert main(args) == 0
     assert "2/2 runs recorded (2 ok)" in capsys.readouterr().out
+
+
+def test_no_cgroup_is_a_clean_error_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("THROTTLELAB_CGROUP_ROOT", str(tmp_path))
+    spec = write(tmp_path, "name: n\nlimits: [1]\n")
+    assert main(["sweep", str(spec), "--data-root", str(tmp_path / "raw"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "not a cgroup folder" in err and "run as root" in err
+    assert not (tmp_path / "raw").exists()

@@ -34,3 +34,14 @@ def test_shows_stored_runs_without_running(run_notebook, tmp_path):
     _, results = run_notebook("01_run_sweep", data_root=str(tmp_path / "raw"), run=False)
     r = results["results"]
     assert r["stored_runs"] == 0 and r["skipped_reason"] == "run=False" and r["example_run"] is None
+
+
+def test_without_cgroups_it_says_why(run_notebook, tmp_path, monkeypatch):
+    not_a_cgroup = tmp_path / "not_a_cgroup"
+    not_a_cgroup.mkdir()
+    monkeypatch.setenv("THROTTLELAB_CGROUP_ROOT", str(not_a_cgroup))
+    _, results = run_notebook("01_run_sweep", data_root=str(tmp_path / "raw"), spec="",
+                              inline={"name": "inline", "limits": [1], "threads": [1]})
+    r = results["results"]
+    assert r["experiment"] == "inline" and r["planned_runs"] == 1 and r["stored_runs"] == 0
+    assert "not a cgroup folder" in r["skipped_reason"] and "root" in r["skipped_reason"]

@@ -88,20 +88,22 @@ def run_sweep(
     removed = backend.remove_orphans()
     if removed:
         log.warning("removed %d leftover(s) of an earlier sweep: %s", len(removed), ", ".join(removed))
-    store.write_spec(_spec_yaml(spec))
-    bar = _progress_bar(total, total - len(all_todo), spec.name, progress)
     with _sigterm_as_interrupt():
         try:
             backend.prepare(spec)
-            for i, plan in enumerate(todo):
-                if i and spec.cooldown_s:
-                    time.sleep(spec.cooldown_s)
-                row = _execute(backend, plan, store)
-                store.append(row)
-                bar.set_postfix_str(_postfix(row), refresh=False)
-                bar.update(1)
+            store.write_spec(_spec_yaml(spec))
+            bar = _progress_bar(total, total - len(all_todo), spec.name, progress)
+            try:
+                for i, plan in enumerate(todo):
+                    if i and spec.cooldown_s:
+                        time.sleep(spec.cooldown_s)
+                    row = _execute(backend, plan, store)
+                    store.append(row)
+                    bar.set_postfix_str(_postfix(row), refresh=False)
+                    bar.update(1)
+            finally:
+                bar.close()
         finally:
-            bar.close()
             backend.cleanup(spec)
     return store.read_runs()
 
