@@ -131,3 +131,25 @@ def _cmdline(pid: str) -> str:
             return fh.read().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_burst_is_set_where_the_kernel_has_it(backend, tmp_path):
+    if not backend.layout.has_burst:
+        pytest.skip("this kernel has no CFS burst")
+    spec = spec_from_mapping({"name": "b", "workload": {"kind": "burner", "cpu_seconds": 0.2}, "limits": [0.5, None],
+                              "threads": ["1"], "burst_us": 20_000, "sampling_interval_s": 0.1,
+                              "order": "sequential", "data_root": str(tmp_path)})
+    backend.prepare(spec)
+    from throttlelab.experiment import cgroups
+
+    limited, unlimited = spec.plan()
+    cg = cgroups.Cgroup(backend.layout, f"{backend.owner}/burst-check").create()
+    try:
+        cg.set_limit(limited.quota_us, limited.period_us, limited.burst_us)
+        name = "cpu.cfs_burst_us" if backend.layout.version == 1 else "cpu.max.burst"
+        assert (cg.dir / name).read_text().strip() == "20000"
+    finally:
+        cg.remove()
+    for plan in (limited, unlimited):
+        row = backend.execute(plan, tmp_path / f"{plan.run_id}.log")
+        assert row["status"] == "ok", row["error"]

@@ -235,7 +235,10 @@ class Cgroup:
         return self
 
     def set_limit(self, quota_us: int | None, period_us: int = 100_000, burst_us: int | None = None) -> None:
-        """Write the CFS quota and period (``None`` = unlimited) and the burst where available."""
+        """Write the CFS quota and period (``None`` = unlimited) and the burst (ignored when unlimited).
+
+        The kernel refuses a burst larger than the quota (``OSError`` EINVAL).
+        """
         if self.layout.version == 1:
             _write(self.dir / "cpu.cfs_period_us", str(period_us))
             _write(self.dir / "cpu.cfs_quota_us", str(-1 if quota_us is None else quota_us))
@@ -243,7 +246,7 @@ class Cgroup:
         else:
             _write(self.dir / "cpu.max", f"{'max' if quota_us is None else quota_us} {period_us}")
             burst_file = self.dir / "cpu.max.burst"
-        if burst_us:
+        if burst_us and quota_us is not None:  # a burst only means something under a quota
             if not (burst_file.exists() or self.layout.simulated):
                 raise EnvironmentProblem(f"this kernel has no CFS burst ({burst_file.name} missing); remove burst_us")
             _write(burst_file, str(burst_us))
