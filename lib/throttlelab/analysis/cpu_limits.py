@@ -152,3 +152,26 @@ def group_results(g: GroupAnalysis) -> dict:
         "dead_zones_with_block": dead_zone_entry(g.dead_zones_block) if g.dead_zones_block else None,
         "recommendation": g.recommendation,
     }
+
+
+def dead_zone_sentences(analysis: DeadZoneAnalysis) -> list[str]:
+    """One plain sentence per tested limit: slowdown, interval, adjusted p, verdict."""
+    out = [f"{analysis.label}: {analysis.reason}; noise {analysis.noise.cv_pct:.1f}% "
+           f"({analysis.noise.source}, df={analysis.noise.df:g})."]
+    if analysis.monotone_p_value is not None:
+        out.append(f"Monotonicity (isotonic fit vs means, flat null): p = {analysis.monotone_p_value:.3f}.")
+    for t in analysis.limits:
+        if t.slowdown_pct is None:
+            continue
+        ci = t.slowdown_ci_pct
+        out.append(
+            f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), "
+            f"adjusted p = {t.p_value:.3f} (Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
+        )
+    for z in analysis.zones:
+        out.append(
+            f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "
+            f"up to {z.slowdown_pct:+.1f}% (95% CI {z.slowdown_ci_pct.low:+.1f}% to {z.slowdown_ci_pct.high:+.1f}%) "
+            f"slower than {z.baseline_label}, p = {z.p_value:.3f}."
+        )
+    return out

@@ -1,0 +1,36 @@
+"""Dead zones: each limit's slowdown against its best lower limit, with intervals and verdicts."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from throttlelab.analysis.dead_zones import DeadZoneAnalysis
+
+VERDICT_COLORS = {"dead zone": "#d62728", "undecided": "#7f7f7f", "not a dead zone": "#2ca02c"}
+
+
+def dead_zone_chart(analysis: DeadZoneAnalysis, *, title: str) -> alt.Chart:
+    """Slowdown (%) of each limit over its best lower limit, 95% interval, verdict colour, threshold rule."""
+    t = analysis.limits_table().filter(pl.col("slowdown_pct").is_not_null())
+    order = t["limit"].to_list()
+    x = alt.X("limit:N", sort=order, title="CPU limit")
+    base = alt.Chart(t)
+    tips = [
+        alt.Tooltip("limit:N"), alt.Tooltip("baseline:N", title="best lower limit"),
+        alt.Tooltip("slowdown_pct:Q", format="+.1f", title="slowdown (%)"),
+        alt.Tooltip("slowdown_ci_low_pct:Q", format="+.1f", title="CI low (%)"),
+        alt.Tooltip("slowdown_ci_high_pct:Q", format="+.1f", title="CI high (%)"),
+        alt.Tooltip("p_value:Q", format=".4f", title="adjusted p"), alt.Tooltip("p_value_holm:Q", format=".4f",
+                                                                              title="Holm p"),
+        alt.Tooltip("runs:Q"), alt.Tooltip("verdict:N"),
+    ]
+    color = alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values())))
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x, alt.Y("slowdown_ci_low_pct:Q", title="slowdown vs best lower limit (%)"), alt.Y2("slowdown_ci_high_pct:Q"),
+        color=color, tooltip=tips)
+    points = base.mark_point(filled=True, size=80).encode(x, alt.Y("slowdown_pct:Q"), color=color, tooltip=tips)
+    rules = alt.Chart(pl.DataFrame({"y": [0.0, analysis.threshold_pct],
+                                    "what": ["no change", f"threshold +{analysis.threshold_pct:g}%"]})).mark_rule(
+        strokeDash=[4, 3], color="gray").encode(y="y:Q", tooltip=[alt.Tooltip("what:N")])
+    return alt.layer(bars, points, rules).properties(title=title, width=520, height=300)

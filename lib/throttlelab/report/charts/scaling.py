@@ -1,0 +1,55 @@
+"""Run time against CPU limit: runs, per-limit geometric means and fitted scaling curves with bands."""
+
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import polars as pl
+
+from throttlelab.analysis.scaling import ScalingFit
+
+
+def fit_curves(fits: list[ScalingFit], x_min: float, x_max: float, points: int = 120) -> pl.DataFrame:
+    """Fitted curves (and bootstrap bands) of every model on a log-spaced grid."""
+    grid = np.geomspace(x_min, x_max, points)
+    frames = []
+    for f in fits:
+        lo, hi = f.band(grid)
+        frames.append(pl.DataFrame({"model": f.model, "cores": grid, "seconds": f.predict_time(grid),
+                                    "low": lo, "high": hi, "aic": f.aic}))
+    return pl.concat(frames) if frames else pl.DataFrame(schema={"model": pl.String, "cores": pl.Float64,
+                                                                 "seconds": pl.Float64, "low": pl.Float64,
+                                                                 "high": pl.Float64, "aic": pl.Float64})
+
+
+def scaling_chart(runs: pl.DataFrame, fits: list[ScalingFit], *, title: str) -> alt.Chart:
+    """Runs (points), fitted models (lines) with the best model's bootstrap band (area); log-log axes.
+
+    ``runs`` are prepared runs of one group; unlimited runs appear at
+    ``limit_x`` (the machine's cores) when known, else they are not drawn.
+    """
+    pts = runs.filter(pl.col("limit_x").is_not_null()).select(
+        "limit_label", pl.col("limit_x").alias("cores"), pl.col("wall_seconds").alias("seconds"),
+        *[c for c in ("experiment", "run_id") if c in runs.columns],
+    )
+    x = alt.X("cores:Q", scale=alt.Scale(type="log"), title="CPU limit (cores, log scale)")
+    y = alt.Y("seconds:Q", scale=alt.Scale(type="log"), title="wall time (s, log scale)")
+    tips = [alt.Tooltip("limit_label:N", title="limit"), alt.Tooltip("seconds:Q", format=".2f", title="wall (s)")]
+    tips += [alt.Tooltip(f"{c}:N") for c in ("experiment", "run_id") if c in pts.columns]
+    layers = [alt.Chart(pts).mark_point(filled=True, size=60, color="black").encode(x, y, tooltip=tips)]
+    if fits and pts.height:
+        curves = fit_curves(fits, float(pts["cores"].min()), float(pts["cores"].max()))
+        best = fits[0].model
+        band = curves.filter((pl.col("model") == best) & pl.col("low").is_not_nan())
+        if band.height:
+            layers.insert(0, alt.Chart(band).mark_area(opacity=0.2).encode(
+                x, alt.Y("low:Q", scale=alt.Scale(type="log"), title="wall time (s, log scale)"), alt.Y2("high:Q"),
+                tooltip=[alt.Tooltip("model:N"), alt.Tooltip("cores:Q", format=".2f"),
+                         alt.Tooltip("low:Q", format=".2f", title="band low (s)"),
+                         alt.Tooltip("high:Q", format=".2f", title="band high (s)")]))
+        layers.append(alt.Chart(curves).mark_line().encode(
+            x, y, color=alt.Color("model:N", title="model (best AIC first)", sort=[f.model for f in fits]),
+            strokeDash=alt.condition(alt.datum.model == best, alt.value([1, 0]), alt.value([4, 3])),
+            tooltip=[alt.Tooltip("model:N"), alt.Tooltip("cores:Q", format=".2f"),
+                     alt.Tooltip("seconds:Q", format=".2f", title="fitted (s)"), alt.Tooltip("aic:Q", format=".1f")]))
+    return alt.layer(*layers).properties(title=title, width=520, height=320)

@@ -1,0 +1,44 @@
+"""Thread counts: limits x threads heatmap and auto against the best explicit count."""
+
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+from throttlelab.analysis.thread_counts import ThreadCountAnalysis
+
+
+def thread_heatmap(analysis: ThreadCountAnalysis, *, title: str) -> alt.Chart:
+    """Geometric-mean wall time per (limit, threads) cell; text = seconds."""
+    cells = analysis.cells.with_columns(
+        pl.col("threads").cast(pl.Int64, strict=False).fill_null(10**6).alias("threads_order"))
+    limits = cells.sort("limit_order")["limit_label"].unique(maintain_order=True).to_list()
+    threads = cells.sort("threads_order")["threads"].unique(maintain_order=True).to_list()
+    x = alt.X("threads:N", sort=threads, title="threads")
+    y = alt.Y("limit_label:N", sort=limits, title="CPU limit")
+    tips = [alt.Tooltip("limit_label:N", title="limit"), alt.Tooltip("threads:N"),
+            alt.Tooltip("geomean_seconds:Q", format=".2f", title="wall (s, geo-mean)"), alt.Tooltip("runs:Q")]
+    rect = alt.Chart(cells).mark_rect().encode(
+        x, y, color=alt.Color("geomean_seconds:Q", scale=alt.Scale(type="log", scheme="viridis", reverse=True),
+                              title="wall time (s)"), tooltip=tips)
+    text = alt.Chart(cells).mark_text(fontSize=10).encode(x, y, text=alt.Text("geomean_seconds:Q", format=".1f"),
+                                                          tooltip=tips)
+    return alt.layer(rect, text).properties(title=title, width=360, height=30 * max(len(limits), 3))
+
+
+def auto_vs_best_chart(analysis: ThreadCountAnalysis, *, title: str) -> alt.Chart:
+    """``auto`` time over the best explicit thread count (%), with 95% interval, per limit."""
+    t = analysis.table().filter(pl.col("auto_vs_best_pct").is_not_null())
+    order = t.sort("limit_cores", nulls_last=True)["limit"].to_list()
+    x = alt.X("limit:N", sort=order, title="CPU limit")
+    tips = [alt.Tooltip("limit:N"), alt.Tooltip("best_threads:N", title="best explicit threads"),
+            alt.Tooltip("auto_vs_best_pct:Q", format="+.1f", title="auto vs best (%)"),
+            alt.Tooltip("auto_vs_best_ci_low_pct:Q", format="+.1f", title="CI low (%)"),
+            alt.Tooltip("auto_vs_best_ci_high_pct:Q", format="+.1f", title="CI high (%)"),
+            alt.Tooltip("auto_vs_best_p_value:Q", format=".4f", title="p")]
+    err = alt.Chart(t).mark_rule(strokeWidth=2).encode(
+        x, alt.Y("auto_vs_best_ci_low_pct:Q", title="auto slower than best explicit (%)"),
+        alt.Y2("auto_vs_best_ci_high_pct:Q"), tooltip=tips)
+    pts = alt.Chart(t).mark_point(filled=True, size=80).encode(x, alt.Y("auto_vs_best_pct:Q"), tooltip=tips)
+    zero = alt.Chart(pl.DataFrame({"y": [0.0]})).mark_rule(strokeDash=[4, 3], color="gray").encode(y="y:Q")
+    return alt.layer(err, pts, zero).properties(title=title, width=420, height=260)
