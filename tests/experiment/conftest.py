@@ -57,7 +57,7 @@ def _remove_our_owner_cgroup():
         layout = cgroups.detect_layout()
     except EnvironmentProblem:
         return
-    for parent in {layout.parent, (layout.cpuacct_base or layout.base) / cgroups.PARENT}:
+    for parent in layout.parents:
         d = parent / cgroups.owner_name()
         if d.exists():
-            cgroups._remove_tree(d, False)
+            cgroups.remove_tree(d, False)

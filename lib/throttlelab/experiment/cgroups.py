@@ -41,7 +41,7 @@ from throttlelab.errors import EnvironmentProblem
 
 PARENT = "throttlelab"
 _OWNER = re.compile(r"^o(?P<pid>\d+)-(?P<start>\d+)$")
-_NEEDS = ("a writable CPU cgroup: run as root (cgroup v1 'cpu' hierarchy or cgroup v2 with the cpu "
+WHAT_IS_NEEDED = ("a writable CPU cgroup: run as root (cgroup v1 'cpu' hierarchy or cgroup v2 with the cpu "
           "controller), or delegate a cgroup v2 subtree with the cpu controller to your user and set "
           "THROTTLELAB_CGROUP_ROOT to it")
 
@@ -73,6 +73,11 @@ class CgroupLayout:
     def parent(self) -> Path:
         """``<base>/throttlelab``."""
         return self.base / PARENT
+
+    @property
+    def parents(self) -> list[Path]:
+        """``throttlelab/`` in each hierarchy (two in v1 with separate cpu and cpuacct)."""
+        return list(dict.fromkeys([self.parent, (self.cpuacct_base or self.base) / PARENT]))
 
     @property
     def has_burst(self) -> bool:
@@ -146,7 +151,7 @@ def detect_layout(*, mounts: str | Path = "/proc/mounts", self_cgroup: str | Pat
     if cpu is not None:
         acct = next((m for m in mount_list if m[1] == "cgroup" and "cpuacct" in m[2]), None)
         if acct is None:
-            raise EnvironmentProblem(f"cgroup v1 'cpu' is mounted at {cpu[0]} but 'cpuacct' is not; need {_NEEDS}")
+            raise EnvironmentProblem(f"cgroup v1 'cpu' is mounted at {cpu[0]} but 'cpuacct' is not; need {WHAT_IS_NEEDED}")
         base = cpu[0] / own.get("cpu", "/").lstrip("/")
         acct_base = acct[0] / own.get("cpuacct", "/").lstrip("/")
         # A process in a non-root v1 group may not own its parent: fall back to the root.
@@ -155,7 +160,7 @@ def detect_layout(*, mounts: str | Path = "/proc/mounts", self_cgroup: str | Pat
         return _check(CgroupLayout(1, base, acct_base, simulated))
     v2 = next((m for m in mount_list if m[1] == "cgroup2"), None)
     if v2 is None:
-        raise EnvironmentProblem(f"no cgroup filesystem with a cpu controller is mounted; need {_NEEDS}")
+        raise EnvironmentProblem(f"no cgroup filesystem with a cpu controller is mounted; need {WHAT_IS_NEEDED}")
     base = v2[0] / own.get("", "/").lstrip("/")
     # Our own v2 cgroup holds processes (us), so it cannot pass controllers down
     # ("no internal processes"): use its parent, the usual delegated folder.
@@ -170,7 +175,7 @@ def _layout_at(base: Path, *, simulated: bool) -> CgroupLayout:
     if (base / "cpu.cfs_quota_us").exists():
         acct = base if (base / "cpuacct.usage").exists() else Path(str(base).replace("/cpu", "/cpuacct", 1))
         return CgroupLayout(1, base, acct, simulated)
-    raise EnvironmentProblem(f"{base} is not a cgroup folder with a cpu controller; need {_NEEDS}")
+    raise EnvironmentProblem(f"{base} is not a cgroup folder with a cpu controller; need {WHAT_IS_NEEDED}")
 
 
 def _check(layout: CgroupLayout) -> CgroupLayout:
@@ -179,10 +184,10 @@ def _check(layout: CgroupLayout) -> CgroupLayout:
         if "cpu" not in controllers:
             raise EnvironmentProblem(
                 f"cgroup v2 at {layout.base} has no cpu controller (controllers: {' '.join(controllers) or 'none'}); "
-                f"need {_NEEDS}")
+                f"need {WHAT_IS_NEEDED}")
     for d in filter(None, (layout.base, layout.cpuacct_base)):
         if not os.access(d, os.W_OK):
-            raise EnvironmentProblem(f"cgroup folder {d} is not writable by uid {os.getuid()}; need {_NEEDS}")
+            raise EnvironmentProblem(f"cgroup folder {d} is not writable by uid {os.getuid()}; need {WHAT_IS_NEEDED}")
     return layout
 
 
@@ -227,7 +232,7 @@ class Cgroup:
         """
         for base in filter(None, (self.layout.base, self.layout.cpuacct_base)):
             if not base.is_dir():
-                raise EnvironmentProblem(f"cgroup folder {base} does not exist; need {_NEEDS}")
+                raise EnvironmentProblem(f"cgroup folder {base} does not exist; need {WHAT_IS_NEEDED}")
         if self.layout.version == 2:
             _enable_cpu_v2(self.layout.base, self.dir)
         for d in self.dirs:
@@ -314,7 +319,7 @@ class Cgroup:
         """Kill what runs inside and remove the folders (children first).  Idempotent."""
         for d in self.dirs:
             if d.exists():
-                _remove_tree(d, self.layout.simulated)
+                remove_tree(d, self.layout.simulated)
 
 
 def _enable_cpu_v2(base: Path, target: Path) -> None:
@@ -335,9 +340,10 @@ def _enable_cpu_v2(base: Path, target: Path) -> None:
                 f"THROTTLELAB_CGROUP_ROOT to an empty delegated folder") from None
 
 
-def _remove_tree(d: Path, simulated: bool) -> None:
+def remove_tree(d: Path, simulated: bool) -> None:
+    """Remove a cgroup folder and its children, SIGKILLing what runs inside first."""
     for child in sorted((p for p in d.iterdir() if p.is_dir()), key=lambda p: -len(p.parts)):
-        _remove_tree(child, simulated)
+        remove_tree(child, simulated)
     if simulated:
         shutil.rmtree(d, ignore_errors=True)
         return
@@ -366,7 +372,7 @@ def _remove_tree(d: Path, simulated: bool) -> None:
 def find_orphans(layout: CgroupLayout) -> list[Path]:
     """Owner folders under ``throttlelab/`` whose process is gone (in any hierarchy)."""
     out = []
-    for parent in dict.fromkeys(filter(None, (layout.parent, (layout.cpuacct_base or layout.base) / PARENT))):
+    for parent in layout.parents:
         if not parent.is_dir():
             continue
         for d in sorted(parent.iterdir()):
@@ -380,7 +386,7 @@ def remove_orphans(layout: CgroupLayout) -> list[str]:
     """Kill the processes of orphaned owner folders and remove them; return their names."""
     removed = []
     for d in find_orphans(layout):
-        _remove_tree(d, layout.simulated)
+        remove_tree(d, layout.simulated)
         removed.append(str(d))
     return removed
 

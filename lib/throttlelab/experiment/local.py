@@ -47,7 +47,7 @@ def local_backend_available() -> tuple[bool, str]:
     except EnvironmentProblem as exc:
         return False, str(exc)
     except OSError as exc:
-        return False, f"cannot create a CPU cgroup ({exc}); {cgroups._NEEDS}"
+        return False, f"cannot create a CPU cgroup ({exc}); {cgroups.WHAT_IS_NEEDED}"
     return True, ""
 
 
@@ -117,11 +117,10 @@ class LocalBackend:
         """Remove this process's owner folder and everything in it."""
         if self._layout is None:
             return
-        for base in dict.fromkeys(filter(None, (self.layout.parent, (self.layout.cpuacct_base or self.layout.base)
-                                                / cgroups.PARENT))):
-            d = base / self.owner
+        for parent in self.layout.parents:
+            d = parent / self.owner
             if d.exists():
-                cgroups._remove_tree(d, self.layout.simulated)
+                cgroups.remove_tree(d, self.layout.simulated)
 
     def find_orphans(self) -> list[str]:
         try:
