@@ -1,34 +1,53 @@
 #!/usr/bin/env python3
-"""Regenerate the canonical-tables section of README.md from throttlelab.tables.
+"""Regenerate the generated sections of README.md.
+
+* the canonical tables, from ``throttlelab.tables``;
+* the notebooks list, from each notebook's title (its first markdown heading).
 
     .venv/bin/python scripts/readme_tables.py          # rewrite README.md
     .venv/bin/python scripts/readme_tables.py --check  # exit 1 if out of date
 
-tests/test_readme.py runs the check, so the README cannot drift from the module.
+tests/test_readme.py runs the check, so the README cannot drift.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from throttlelab import tables
 
-README = Path(__file__).resolve().parents[1] / "README.md"
-BEGIN, END = "<!-- tables:begin -->", "<!-- tables:end -->"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
 
 
-def section() -> str:
-    parts = [BEGIN, ""]
+def tables_section() -> str:
+    parts = [""]
     for name in tables.TABLES:
         parts += [f"#### `{name}`", "", tables.describe(name), ""]
-    parts.append(END)
     return "\n".join(parts)
 
 
+def notebooks_section() -> str:
+    rows = ["", "| notebook | question |", "|---|---|"]
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        md = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "markdown" else ""
+        title = next((ln.lstrip("# ").strip() for ln in md.splitlines() if ln.startswith("#")), path.stem)
+        rows.append(f"| [`{path.name}`](notebooks/{path.name}) | {title.replace('|', '/')} |")
+    return "\n".join(rows) + "\n"
+
+
+SECTIONS = {"tables": tables_section, "notebooks": notebooks_section}
+
+
 def render(text: str) -> str:
-    start, end = text.index(BEGIN), text.index(END) + len(END)
-    return text[:start] + section() + text[end:]
+    for name, fn in SECTIONS.items():
+        begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+        i, j = text.index(begin) + len(begin), text.index(end)
+        text = text[:i] + fn() + text[j:]
+    return text
 
 
 if __name__ == "__main__":

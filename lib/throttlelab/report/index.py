@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
+body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1.5em; max-width: 60em; color: #222; }
 h1 { margin-bottom: .2em; } h2 { margin-top: 1.5em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; width: 100%; } td, th { padding: .4em .6em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 .ok { color: #1b6e20; } .failed { color: #b00020; font-weight: bold; } .skipped { color: #8a6d00; }
@@ -43,7 +43,9 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
     if not studies:
         parts.append("<p>No reports yet: run <code>make report</code>.</p>")
     for study, runs in studies.items():
-        parts.append(f"<h2>{e(study)}</h2><table><tr><th>report</th><th>status</th><th>headline findings</th></tr>")
+        title = next((r.get("study_title") for r in runs if r.get("study_title")), None)
+        heading = f"{e(title)} <span class='muted'>({e(study)})</span>" if title else e(study)
+        parts.append(f"<h2>{heading}</h2><table><tr><th>report</th><th>status</th><th>headline findings</th></tr>")
         for r in runs:
             status = str(r.get("status", "?"))
             title = e(str(r.get("title") or r.get("name")))

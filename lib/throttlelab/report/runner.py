@@ -75,7 +75,7 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
     params = resolve_parameters(run.parameters, study.root)
     ok, reason = requirements.check(run.requires)
     run_prov = {
-        "study": study.name, "study_file": str(study.path), "run": run.name,
+        "study": study.name, "study_title": study.title, "study_file": str(study.path), "run": run.name,
         "notebook": str(run.notebook.relative_to(study.root)) if run.notebook.is_relative_to(study.root) else str(run.notebook),
         "parameters": params, **prov,
         "inputs": provenance.input_checksums(input_paths(params) + default_inputs(study.root), study.root),
@@ -160,7 +160,8 @@ def _write_run_json(folder: Path, run: NotebookRun, status: str, seconds: float,
     headlines_path = folder / "headlines.json"
     headlines = json.loads(headlines_path.read_text()) if headlines_path.exists() else []
     doc = {
-        "name": run.name, "title": run.title, "status": status, "error": error,
+        "name": run.name, "title": run.title, "study_title": prov.get("study_title"),
+        "status": status, "error": error,
         "seconds": round(seconds, 3), "kernel_start_seconds": kernel_s,
         "headlines": headlines, "report": "report.html" if status != "skipped" else None,
         "provenance": prov,
