@@ -64,38 +64,40 @@ class Lines:
     ascii: bool = True
     truncated: bool = False
     data: bytes = b""
+    line_starts: np.ndarray | None = None
+    line_lengths: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.text)
 
     def lengths(self) -> np.ndarray:
         """Byte length of each line (0 for an empty line), as a numpy array."""
+        if self.line_lengths is not None:
+            return self.line_lengths
         return self.text.str.len_bytes().fill_null(0).to_numpy()
 
-    def starts(self, lengths: np.ndarray | None = None) -> np.ndarray:
+    def starts(self) -> np.ndarray:
         """Byte offset in :attr:`data` where each line starts."""
-        n = len(self.text)
-        if lengths is not None and self.ascii and b"\r" not in self.data:
-            starts = np.zeros(n, dtype=np.int64)
-            np.cumsum(lengths[:-1] + 1, out=starts[1:])
-            if n == 0 or starts[-1] + lengths[-1] + (0 if self.truncated else 1) == len(self.data):
-                return starts
-        arr = np.frombuffer(self.data, dtype=np.uint8)
-        nl = np.flatnonzero(arr == 10)
-        starts = np.zeros(n, dtype=np.int64)
-        starts[1:] = nl[: n - 1] + 1
-        return starts
+        if self.line_starts is not None:
+            return self.line_starts
+        return _starts_from_newlines(self.data, len(self.text))
 
-    def first_bytes(self, lengths: np.ndarray, k: int = 2) -> list[np.ndarray]:
-        """The first ``k`` bytes of each line (0 past a line's end), from :attr:`data`."""
+    def first_bytes(self, k: int = 2) -> list[np.ndarray]:
+        """The first ``k`` bytes of each line, from :attr:`data`.
+
+        Past the end of a line this is its newline (or CR, or the next line's
+        first byte for an empty line): only compare with bytes that cannot end
+        a line.
+        """
         arr = np.frombuffer(self.data, dtype=np.uint8)
-        starts = self.starts(lengths)
-        out = []
-        for j in range(k):
-            pos = np.minimum(starts + j, max(len(arr) - 1, 0))
-            b = arr[pos] if len(arr) else np.zeros(len(starts), np.uint8)
-            b = np.where(lengths > j, b, 0).astype(np.uint8)
-            out.append(b)
+        starts = self.starts()
+        if len(arr) == 0 or len(starts) == 0:
+            return [np.zeros(len(starts), np.uint8) for _ in range(k)]
+        out = [arr[starts]]  # every line starts inside the data
+        for j in range(1, k):
+            pos = starts + j
+            np.minimum(pos, len(arr) - 1, out=pos)
+            out.append(arr[pos])
         return out
 
     def problem_codes(self, lengths: np.ndarray) -> np.ndarray:
@@ -140,8 +142,9 @@ def split_lines(data: bytes, path: str = "<bytes>") -> Lines:
     binary = b"\x00" in data[:BINARY_SNIFF_BYTES]
     ascii_ = data.isascii()
     truncated = not data.endswith(b"\n")
-    n_lines = data.count(b"\n") + (1 if truncated else 0)
-    text = None
+    plain = ascii_ and b"\r" not in data  # line lengths then map back to byte offsets exactly
+    n_lines = None if plain else data.count(b"\n") + (1 if truncated else 0)
+    text = starts = lengths = None
     if _SEP.encode() not in data and not binary:
         text = pl.read_csv(
             data,
@@ -152,7 +155,14 @@ def split_lines(data: bytes, path: str = "<bytes>") -> Lines:
             encoding="utf8-lossy",
             truncate_ragged_lines=True,
         ).to_series()
-        if len(text) != n_lines:  # the CSV reader disagreed about lines: be exact instead
+        if plain:
+            lengths = text.str.len_bytes().fill_null(0).to_numpy()
+            starts = np.zeros(len(lengths), dtype=np.int64)
+            np.cumsum(lengths[:-1] + 1, out=starts[1:])
+            end = starts[-1] + lengths[-1] + (0 if truncated else 1) if len(lengths) else 0
+            if end != len(data):  # the CSV reader disagreed about lines: be exact instead
+                text = starts = lengths = None
+        elif len(text) != n_lines:
             text = None
     if text is None:
         parts = data.decode("utf-8", "replace").split("\n")
@@ -160,7 +170,16 @@ def split_lines(data: bytes, path: str = "<bytes>") -> Lines:
             parts.pop()
         text = pl.Series("t", [s[:-1] if s.endswith("\r") else s for s in parts], dtype=pl.String)
         text = pl.select(pl.when(text.str.len_bytes() > 0).then(text)).to_series().alias("t")
-    return Lines(path, text, binary=binary, ascii=ascii_, truncated=truncated, data=data)
+    return Lines(path, text, binary=binary, ascii=ascii_, truncated=truncated, data=data,
+                 line_starts=starts, line_lengths=lengths)
+
+
+def _starts_from_newlines(data: bytes, n: int) -> np.ndarray:
+    arr = np.frombuffer(data, dtype=np.uint8)
+    nl = np.flatnonzero(arr == 10)
+    starts = np.zeros(n, dtype=np.int64)
+    starts[1:] = nl[: n - 1] + 1
+    return starts
 
 
 def read_lines(path: str | Path) -> Lines:

@@ -50,6 +50,11 @@ IGNORED_KEYS = ("core_sched.force_idle_usec", "wait_sum", "nr_burst")
 _K = {k: i for i, k in enumerate(STAT_KEYS)}
 _MIN = np.iinfo(np.int64).min
 _KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
+# First byte of a line -> 1 maybe a block header, 2 maybe a section marker, 3 maybe a header line.
+_FIRST_BYTE_CLASS = np.zeros(256, dtype=np.uint8)
+_FIRST_BYTE_CLASS[ord("-")] = 1
+_FIRST_BYTE_CLASS[ord("[")] = 2
+_FIRST_BYTE_CLASS[np.frombuffer(b"=PNIL", dtype=np.uint8)] = 3
 _UNKNOWN = 255
 
 # Skip reasons; 0 means "used".  Order = index in the per-line reason array.
@@ -127,39 +132,54 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     rc = lines.problem_codes(lengths)  # codes 0-4 are shared with REASONS
     if lines.binary:
         return _result(source, rc, text, tables.empty("samples"), n, strict)
-    ok = (rc == 0) & (lengths > 0)
-    b0, b1 = lines.first_bytes(lengths, 2)
+    has_problems = bool(rc.any())
+    b0, b1 = lines.first_bytes(2)
 
-    # Structure lines, found from first bytes and confirmed on those few lines only.
-    is_blk = _confirm(text, ok & (b0 == ord("-")) & (b1 == ord("-")),
-                      lambda t: t.str.starts_with("--- ") & t.str.ends_with(" ---"))
-    hdr_first = np.isin(b0, np.frombuffer(b"=PNIL", dtype=np.uint8))
-    is_hdr = _confirm(text, ok & hdr_first, lambda t: t.str.starts_with("===")
-                      | pl.any_horizontal(t.str.starts_with(p) for p in _HEADER_PREFIXES))
-    sec_idx = np.flatnonzero(ok & (b0 == ord("[")))
-    sec_text = text.gather(sec_idx)
-    sec_code_sub = pl.select(_section_code(pl.lit(sec_text))).to_series().to_numpy()
-    is_sec = np.zeros(n, dtype=bool)
-    is_sec[sec_idx[sec_code_sub > 0]] = True
+    # Structure lines: candidates from their first byte (one table lookup per
+    # line), confirmed with string tests on the candidates only.
+    cls = _FIRST_BYTE_CLASS[b0]
+    if has_problems:
+        cls[rc != 0] = 0
+    cand = np.flatnonzero(cls == 1)
+    blk_idx = _confirm(text, cand[b1[cand] == ord("-")], lambda t: t.str.starts_with("--- ") & t.str.ends_with(" ---"))
+    hdr_idx = _confirm(text, np.flatnonzero(cls == 3), lambda t: t.str.starts_with("===")
+                       | pl.any_horizontal(t.str.starts_with(p) for p in _HEADER_PREFIXES))
+    sec_idx = np.flatnonzero(cls == 2)
+    sec_code = pl.select(_section_code(pl.lit(text.gather(sec_idx)))).to_series().to_numpy()
+    sec_idx, sec_code = sec_idx[sec_code > 0], sec_code[sec_code > 0]
+    del cls
 
-    # Section of every line: forward-fill the last marker (block/header -> 0).
-    marker_code = np.full(n, -1, dtype=np.int8)
-    marker_code[is_blk | is_hdr] = 0
-    marker_code[sec_idx[sec_code_sub > 0]] = sec_code_sub[sec_code_sub > 0]
-    last = np.where(marker_code >= 0, np.arange(n), -1)
-    np.maximum.accumulate(last, out=last)
-    code = np.where(last >= 0, marker_code[np.maximum(last, 0)], 0)
-    block = np.cumsum(is_blk, dtype=np.int64)
-    nb = int(block[-1]) + 1  # block 0 = lines before the first block header
+    # Section of every line: the code of the last marker line (block/header -> 0),
+    # repeated up to the next marker.
+    marker = np.full(n, -1, dtype=np.int8)
+    marker[blk_idx] = 0
+    marker[hdr_idx] = 0
+    marker[sec_idx] = sec_code
+    m_pos = np.flatnonzero(marker >= 0)
+    m_code = marker[m_pos]
+    code = np.zeros(n, dtype=np.int8)
+    if len(m_pos):
+        code[m_pos[0]:] = np.repeat(m_code, np.diff(np.append(m_pos, n)))
+    nb = len(blk_idx) + 1  # block 0 = lines before the first block header
+    block = np.zeros(n, dtype=np.int32)
+    if len(blk_idx):
+        block[blk_idx[0]:] = np.repeat(np.arange(1, nb, dtype=np.int32), np.diff(np.append(blk_idx, n)))
 
-    content = ok & ~is_blk & ~is_sec & ~is_hdr
-    rc[is_sec & (code == 9)] = R["unknown section"]
-    rc[content & (code == 0)] = R["unrecognised line"]
-    rc[content & (code == 9)] = R["line in unknown section"]
+    # Kind of every content line: its section code, 10 outside any section;
+    # 0 for markers, blank lines and lines with a file-level problem.
+    kind = code.view(np.uint8).copy()
+    kind[kind == 0] = 10
+    kind[m_pos] = 0
+    kind[lengths == 0] = 0
+    if has_problems:
+        kind[rc != 0] = 0
+    rc[sec_idx[sec_code == 9]] = R["unknown section"]
+    rc[kind == 10] = R["unrecognised line"]
+    rc[kind == 9] = R["line in unknown section"]
 
     def section(k: int) -> tuple[np.ndarray, np.ndarray, pl.Series]:
-        idx = np.flatnonzero(content & (code == k))
-        return idx, block[idx], text.gather(idx)
+        idx = np.flatnonzero(kind == k)
+        return idx, block[idx].astype(np.int64), text.gather(idx)
 
     stat, stat_present = _stat_matrix(*section(2), nb, rc)
     cpu_max = _first_per_block(*section(3), nb, rc, _cpu_max_expr, R["bad cpu.max line"], R["extra cpu.max line"])
@@ -167,8 +187,7 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     top = _top_per_block(*section(1), nb, rc)
 
     # Blocks: timestamps, ordering, cgroup version.
-    blk_idx = np.flatnonzero(is_blk)
-    b_idx = block[blk_idx]
+    b_idx = np.arange(1, nb)
     t = pl.col("t")
     blocks = pl.DataFrame({"ts": parse_timestamps(text.gather(blk_idx).str.slice(4).str.head(-4), tz)})
     block_reason = np.zeros(nb, dtype=np.uint8)
@@ -194,7 +213,6 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
         _raise_first(source, rc, text)
 
     # Runs (headers) and pod names per block.
-    hdr_idx = np.flatnonzero(is_hdr)
     hdrs = pl.DataFrame({"i": hdr_idx, "t": text.gather(hdr_idx)})
     starts = hdrs.filter(t.str.starts_with(HEADER_START))["i"].to_numpy()
     pods = hdrs.filter(t.str.starts_with("Pod: "))
@@ -273,14 +291,12 @@ def _excerpt(text: pl.Series, j: int, reason: str) -> str:
     return "" if reason == lines_mod.BINARY else excerpt(text[j])
 
 
-def _confirm(text: pl.Series, candidates: np.ndarray, test) -> np.ndarray:
-    """Boolean mask: candidate lines for which the expression ``test(pl.col("t"))`` holds."""
-    idx = np.flatnonzero(candidates)
-    out = np.zeros(len(text), dtype=bool)
-    if len(idx):
-        sub = pl.DataFrame({"t": text.gather(idx)}).select(test(pl.col("t")).fill_null(False)).to_series()
-        out[idx[sub.to_numpy()]] = True
-    return out
+def _confirm(text: pl.Series, idx: np.ndarray, test) -> np.ndarray:
+    """The candidate lines ``idx`` for which the expression ``test(pl.col("t"))`` holds."""
+    if len(idx) == 0:
+        return idx
+    sub = pl.DataFrame({"t": text.gather(idx)}).select(test(pl.col("t")).fill_null(False)).to_series()
+    return idx[sub.to_numpy()]
 
 
 def _section_code(t: pl.Expr) -> pl.Expr:
@@ -306,20 +322,22 @@ def _stat_matrix(i: np.ndarray, b: np.ndarray, text: pl.Series, nb: int, rc: np.
         key=t.str.head(pl.col("pos")).cast(_KEY_ENUM, strict=False).to_physical(),
         value=t.str.slice(pl.col("pos") + 1).cast(pl.Int64, strict=False),
     )
-    key = kv["key"].fill_null(_UNKNOWN).to_numpy().astype(np.int64)
+    key = kv["key"].fill_null(_UNKNOWN).to_numpy()
     val = kv["value"].fill_null(-1).to_numpy()
-    bad = val < 0
-    unknown = ~bad & (key == _UNKNOWN)
-    rc[i[bad]] = R["bad cpu.stat line"]
-    rc[i[unknown]] = R["unknown cpu.stat key"]
-    good = ~bad & (key < nk)
-    b, key, val, i = b[good], key[good], val[good], i[good]
-    present[b, key] = True
-    if np.count_nonzero(present) < len(b):  # repeated keys in a block: keep the first
-        first = pl.Series(b * nk + key).is_first_distinct().to_numpy()
+    good = (val >= 0) & (key < nk)
+    if not good.all():
+        bad = val < 0
+        unknown = ~bad & (key == _UNKNOWN)
+        rc[i[bad]] = R["bad cpu.stat line"]
+        rc[i[unknown]] = R["unknown cpu.stat key"]
+        b, key, val, i = b[good], key[good], val[good], i[good]
+    flat = b * nk + key  # index into the raveled (block x key) matrices
+    present.ravel()[flat] = True
+    if np.count_nonzero(present) < len(flat):  # repeated keys in a block: keep the first
+        first = pl.Series(flat).is_first_distinct().to_numpy()
         rc[i[~first]] = R["repeated cpu.stat key in block"]
-        b, key, val = b[first], key[first], val[first]
-    values[b, key] = val
+        flat, val = flat[first], val[first]
+    values.ravel()[flat] = val
     return values, present
 
 

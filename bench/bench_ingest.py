@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Benchmark: reading monitor logs.
+
+Generates a day of samples at 100 ms (864,000 blocks, cgroup v2, ~300 MB) in a
+temporary folder and times, in the same run:
+
+* ``wc -l`` on the file (the floor: reading the bytes once);
+* :func:`throttlelab.ingest.monitor_log.read_monitor_log` (vectorised);
+* a straightforward line-by-line Python parser (the baseline below);
+
+then ``throttlelab ingest`` as a whole process on a day at 1 s (86,400 blocks).
+Goals (issue 3): >= 5x the baseline, >= 250 MB/s, CLI < 1 s.  The machine is
+shared and noisy: the ratios measured in one run are what to look at.
+
+    .venv/bin/python bench/bench_ingest.py [--blocks 864000] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HEADER = "=== CPU Monitoring Started ===\nPod: {pod}\nNamespace: bench\nInterval: {interval}s\nLog file: {path}\n===============================\n"
+BLOCK = (
+    "--- {ts}Z ---\n"
+    "[kubectl top]\n"
+    "POD                      NAME     CPU(cores)   MEMORY(bytes)\n"
+    "{pod}   ffmpeg   {cpu}m        {mem}Mi\n"
+    "[cgroup cpu.stat]\n"
+    "usage_usec {u}\nuser_usec {uu}\nsystem_usec {su}\n"
+    "nr_periods {p}\nnr_throttled {t}\nthrottled_usec {tu}\nnr_bursts 0\nburst_usec 0\n"
+    "[cgroup cpu.max]\n"
+    "400000 100000\n"
+    "\n"
+)
+
+
+def generate(path: Path, blocks: int, interval_s: float) -> int:
+    """Write a synthetic monitor log in the writer's format (same text as format_block)."""
+    pod = "ffmpeg-7d9c5b6f4-x2k8p"
+    start = dt.datetime(2026, 2, 6, tzinfo=dt.timezone.utc)
+    step_us = int(round(interval_s * 1e6))
+    u = p = t = tu = 0
+    with open(path, "w") as f:
+        f.write(HEADER.format(pod=pod, interval=f"{interval_s:g}", path=path))
+        chunk = []
+        for i in range(blocks):
+            when = start + dt.timedelta(microseconds=i * step_us)
+            du = 300_000 + (i * 7919) % 100_000
+            u += du
+            p += 1
+            t += 1 if i % 3 else 0
+            tu += (i * 104729) % 50_000
+            chunk.append(
+                BLOCK.format(
+                    ts=when.strftime("%Y-%m-%d %H:%M:%S.") + f"{when.microsecond // 1000:03d}",
+                    pod=pod, cpu=3000 + i % 1000, mem=500 + i % 100,
+                    u=u, uu=u - u // 10, su=u // 10, p=p, t=t, tu=tu,
+                )
+            )
+            if len(chunk) == 20_000:
+                f.write("".join(chunk))
+                chunk.clear()
+        f.write("".join(chunk))
+    return path.stat().st_size
+
+
+# --- baseline: a straightforward line-by-line parser ------------------------------
+
+
+def baseline_parse(path: Path):
+    """What one would write first: a Python loop over lines, a dict per block."""
+    import polars as pl
+
+    rows, cur, section = [], None, None
+    pod = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if line.startswith("--- ") and line.endswith(" ---"):
+                ts = line[4:-4]
+                if ts.endswith("Z"):
+                    ts = ts[:-1] + "+00:00"
+                cur = {"timestamp": dt.datetime.fromisoformat(ts), "pod": pod}
+                rows.append(cur)
+                section = None
+            elif line.startswith("Pod: "):
+                pod = line[5:].strip()
+            elif line.startswith("[") and line.endswith("]"):
+                section = line[1:-1]
+            elif not line or cur is None:
+                continue
+            elif section == "cgroup cpu.stat":
+                key, _, value = line.partition(" ")
+                cur[key] = int(value)
+            elif section == "cgroup cpu.max":
+                quota, period = line.split()
+                cur["period_us"] = int(period)
+                cur["limit_cores"] = None if quota in ("max", "-1") else int(quota) / int(period)
+            elif section == "kubectl top" and not line.startswith("POD "):
+                fields = line.split()
+                cpu, mem = fields[2], fields[3]
+                cur["top_cpu_cores"] = int(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
+                cur["top_memory_bytes"] = int(mem[:-2]) * 2**20 if mem.endswith("Mi") else int(mem)
+    df = pl.DataFrame(rows)
+    return df.with_columns(
+        usage_seconds=pl.col("usage_usec") / 1e6,
+        throttled_seconds=pl.col("throttled_usec") / 1e6,
+    )
+
+
+def _best(fn, repeat: int) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--blocks", type=int, default=864_000, help="blocks in the 100 ms log (default: a day)")
+    ap.add_argument("--cli-blocks", type=int, default=86_400, help="blocks in the 1 s log for the CLI timing")
+    ap.add_argument("--repeat", type=int, default=3, help="repetitions; the best time is kept")
+    args = ap.parse_args(argv)
+
+    from throttlelab.ingest.monitor_log import read_monitor_log
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_ingest_"))
+    try:
+        big = tmp / "day_100ms.log"
+        t0 = time.perf_counter()
+        size = generate(big, args.blocks, 0.1)
+        gen_s = time.perf_counter() - t0
+        mb = size / 1e6
+        print(f"generated {big.name}: {args.blocks:,d} blocks, {mb:,.0f} MB in {gen_s:.1f} s")
+
+        wc_s, _ = _best(lambda: subprocess.run(["wc", "-l", str(big)], check=True, capture_output=True), args.repeat)
+        ours_s, res = _best(lambda: read_monitor_log(big), args.repeat)
+        base_s, base = _best(lambda: baseline_parse(big), 1)
+        assert res.samples.height == base.height == args.blocks, (res.samples.height, base.height)
+        assert res.samples["nr_throttled"].to_list()[-5:] == base["nr_throttled"].to_list()[-5:]
+
+        small = tmp / "day_1s.log"
+        generate(small, args.cli_blocks, 1.0)
+        exe = shutil.which("throttlelab", path=str(Path(sys.executable).parent)) or "throttlelab"
+        cli_s, _ = _best(
+            lambda: subprocess.run([exe, "ingest", str(small), "-o", str(tmp / "o.parquet"), "-q"], check=True,
+                                   capture_output=True, env={**os.environ}),
+            args.repeat,
+        )
+        result = {
+            "file_mb": round(mb, 1),
+            "blocks": args.blocks,
+            "wc_l_seconds": round(wc_s, 3),
+            "ingest_seconds": round(ours_s, 3),
+            "baseline_seconds": round(base_s, 3),
+            "speedup_vs_baseline": round(base_s / ours_s, 2),
+            "ingest_mb_per_s": round(mb / ours_s, 1),
+            "ingest_over_wc_l": round(ours_s / wc_s, 1),
+            "cli_24h_1s_seconds": round(cli_s, 3),
+            "cpu_count": os.cpu_count(),
+            "load_average_1m": round(os.getloadavg()[0], 2),
+        }
+        print(f"wc -l                  {wc_s:8.3f} s  ({mb / wc_s:8.0f} MB/s)")
+        print(f"read_monitor_log       {ours_s:8.3f} s  ({mb / ours_s:8.0f} MB/s)  = {ours_s / wc_s:.1f} x wc -l   [goal >= 250 MB/s]")
+        print(f"baseline (line loop)   {base_s:8.3f} s  ({mb / base_s:8.0f} MB/s)")
+        print(f"speed-up vs baseline   {base_s / ours_s:8.1f} x   [goal >= 5x]")
+        print(f"throttlelab ingest, 24 h at 1 s ({args.cli_blocks:,d} blocks), whole process: {cli_s:.3f} s   [goal < 1 s]")
+        print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: timings on a busy machine are slower)")
+        return result
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
