@@ -259,7 +259,7 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
             failed += 1
             continue
         d = list(_derived(model, pb, lam_ref, x_max))
-        if model == "hyperbolic" and pb[2] >= 9.9:
+        if model == "hyperbolic" and (pb[2] >= 9.9 or pb[2] <= x_max + 2e-3):
             d[0] = np.nan
         boots.append([*pb, *d])
     a = (1 - level) / 2
@@ -276,6 +276,9 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
     if model == "hyperbolic" and p[2] >= 9.9:
         knee = float("nan")
         notes.append("no take-off: the fitted pole sits at its bound (the curve is nearly straight), so no knee")
+    elif model == "hyperbolic" and p[2] <= x_max + 2e-3:
+        knee = float("nan")
+        notes.append("degenerate fit: the pole sits on the largest observed share (one point drives it), so no knee")
     est = [Estimate(val, *ci(k + i), level, n) if np.isfinite(val) else Estimate(val, nan, nan, level, n)
            for i, val in enumerate((knee, doubling, pole))]
     if failed:

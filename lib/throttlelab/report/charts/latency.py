@@ -15,6 +15,13 @@ import polars as pl
 BETTER_WORSE = alt.Scale(scheme="redblue", domainMid=0, reverse=True)
 
 
+def _clean(df: pl.DataFrame) -> pl.DataFrame:
+    """NaN -> null (vega-lite specs are JSON, which has no NaN)."""
+    import polars.selectors as cs
+
+    return df.with_columns(cs.float().fill_nan(None))
+
+
 def response_vs_contention(points: pl.DataFrame, *, y: str = "mean_ms", low: str | None = None, high: str | None = None,
                            color: str = "load", x: str = "contention", curves: pl.DataFrame | None = None,
                            knees: pl.DataFrame | None = None, title: str = "Response time vs neighbour CPU share",
@@ -24,7 +31,7 @@ def response_vs_contention(points: pl.DataFrame, *, y: str = "mean_ms", low: str
     ``curves`` (columns ``x``, ``y``, ``color``) are drawn as lines (fitted models);
     ``knees`` (columns ``knee``, ``knee_low``, ``knee_high``, ``color``) as vertical rules with a band.
     """
-    df = points.with_columns((pl.col(x) * 100).alias("share_pct"), pl.col(color).cast(pl.String).alias("series"))
+    df = _clean(points).with_columns((pl.col(x) * 100).alias("share_pct"), pl.col(color).cast(pl.String).alias("series"))
     enc_x = alt.X("share_pct:Q", title="neighbour CPU share of the machine (%)")
     tips = [alt.Tooltip("share_pct:Q", title="share (%)", format=".0f"), alt.Tooltip("series:N", title=color),
             alt.Tooltip(f"{y}:Q", title=y_title, format=".3g")]
@@ -33,12 +40,12 @@ def response_vs_contention(points: pl.DataFrame, *, y: str = "mean_ms", low: str
     if low and high:
         layers.append(base.mark_errorbar().encode(y=alt.Y(f"{low}:Q", title=y_title), y2=f"{high}:Q"))
     if curves is not None and curves.height:
-        c = curves.with_columns((pl.col("x") * 100).alias("share_pct"), pl.col("color").cast(pl.String).alias("series"))
+        c = _clean(curves).with_columns((pl.col("x") * 100).alias("share_pct"), pl.col("color").cast(pl.String).alias("series"))
         layers.append(alt.Chart(c).mark_line(strokeDash=[4, 3]).encode(
             x="share_pct:Q", y="y:Q", color="series:N", detail="series:N",
             tooltip=[alt.Tooltip("series:N", title=color), alt.Tooltip("y:Q", title="fitted", format=".3g")]))
     if knees is not None and knees.height:
-        k = knees.with_columns(*[pl.col(c) * 100 for c in ("knee", "knee_low", "knee_high")],
+        k = _clean(knees).filter(pl.col("knee").is_not_null()).with_columns(*[pl.col(c) * 100 for c in ("knee", "knee_low", "knee_high")],
                                pl.col("color").cast(pl.String).alias("series"))
         layers.append(alt.Chart(k).mark_rect(opacity=0.12).encode(x="knee_low:Q", x2="knee_high:Q", color="series:N"))
         layers.append(alt.Chart(k).mark_rule(strokeWidth=2).encode(
@@ -67,7 +74,7 @@ def percent_change_heatmap(table: pl.DataFrame, *, title: str = "Change with the
                            load_title: str = "virtual users") -> alt.Chart:
     """%-change per stage x load, one panel per statistic (long table of
     :func:`throttlelab.analysis.concurrency.percent_change_table`)."""
-    df = table.with_columns(pl.col("percent_change").round(1).alias("pct"),
+    df = _clean(table).with_columns(pl.col("percent_change").round(1).alias("pct"),
                             pl.col("load").cast(pl.Int64).cast(pl.String).alias("load_label"))
     stages = [s for s in ("embedding", "categories", "duplicates", "quality", "score", "total") if s in df["stage"]]
     enc = dict(x=alt.X("load_label:O", title=load_title, sort=None), y=alt.Y("stage:N", title="stage", sort=stages))
@@ -88,7 +95,7 @@ def percent_change_heatmap(table: pl.DataFrame, *, title: str = "Change with the
 def stage_bars(summary: pl.DataFrame, *, stat: str = "avg_seconds", title: str = "Time per stage",
                load_title: str = "virtual users") -> alt.Chart:
     """Bars of a per-stage statistic per configuration, one panel per load."""
-    df = summary.with_columns(pl.col("load").cast(pl.Int64).cast(pl.String).alias("load_label"))
+    df = _clean(summary).with_columns(pl.col("load").cast(pl.Int64).cast(pl.String).alias("load_label"))
     stages = [s for s in ("embedding", "categories", "duplicates", "quality", "score", "total") if s in df["stage"]]
     return alt.Chart(df).mark_bar().encode(
         x=alt.X("stage:N", sort=stages, title="stage"),
