@@ -184,3 +184,27 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float) 
         recommended_seconds=rec["geomean_seconds"] if rec else None, recommended_seconds_ci=rec_ci,
         core_seconds=(reserve * rec["geomean_seconds"]) if (rec and reserve is not None) else None,
     )
+
+
+def thread_results(a: ThreadCountAnalysis) -> dict:
+    """One group's ``results.json`` entry for notebook 04 (schema in ``docs/results_schema.md``)."""
+    return {
+        "group": a.group,
+        "label": a.label,
+        "has_explicit_threads": a.has_explicit_threads,
+        "has_auto": a.has_auto,
+        "note": a.note,
+        "noise": {"sigma_log": a.noise.sigma, "cv_pct": a.noise.cv_pct, "df": a.noise.df, "source": a.noise.source,
+                  "assumption_based": a.noise.assumption_based},
+        "best_threads": [
+            {
+                "limit_cores": c.limit_cores, "limit": c.limit_label, "best_threads": c.best_threads,
+                "best_seconds": c.best_seconds, "best_seconds_ci": c.best_seconds_ci,
+                "near_best_threads": list(c.near_best_threads),
+                "auto_seconds": c.auto_seconds, "auto_vs_best_pct": c.auto_vs_best_pct,
+                "auto_vs_best_ci_pct": c.auto_vs_best_ci_pct, "auto_vs_best_p_value": c.auto_vs_best_p_value,
+            }
+            for c in a.limits
+        ],
+        "recommendations": a.recommendations(),
+    }

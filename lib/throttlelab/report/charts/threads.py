@@ -14,6 +14,7 @@ def thread_heatmap(analysis: ThreadCountAnalysis, *, title: str) -> alt.Chart:
         pl.col("threads").cast(pl.Int64, strict=False).fill_null(10**6).alias("threads_order"))
     limits = cells.sort("limit_order")["limit_label"].unique(maintain_order=True).to_list()
     threads = cells.sort("threads_order")["threads"].unique(maintain_order=True).to_list()
+    cells = cells.drop("limit_order", "threads_order")  # inf (unlimited) is not JSON
     x = alt.X("threads:N", sort=threads, title="threads")
     y = alt.Y("limit_label:N", sort=limits, title="CPU limit")
     tips = [alt.Tooltip("limit_label:N", title="limit"), alt.Tooltip("threads:N"),

@@ -1,0 +1,36 @@
+"""Notebook 03 on the published ffmpeg sweep and on the runs fixture (a local-sweep-shaped table)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.notebooks.results_schemas import validate
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
+
+
+def test_03_on_published_data(run_notebook):
+    out, results = run_notebook("03_cpu_limits", n_boot=20, n_sim=4000)
+    validate(results)
+    [g] = results["results"]["groups"]
+    [zone] = g["dead_zones"]["zones"]
+    assert 6.0 in zone["limits_cores"] and zone["p_value"] < 0.05
+    verdicts = {t["limit"]: t["verdict"] for t in g["dead_zones"]["limits"]}
+    assert verdicts["16000m"] != "dead zone" and verdicts["5000m"] == "undecided"
+    assert g["dead_zones_with_block"] is not None
+    assert g["recommendation"]["limit_label"] == "12000m"
+    assert results["results"]["active_time"]["slowdown_factor"] > 7
+    assert {"fits", "dead_zones", "limits", "recommendations", "active_time"} <= set(results["tables"])
+    assert len(json.loads((out / "headlines.json").read_text())) >= 2
+
+
+def test_03_on_a_runs_table_with_threads(run_notebook):
+    _, results = run_notebook("03_cpu_limits", runs_path=str(FIXTURE), n_boot=10, n_sim=2000,
+                              active_time_path="none")
+    validate(results)
+    r = results["results"]
+    assert r["runs"]["excluded_by_reason"] == {"status failed": 1, "warm-up run": 1}
+    assert len(r["groups"]) == 5  # threads 1, 2, 4, 8, auto
+    assert r["active_time"] is None
+    assert all(len(g["fits"]) == 3 or g["fit_note"] for g in r["groups"])
