@@ -103,6 +103,8 @@ INTERVALS = _table(
     Column("start", UTC_TIME, "interval start (UTC)", False),
     Column("end", UTC_TIME, "interval end (UTC)", False),
     Column("seconds", pl.Float64, "interval length (s)", False),
+    Column("nr_periods_delta", pl.Int64, "CFS periods elapsed in the interval (delta nr_periods)"),
+    Column("nr_throttled_delta", pl.Int64, "throttled periods in the interval (delta nr_throttled)"),
     Column("throttled_ratio", pl.Float64, "delta nr_throttled / delta nr_periods; null if no period elapsed"),
     Column("throttled_seconds_per_second", pl.Float64, "delta throttled time / interval"),
     Column("effective_cores", pl.Float64, "delta usage / interval (cores)"),
