@@ -15,8 +15,10 @@ two steps, on the log scale (ratios of geometric means; see
    best (fastest) lower limit ``b(j)``; the one-sided null is "``j`` is at most
    ``threshold_pct`` slower than every lower limit".  The statistic is the
    studentised ``log(mean_j / mean_b(j)) - log(1 + threshold)``.  Its null
-   distribution is simulated by a parametric bootstrap at the null-projected
-   curve (each limit capped at its running minimum + threshold), re-choosing
+   distribution is simulated by a parametric bootstrap at a null curve (limits
+   clearly inside their null stay at their estimate, every other limit sits
+   on its boundary, running minimum + threshold: generalised moment
+   selection, ``interior_k``), re-choosing
    the baseline in every draw, so the selection of the best lower limit is
    paid for.  Multiple limits are corrected by a step-down procedure: the
    default ``correction="maxt"`` is the Westfall-Young step-down max-T (Holm's
@@ -130,6 +132,7 @@ def find_dead_zones(
     correction: str = "maxt",
     n_sim: int = 20000,
     seed: int = 0,
+    interior_k: float = 1.5,
 ) -> list[DeadZoneAnalysis]:
     """Dead-zone analysis of every group of prepared runs.
 
@@ -150,6 +153,11 @@ def find_dead_zones(
         ``"maxt"`` (Westfall-Young step-down) or ``"holm"``.
     n_sim
         Monte-Carlo draws for the null distributions (seeded).
+    interior_k
+        Limits whose slowdown is below the threshold by more than this many
+        standard errors are simulated at their estimate instead of on the null
+        boundary (generalised moment selection, as in Hansen's test of
+        superior predictive ability); the others sit on the boundary.
     """
     out = []
     for group, frame in iter_groups(runs):
@@ -161,7 +169,7 @@ def find_dead_zones(
         out.append(
             analyse_effects(
                 effects, [cores[o] for o in effects.order], group=group, threshold_pct=threshold_pct,
-                alpha=alpha, correction=correction, n_sim=n_sim, seed=seed,
+                alpha=alpha, correction=correction, n_sim=n_sim, seed=seed, interior_k=interior_k,
             )
         )
     return out
