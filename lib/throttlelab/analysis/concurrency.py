@@ -7,6 +7,13 @@ Two kinds of input give the same %-change table:
 * per-request stage timings (our load generator, or k6 output): summarised by
   :func:`stage_summary` into the same columns.
 
+Caveats, stated with every measured table: requests of one closed-loop run
+are not independent (they share the queue), so Mann-Whitney p-values are
+optimistic -- read the effect sizes and replicate runs for firm claims; and our
+service's stage ``seconds`` include the semaphore wait (``wait_seconds`` holds
+the waiting part), while the wiki's embedding times apparently did not (they
+fell with the semaphore).
+
 ``%-change = (other - base) / base * 100``: negative is *better* (blue in the
 wiki), positive *worse* (red).  Only per-request samples allow a test:
 :func:`compare_stages` adds a two-sided Mann-Whitney U test per (load, stage),
