@@ -46,3 +46,16 @@ def test_select_unknown_run():
 def test_default_study_parses():
     study = load_study(REPO / "studies" / "default.yaml")
     assert study.runs, "the default study runs notebooks"
+
+
+def test_study_paths_become_absolute(tmp_path):
+    from throttlelab.report.runner import resolve_parameters
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "spec.yaml").write_text("x: 1\n")
+    out = resolve_parameters(
+        {"spec": "spec.yaml", "later": "data/raw/not_yet", "word": "auto", "n": 3, "empty": ""}, tmp_path
+    )
+    assert out["spec"] == str(tmp_path / "spec.yaml")
+    assert out["later"] == str(tmp_path / "data" / "raw" / "not_yet")
+    assert out["word"] == "auto" and out["n"] == 3 and out["empty"] == ""

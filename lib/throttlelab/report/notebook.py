@@ -30,6 +30,8 @@ def start(output_dir: str | Path, *, name: str | None = None) -> Path:
     """Create ``output_dir``, enable offline charts and return the folder as a Path."""
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    for stale in ("results.json", "headlines.json"):  # a re-run must not add to the last one's
+        (out / stale).unlink(missing_ok=True)
     _current.update(out=out, tables=[], name=name)
     offline.enable(reset=True)
     return out

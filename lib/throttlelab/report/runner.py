@@ -54,11 +54,19 @@ class StudyOutcome:
 
 
 def resolve_parameters(params: dict[str, Any], root: Path) -> dict[str, Any]:
-    """Relative path values that exist under ``root`` become absolute paths."""
+    """Relative paths become absolute paths under the project ``root``.
+
+    A string value is taken for a path when it exists under ``root``, or when
+    it has a folder part whose first folder exists there (``data/raw/x`` made
+    by an earlier run of the same study).  Notebooks run from their own folder,
+    so a study's paths must not stay relative.
+    """
     out = {}
     for k, v in params.items():
-        if isinstance(v, str) and v and not Path(v).is_absolute() and (root / v).exists():
-            v = str((root / v).resolve())
+        if isinstance(v, str) and v and not Path(v).is_absolute():
+            p = Path(v)
+            if (root / p).exists() or (len(p.parts) > 1 and (root / p.parts[0]).is_dir()):
+                v = str((root / p).resolve())
         out[k] = v
     return out
 
