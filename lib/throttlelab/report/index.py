@@ -27,6 +27,8 @@ def read_runs(reports_dir: Path) -> dict[str, list[dict[str, Any]]]:
             doc = {"name": path.parent.name, "status": "failed", "error": "unreadable run.json", "headlines": []}
         doc["_href"] = f"{path.parent.parent.name}/{path.parent.name}/"
         studies.setdefault(path.parent.parent.name, []).append(doc)
+    for runs in studies.values():
+        runs.sort(key=lambda d: (d.get("position") or 0, str(d.get("name"))))
     return studies
 
 

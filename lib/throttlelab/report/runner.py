@@ -75,7 +75,8 @@ def input_paths(params: dict[str, Any]) -> list[Path]:
     return [Path(v) for v in params.values() if isinstance(v, str) and v and Path(v).exists()]
 
 
-def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], log: TextIO | None = None) -> RunOutcome:
+def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], log: TextIO | None = None,
+            position: int = 0) -> RunOutcome:
     """Execute one run into ``folder`` (emptied first) and write its report."""
     if folder.exists():
         shutil.rmtree(folder)
@@ -84,6 +85,7 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
     ok, reason = requirements.check(run.requires)
     run_prov = {
         "study": study.name, "study_title": study.title, "study_file": str(study.path), "run": run.name,
+        "position": position,
         "notebook": str(run.notebook.relative_to(study.root)) if run.notebook.is_relative_to(study.root) else str(run.notebook),
         "parameters": params, **prov,
         "inputs": provenance.input_checksums(input_paths(params) + default_inputs(study.root), study.root),
@@ -147,16 +149,16 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
             futures = {}
             for run in shared:
                 start(run)
-                futures[pool.submit(run_one, run, study, reports_dir / study.name / run.name, prov, None)] = run
+                futures[pool.submit(run_one, run, study, reports_dir / study.name / run.name, prov, None, order[run.name])] = run
             for fut in as_completed(futures):
                 done(fut.result())
     else:
         for run in shared:
             start(run)
-            done(run_one(run, study, reports_dir / study.name / run.name, prov, log))
+            done(run_one(run, study, reports_dir / study.name / run.name, prov, log, order[run.name]))
     for run in exclusive:
         start(run)
-        done(run_one(run, study, reports_dir / study.name / run.name, prov, log))
+        done(run_one(run, study, reports_dir / study.name / run.name, prov, log, order[run.name]))
     outcomes = tuple(results[r.name] for r in study.runs)
     index = write_index(reports_dir)
     failed = tuple(o.name for o in outcomes if o.status == "failed")
@@ -169,6 +171,7 @@ def _write_run_json(folder: Path, run: NotebookRun, status: str, seconds: float,
     headlines = json.loads(headlines_path.read_text()) if headlines_path.exists() else []
     doc = {
         "name": run.name, "title": run.title, "study_title": prov.get("study_title"),
+        "position": prov.get("position", 0),
         "status": status, "error": error,
         "seconds": round(seconds, 3), "kernel_start_seconds": kernel_s,
         "headlines": headlines, "report": "report.html" if status != "skipped" else None,
