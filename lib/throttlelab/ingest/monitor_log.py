@@ -55,6 +55,10 @@ _FIRST_BYTE_CLASS = np.zeros(256, dtype=np.uint8)
 _FIRST_BYTE_CLASS[ord("-")] = 1
 _FIRST_BYTE_CLASS[ord("[")] = 2
 _FIRST_BYTE_CLASS[np.frombuffer(b"=PNIL", dtype=np.uint8)] = 3
+# First two bytes of the header lines ("==", "Po", "Na", "In", "Lo"): not "POD ..." or "NAME ..." of kubectl top.
+_HEADER_PAIRS = np.zeros((256, 256), dtype=bool)
+for _a, _b in ("==", "Po", "Na", "In", "Lo"):
+    _HEADER_PAIRS[ord(_a), ord(_b)] = True
 _UNKNOWN = 255
 
 # Skip reasons; 0 means "used".  Order = index in the per-line reason array.
@@ -140,9 +144,10 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     cls = _FIRST_BYTE_CLASS[b0]
     if has_problems:
         cls[rc != 0] = 0
-    cand = np.flatnonzero(cls == 1)
-    blk_idx = _confirm(text, cand[b1[cand] == ord("-")], lambda t: t.str.starts_with("--- ") & t.str.ends_with(" ---"))
-    hdr_idx = _confirm(text, np.flatnonzero(cls == 3), lambda t: t.str.starts_with("===")
+    blk_idx = _confirm(text, (cls == 1) & (b1 == ord("-")), lambda t: t.str.starts_with("--- ") & t.str.ends_with(" ---"))
+    hdr_cand = np.flatnonzero(cls == 3)
+    hdr_cand = hdr_cand[_HEADER_PAIRS[b0[hdr_cand], b1[hdr_cand]]]
+    hdr_idx = _confirm(text, hdr_cand, lambda t: t.str.starts_with("===")
                        | pl.any_horizontal(t.str.starts_with(p) for p in _HEADER_PREFIXES))
     sec_idx = np.flatnonzero(cls == 2)
     sec_code = pl.select(_section_code(pl.lit(text.gather(sec_idx)))).to_series().to_numpy()
@@ -178,8 +183,10 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     rc[kind == 9] = R["line in unknown section"]
 
     def section(k: int) -> tuple[np.ndarray, np.ndarray, pl.Series]:
-        idx = np.flatnonzero(kind == k)
-        return idx, block[idx].astype(np.int64), text.gather(idx)
+        mask = kind == k
+        idx = np.flatnonzero(mask)
+        # a boolean filter is several times cheaper than a gather on a string column
+        return idx, block[idx].astype(np.int64), text.filter(pl.Series(mask))
 
     stat, stat_present = _stat_matrix(*section(2), nb, rc)
     cpu_max = _first_per_block(*section(3), nb, rc, _cpu_max_expr, R["bad cpu.max line"], R["extra cpu.max line"])
@@ -224,6 +231,9 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     pod_names = pods["t"].str.slice(5).str.strip_chars()
     header_pod = pl.Series([None], dtype=pl.String).extend(pod_names).gather(pod_pos + 1)
 
+    if keep.all():  # plain slices instead of fancy indexing
+        kb = slice(1, nb)
+    n_kept = int(keep.sum())
     version = np.where(has_v2, 2, np.where(has_v1, 1, 0))[kb]
     S = {k: (stat[kb, _K[k]], stat_present[kb, _K[k]]) for k in STAT_KEYS}
 
@@ -235,8 +245,8 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
 
     def seconds(v2_key: str | None, v1_key: str | None, v1_acct: bool = False) -> pl.Series:
         # numpy true division: exact, unlike a multiply by the reciprocal
-        out = np.zeros(len(kb), dtype=np.float64)
-        have = np.zeros(len(kb), dtype=bool)
+        out = np.zeros(n_kept, dtype=np.float64)
+        have = np.zeros(n_kept, dtype=bool)
         sources = [(v2_key, 2, 1e6), (v1_key, 1, 1e9)]
         for key, ver, scale in sources:
             if key is None:
@@ -291,11 +301,18 @@ def _excerpt(text: pl.Series, j: int, reason: str) -> str:
     return "" if reason == lines_mod.BINARY else excerpt(text[j])
 
 
-def _confirm(text: pl.Series, idx: np.ndarray, test) -> np.ndarray:
-    """The candidate lines ``idx`` for which the expression ``test(pl.col("t"))`` holds."""
+def _confirm(text: pl.Series, candidates: np.ndarray, test) -> np.ndarray:
+    """Indices of the candidate lines (an index array, or a boolean mask for many)
+    for which the expression ``test(pl.col("t"))`` holds."""
+    if candidates.dtype == bool:
+        idx = np.flatnonzero(candidates)
+        sub_text = text.filter(pl.Series(candidates)) if len(idx) else None
+    else:
+        idx = candidates
+        sub_text = text.gather(idx) if len(idx) else None
     if len(idx) == 0:
         return idx
-    sub = pl.DataFrame({"t": text.gather(idx)}).select(test(pl.col("t")).fill_null(False)).to_series()
+    sub = pl.DataFrame({"t": sub_text}).select(test(pl.col("t")).fill_null(False)).to_series()
     return idx[sub.to_numpy()]
 
 
@@ -362,7 +379,7 @@ def _first_per_block(i, b, text, nb, rc, expr_fn, bad_reason, extra_reason) -> d
     out["present"] = np.zeros(nb, dtype=bool)
     if len(i) == 0:
         return out
-    p = pl.DataFrame({"t": text}).select(**expr_fn(pl.col("t")))
+    p = _parse_distinct(text, expr_fn(pl.col("t")))
     bad = p.select(pl.any_horizontal(pl.col(k).is_null() for k in names)).to_series().to_numpy()
     rc[i[bad]] = bad_reason
     p, b, i = p.filter(pl.Series(~bad)), b[~bad], i[~bad]
@@ -383,16 +400,14 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     t = pl.col("t")
     head = pl.select((pl.lit(text).str.starts_with("POD ") | pl.lit(text).str.starts_with("NAME "))).to_series().to_numpy()
     i, b = i[~head], b[~head]
-    rows = pl.DataFrame({"t": text.filter(pl.Series(~head))}).select(
-        f=t.str.extract_groups(r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$"),
-    ).unnest("f")
-    four = pl.col("4").is_not_null()
-    rows = rows.select(
-        pod=pl.col("1"),
-        container=pl.when(four).then(pl.col("2")),
-        cpu=cpu_cores(pl.when(four).then(pl.col("3")).otherwise(pl.col("2"))),
-        mem=memory_bytes(pl.when(four).then(pl.col("4")).otherwise(pl.col("3"))),
-    )
+    f = t.str.extract_groups(r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$")
+    four = f.struct.field("4").is_not_null()
+    rows = _parse_distinct(text.filter(pl.Series(~head)), {
+        "pod": f.struct.field("1"),
+        "container": pl.when(four).then(f.struct.field("2")),
+        "cpu": cpu_cores(pl.when(four).then(f.struct.field("3")).otherwise(f.struct.field("2"))),
+        "mem": memory_bytes(pl.when(four).then(f.struct.field("4")).otherwise(f.struct.field("3"))),
+    })
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
     rows, b = rows.filter(pl.Series(~bad)), b[~bad]
@@ -412,8 +427,20 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     return {k: rows[k].gather(np.maximum(idx, 0)).scatter(missing, None) for k in ("pod", "container", "cpu", "mem")}
 
 
-def _take(s: pl.Series | None, idx: np.ndarray) -> pl.Series | None:
-    return None if s is None else s.gather(idx)
+def _parse_distinct(text: pl.Series, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
+    """``select(**exprs)`` over ``pl.col("t")``, evaluated once per distinct line and
+    joined back in order (kubectl top rows and cpu.max lines repeat a lot)."""
+    df = pl.DataFrame({"t": text})
+    parsed = df.unique().select("t", **exprs)
+    return df.join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
+
+
+def _take(s: pl.Series | None, idx: np.ndarray | slice) -> pl.Series | None:
+    if s is None:
+        return None
+    if isinstance(idx, slice):
+        return s.slice(idx.start, idx.stop - idx.start)
+    return s.gather(idx)
 
 
 # --- timestamps -----------------------------------------------------------------
