@@ -1,1 +1,51 @@
-"""Ingest layer: input formats -> canonical polars tables (see :mod:`throttlelab.tables`)."""
+"""Ingest layer: input formats -> canonical polars tables (see :mod:`throttlelab.tables`).
+
+Readers (each returns an :class:`~throttlelab.ingest.result.IngestResult`: the
+rows, a per-reason :class:`~throttlelab.ingest.result.SkipReport`, and line
+counts with ``lines_used + skipped.total == lines_total``):
+
+========================== ======================================= ===============
+input                      reader                                  table
+========================== ======================================= ===============
+monitor log                :func:`.monitor_log.read_monitor_log`   samples
+cgroup directory           :func:`.cgroup_dir.read_cgroup_dir`     samples (1 row)
+Prometheus query_range     :func:`.prometheus.read_prometheus`     samples
+k6 ``--out json``          :func:`.k6.read_k6_json`                requests
+k6 ``--out csv``           :func:`.k6.read_k6_csv`                 requests
+k6 ``--summary-export``    :func:`.k6.read_k6_summary`             k6_summary
+``time`` / GNU ``time -v`` :func:`.time_output.read_time_output`   timings
+========================== ======================================= ===============
+
+:func:`.detect.read_any` picks the reader from the content; the monitor-log
+*writer* used by the experiment runners is :mod:`.monitor_format`.
+
+The samples table
+-----------------
+One row per monitor block (sample), cumulative counters in one unit each:
+``usage_seconds`` (v2 ``usage_usec`` / 1e6; v1 ``cpuacct.usage`` / 1e9),
+``user_seconds``/``system_seconds`` (v2 only), ``nr_periods``, ``nr_throttled``,
+``throttled_seconds`` (v2 ``throttled_usec`` / 1e6; v1 ``throttled_time`` / 1e9),
+``nr_bursts``, ``burst_seconds``; ``limit_cores`` = quota / period (null when
+unlimited: ``max`` or ``-1``) and ``period_us``; ``top_cpu_cores`` and
+``top_memory_bytes`` from ``kubectl top`` (summed over the containers listed;
+``container`` then joins their names with ``,``).  Conversions are exact IEEE
+divisions.  ``line`` is the block header's line (0 for Prometheus, which has no
+lines).  ``pod`` comes from the log header (``Pod:``), else from ``kubectl top``.
+``segment`` numbers counter segments within a source: a new one starts at a new
+log header, a change of cgroup version, or any counter going backwards.
+
+The intervals table
+-------------------
+Rates between consecutive samples of one source and segment (never across a
+reset): ``throttled_ratio`` = Δnr_throttled / Δnr_periods, throttled seconds
+per second, ``effective_cores`` = Δusage / Δt, the limit and ``kubectl top``
+values at the interval end, ``usage_share_of_limit``.  Two columns were added
+to the canonical definition by this layer: ``nr_periods_delta`` and
+``nr_throttled_delta`` (so sums over many intervals give exact ratios; see
+:func:`.intervals.summary_by_limit`).
+
+Bad input is never a traceback: unreadable files raise
+:class:`~throttlelab.errors.InputError` naming the file (and line); in lenient
+mode (the default) every unusable line is counted under its reason, and with
+``strict=True`` the first one raises.
+"""
