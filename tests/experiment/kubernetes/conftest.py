@@ -32,6 +32,9 @@ def control_plane():
         core = admin_core(cp)
         for name in NODES:
             core.create_node(fake_node(name, cpu=NODE_CPUS))
+            # The TaintNodesByCondition admission adds node.kubernetes.io/not-ready at
+            # creation; the node lifecycle controller (not run here) would lift it.
+            core.patch_node(name, {"spec": {"taints": None}})
         deadline = time.monotonic() + 30
         while not all(_ready(core.read_node(n)) for n in NODES):
             if time.monotonic() > deadline:

@@ -26,6 +26,8 @@ BUILD_SCRIPT = REPO / "scripts" / "build_control_plane.sh"
 STAGES = ("node-initialize", "node-heartbeat", "pod-ready", "pod-complete", "pod-delete")
 COMPONENTS = ("etcd", "kube-apiserver", "kube-scheduler", "kwok")
 FAKE_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+#: Test-only stages (kwok's pod-complete completes Job pods only).
+EXTRA_STAGES = sorted((Path(__file__).parent / "kwok_stages").glob("*.yaml"))
 
 
 def bin_dir() -> Path:
@@ -101,7 +103,7 @@ class ControlPlane:
         for name, proc in reversed(list(self.procs.items())):
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 3  # data is temporary: no need for a graceful etcd stop
         for proc in self.procs.values():
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -187,7 +189,7 @@ def start_control_plane(bins: Path) -> ControlPlane:
             "--service-account-issuer=https://kubernetes.default.svc",
             f"--service-account-key-file={sa_key}", f"--service-account-signing-key-file={sa_key}",
             "--service-cluster-ip-range=10.96.0.0/24", "--enable-priority-and-fairness=false",
-            "--watch-cache=false", "--v=0",
+            "--endpoint-reconciler-type=none", "--watch-cache=false", "--v=0",
         ])
         _wait_ready(cp)
         write_kubeconfig(cp.kubeconfig, cp.server, cp.ca_file, token)
@@ -196,6 +198,7 @@ def start_control_plane(bins: Path) -> ControlPlane:
             "--bind-address=127.0.0.1", f"--secure-port={free_port()}", "--v=0",
         ])
         stages = [f"--config={root / 'kwok-stages' / f'{s}.yaml'}" for s in STAGES]
+        stages += [f"--config={p}" for p in EXTRA_STAGES]
         _start(cp, "kwok", [
             str(bins / "kwok"), f"--kubeconfig={cp.kubeconfig}", "--manage-all-nodes=false",
             f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}=fake",

@@ -119,6 +119,11 @@ class KubernetesBackend:
         """Run one plan as a pod and return its runs-table row (pods deleted, Ctrl-C included)."""
         return execute_run(self._context(), plan, Path(monitor_log), self.node_for(plan))
 
+    def parallel_lanes(self) -> int:
+        """How many runs :meth:`execute_many` runs at once: ``min(max_parallel, len(nodes))``, at least 1."""
+        opts = self.options
+        return max(1, min(opts.max_parallel, len(opts.nodes))) if opts.nodes else 1
+
     def execute_many(self, plans: Iterable[RunPlan],
                      monitor_path: Callable[[str], Path]) -> Iterator[tuple[RunPlan, dict[str, Any]]]:
         """Run plans on different nodes in parallel (one run per node at a time).
@@ -129,7 +134,7 @@ class KubernetesBackend:
         """
         ctx = self._context()
         nodes = list(ctx.options.nodes)
-        lanes = min(ctx.options.max_parallel, len(nodes)) if nodes else 1
+        lanes = self.parallel_lanes()
         if lanes <= 1:
             for plan in plans:
                 yield plan, self.execute(plan, monitor_path(plan.run_id))
@@ -142,6 +147,15 @@ class KubernetesBackend:
             node = free.get()
             try:
                 return execute_run(ctx, plan, Path(monitor_path(plan.run_id)), node)
+            except EnvironmentProblem:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one run's error is its failed row
+                log.exception("run %s failed in the backend", plan.run_id)
+                from throttlelab.experiment.backend import base_row
+
+                row = base_row(plan, self.name)
+                row.update(node=node, status="failed", error=f"{type(exc).__name__}: {exc}")
+                return row
             finally:
                 free.put(node)
 

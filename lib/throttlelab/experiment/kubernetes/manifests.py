@@ -130,11 +130,12 @@ def workload_argv(kind: str, command: str | None, threads: str, limit_cores: flo
     if kind == "ffmpeg":
         duration = options.get("duration", 10)
         size = options.get("size", "1280x720")
+        rate = options.get("rate", 30)
         preset = options.get("preset", "veryfast")
-        thr = "0" if threads == "auto" else threads
-        return ["ffmpeg", "-hide_banner", "-nostats", "-threads", thr, "-f", "lavfi", "-i",
-                f"testsrc2=duration={duration}:size={size}:rate=30", "-c:v", "libx264",
-                "-preset", str(preset), "-threads", thr, "-f", "null", "-"]
+        thr = [] if threads == "auto" else ["-threads", threads]  # auto: ffmpeg decides
+        return ["ffmpeg", "-hide_banner", "-nostats", *thr, "-f", "lavfi", "-i",
+                f"testsrc2=duration={duration}:size={size}:rate={rate}", "-c:v", "libx264",
+                "-preset", str(preset), *thr, "-f", "null", "-"]
     raise SpecError(f"workload kind {kind!r} needs 'kubernetes.command' (or workload.command) "
                     "to run in a pod")
 
