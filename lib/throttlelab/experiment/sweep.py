@@ -94,10 +94,7 @@ def run_sweep(
             store.write_spec(_spec_yaml(spec))
             bar = _progress_bar(total, total - len(all_todo), spec.name, progress)
             try:
-                for i, plan in enumerate(todo):
-                    if i and spec.cooldown_s:
-                        time.sleep(spec.cooldown_s)
-                    row = _execute(backend, plan, store)
+                for plan, row in _rows(backend, todo, store, spec.cooldown_s):
                     store.append(row)
                     bar.set_postfix_str(_postfix(row), refresh=False)
                     bar.update(1)
@@ -106,6 +103,26 @@ def run_sweep(
         finally:
             backend.cleanup(spec)
     return store.read_runs()
+
+
+def _rows(backend: Backend, todo: list[RunPlan], store: RunStore, cooldown_s: float) -> Iterator[tuple[RunPlan, dict]]:
+    """``(plan, row)`` per run, in the order runs finish.
+
+    A backend offering ``parallel_lanes() > 1`` and ``execute_many`` (kubernetes
+    with several nodes) runs plans in parallel, one per node; otherwise one at a
+    time with ``cooldown_s`` between runs.
+    """
+    lanes = getattr(backend, "parallel_lanes", None)
+    if lanes is not None and lanes() > 1:
+        for plan, row in backend.execute_many(todo, store.monitor_path):
+            monitor = store.monitor_path(plan.run_id)
+            row.setdefault("monitor_log", store.relative(monitor) if monitor.exists() else None)
+            yield plan, row
+        return
+    for i, plan in enumerate(todo):
+        if i and cooldown_s:
+            time.sleep(cooldown_s)
+        yield plan, _execute(backend, plan, store)
 
 
 def _execute(backend: Backend, plan: RunPlan, store: RunStore) -> dict:

@@ -137,7 +137,7 @@ def test_noisy_neighbour_runs_on_the_runs_node(control_plane, admin, namespace, 
     assert labelled(admin, namespace) == []
 
 
-def test_parallel_runs_use_different_nodes(control_plane, namespace, tmp_path):
+def test_parallel_runs_use_different_nodes(control_plane, admin, namespace, tmp_path):
     spec = make_spec(tmp_path, namespace, control_plane.kubeconfig, nodes=list(NODES), max_parallel=2)
     backend = KubernetesBackend()
     backend.prepare(spec)
@@ -148,6 +148,10 @@ def test_parallel_runs_use_different_nodes(control_plane, namespace, tmp_path):
         backend.cleanup(spec)
     assert len(results) == 4 and all(r["status"] == "ok" for _, r in results)
     assert {r["node"] for _, r in results} == set(NODES)
+    # the same through run_sweep (which uses execute_many when the backend has lanes)
+    rows = run_sweep(spec.replace(name="kubetest-par"), progress=False)
+    assert rows.height == 4 and set(rows["status"]) == {"ok"} and set(rows["node"]) == set(NODES)
+    assert labelled(admin, namespace) == []
 
 
 def test_resume_skips_finished_runs_and_removes_orphans(control_plane, admin, namespace, tmp_path):
