@@ -206,3 +206,19 @@ def test_throttlelab_sweep_cli_runs_a_kubernetes_spec(control_plane, admin, name
     rows = RunStore(spec.experiment_dir).read_runs()
     assert rows.height == 4 and set(rows["status"]) == {"ok"} and set(rows["backend"]) == {"kubernetes"}
     assert labelled(admin, namespace) == []
+
+
+@pytest.mark.parametrize(("annotations", "status", "error"), [
+    ({"test.throttlelab.io/waiting-reason": "ImagePullBackOff"}, "failed", "ImagePullBackOff: Back-off pulling image"),
+    ({"test.throttlelab.io/exit-code": "137", "test.throttlelab.io/reason": "OOMKilled"}, "failed", "OOMKilled"),
+    ({"test.throttlelab.io/exit-code": "3"}, "failed", "exit code 3 (Error)"),
+])
+def test_failures_become_failed_runs_with_their_reason(control_plane, admin, namespace, tmp_path,
+                                                       annotations, status, error):
+    # kwok test stages (kwok_stages/) play the kubelet's part from these annotations
+    spec = make_spec(tmp_path, namespace, control_plane.kubeconfig, annotations=annotations)
+    spec = spec.replace(limits=(0.5,), threads=("1",))
+    rows = run_sweep(spec, progress=False)
+    row = rows.row(0, named=True)
+    assert (row["status"], row["error"][: len(error)]) == (status, error), row["error"]
+    assert labelled(admin, namespace) == []

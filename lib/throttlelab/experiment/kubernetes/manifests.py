@@ -218,6 +218,7 @@ def run_pod(
             "namespace": options.namespace,
             "labels": labels(experiment, session, "run", run_id),
             "annotations": {
+                **options.annotations,
                 "throttlelab.io/cpu-limit-cores": "unlimited" if limit_cores is None else f"{limit_cores:g}",
                 "throttlelab.io/threads": threads,
             },
@@ -268,7 +269,8 @@ def stress_pod(
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": options.namespace,
-                     "labels": labels(experiment, session, "stress", run_id)},
+                     "labels": labels(experiment, session, "stress", run_id),
+                     "annotations": dict(options.annotations)},
         "spec": spec,
     }
 

@@ -19,6 +19,7 @@ Example (``studies/sweeps/kubernetes_example.yaml``)::
       node_cpus: 8                    # node CPUs for contention shares (default: read the node)
       image_pull_policy: IfNotPresent
       service_account: throttlelab-runner   # the pods' service account (default: namespace default)
+      annotations: {sidecar.istio.io/inject: "false"}   # added to every pod (e.g. no mesh sidecar)
 
 Every problem raises :class:`~throttlelab.errors.SpecError` naming the spec file
 and the key.
@@ -41,7 +42,7 @@ _QUANTITY = re.compile(r"\d+(\.\d+)?([EPTGMK]i?|[numk]|e\d+)?")
 _KEYS = {
     "namespace", "context", "kubeconfig", "in_cluster", "image", "command", "node_selector",
     "nodes", "max_parallel", "memory_limit", "memory_request", "pending_timeout_s",
-    "stress_image", "image_pull_policy", "service_account", "poll_interval_s", "keep_pods", "node_cpus",
+    "stress_image", "image_pull_policy", "service_account", "poll_interval_s", "keep_pods", "node_cpus", "annotations",
 }
 
 
@@ -67,6 +68,7 @@ class KubernetesOptions:
     poll_interval_s: float = 0.5
     keep_pods: bool = False
     node_cpus: float | None = None
+    annotations: dict[str, str] = field(default_factory=dict)
 
 
 def parse_options(raw: Mapping[str, Any] | None, *, source: str | Path | None = None) -> KubernetesOptions:
@@ -114,6 +116,11 @@ def parse_options(raw: Mapping[str, Any] | None, *, source: str | Path | None = 
         if not isinstance(sel, Mapping) or not all(isinstance(k, str) for k in sel):
             raise fail("node_selector", "must be a mapping of label -> value")
         kw["node_selector"] = {k: str(v) for k, v in sel.items()}
+    if raw.get("annotations") is not None:
+        ann = raw["annotations"]
+        if not isinstance(ann, Mapping) or not all(isinstance(k, str) for k in ann):
+            raise fail("annotations", "must be a mapping of annotation -> value")
+        kw["annotations"] = {k: str(v) for k, v in ann.items()}
     if raw.get("nodes") is not None:
         nodes = raw["nodes"]
         if not isinstance(nodes, list) or not all(isinstance(n, str) and n for n in nodes):
