@@ -25,7 +25,7 @@ from throttlelab.experiment.sweep import run_sweep
 
 from .conftest import NODES, apply_rbac, service_account_token
 
-pytestmark = [pytest.mark.kube, pytest.mark.timeout(120)]
+pytestmark = pytest.mark.kube
 
 
 def make_spec(tmp_path: Path, namespace: str, kubeconfig: Path, **kube):
