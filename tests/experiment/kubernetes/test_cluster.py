@@ -28,11 +28,11 @@ from .conftest import NODES, apply_rbac, service_account_token
 pytestmark = pytest.mark.kube
 
 
-def make_spec(tmp_path: Path, namespace: str, kubeconfig: Path, **kube):
+def make_spec(tmp_path: Path, namespace: str, kubeconfig: Path, experiment: str = "kubetest", **kube):
     opts = {"namespace": namespace, "kubeconfig": str(kubeconfig), "pending_timeout_s": 20,
             "poll_interval_s": 0.1, **kube}
     doc = {
-        "name": kube.pop("experiment", "kubetest"),
+        "name": experiment,
         "backend": "kubernetes",
         "kubernetes": opts,
         "workload": {"kind": "command", "command": "ffmpeg -threads {threads} -i in.mp4 -f null -"},
@@ -222,3 +222,26 @@ def test_failures_become_failed_runs_with_their_reason(control_plane, admin, nam
     row = rows.row(0, named=True)
     assert (row["status"], row["error"][: len(error)]) == (status, error), row["error"]
     assert labelled(admin, namespace) == []
+
+
+def test_the_kubeconfig_context_is_selectable_and_errors_are_clear(control_plane, namespace, tmp_path):
+    from throttlelab.errors import EnvironmentProblem
+
+    from .control_plane import free_port
+
+    doc = yaml.safe_load(control_plane.kubeconfig.read_text())
+    closed = {"name": "nowhere", "cluster": {**doc["clusters"][0]["cluster"], "server": f"https://127.0.0.1:{free_port()}"}}
+    doc["clusters"].append(closed)
+    doc["contexts"] = [{"name": "lab", "context": {"cluster": "test", "user": "user"}},
+                       {"name": "broken", "context": {"cluster": "nowhere", "user": "user"}}]
+    doc["current-context"] = "broken"
+    kubeconfig = tmp_path / "two-contexts.kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump(doc))
+    spec = make_spec(tmp_path, namespace, kubeconfig, context="lab").replace(limits=(0.5,), threads=("1",))
+    assert run_sweep(spec, progress=False)["status"].to_list() == ["ok"]
+
+    with pytest.raises(EnvironmentProblem, match="cannot reach the Kubernetes API at https://127.0.0.1") as err:
+        run_sweep(make_spec(tmp_path, namespace, kubeconfig, experiment="other"), progress=False)
+    assert control_plane.admin_token not in str(err.value)  # no credentials in messages
+    with pytest.raises(EnvironmentProblem, match="context 'nope'"):
+        run_sweep(make_spec(tmp_path, namespace, kubeconfig, context="nope", experiment="other"), progress=False)
