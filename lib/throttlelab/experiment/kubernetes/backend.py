@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path

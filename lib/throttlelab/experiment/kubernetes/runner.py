@@ -189,11 +189,10 @@ def execute_run(ctx: RunContext, plan: Any, monitor_log: Path, node: str | None 
         body = mf.run_pod(name=name, experiment=ctx.experiment, run_id=plan.run_id, session=ctx.session,
                           options=opts, argv=argv, limit_cores=plan.limit_cores, threads=plan.threads,
                           sampling_interval_s=plan.sampling_interval_s, node=node)
-        created_at = _now()
         created.append(_create(ctx, body))
         out = wait_for(ctx, name, until_running=False, run_timeout_s=plan.timeout_s, container=mf.CONTAINER)
         row["node"] = out.state.node or node
-        row.update(_measure(ctx, name, plan, out, monitor_log, created_at))
+        row.update(_measure(ctx, name, plan, out, monitor_log))
         return row
     finally:
         if not opts.keep_pods:
@@ -211,8 +210,7 @@ def _delete_all(ctx: RunContext, names: list[str]) -> None:
         delete_pod(ctx.cluster, name, force=True)
 
 
-def _measure(ctx: RunContext, name: str, plan: Any, out: Outcome, monitor_log: Path,
-             created_at: dt.datetime) -> dict[str, Any]:
+def _measure(ctx: RunContext, name: str, plan: Any, out: Outcome, monitor_log: Path) -> dict[str, Any]:
     """Status, timings and CPU counters of a finished (or abandoned) run pod."""
     state = out.state
     row: dict[str, Any] = {"exit_code": state.exit_code, "started_at": state.started_at or out.started_wall}
