@@ -23,7 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="throttlelab", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="throttlelab",
+        description="Kubernetes CPU limits, throttling and noisy neighbours: studies, sweeps and ingest.",
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_) in COMMANDS.items():
