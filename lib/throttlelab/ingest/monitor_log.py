@@ -28,6 +28,7 @@ blank lines) or counted in ``IngestResult.skipped`` with its reason.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -126,16 +127,112 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     source = lines.path
     n = len(lines)
     if n == 0:
-        skip = Skip(source, None, "empty file")
-        if strict:
-            raise InputError(source, None, "empty file")
-        return IngestResult("samples", tables.empty("samples"), SkipReport({"empty file": 0}, {}, skip), 0, 0, (source,))
+        return _empty_result(source, strict)
+    text = lines.text
+    rc, blocks, headers = line_stage(lines, tz)
+    if lines.binary:
+        return _result(source, rc, lambda j: text[j], tables.empty("samples"), n, strict)
+    return assemble(source, n, rc, blocks, headers, lambda j: text[j], strict)
 
+
+def _empty_result(source: str, strict: bool) -> IngestResult:
+    skip = Skip(source, None, "empty file")
+    if strict:
+        raise InputError(source, None, "empty file")
+    return IngestResult("samples", tables.empty("samples"), SkipReport({"empty file": 0}, {}, skip), 0, 0, (source,))
+
+
+@dataclass
+class Blocks:
+    """What the line stage found in each block (one ``--- <timestamp> ---`` header
+    and the lines up to the next one), as arrays indexed by block.
+
+    Attributes
+    ----------
+    line
+        0-based line index of the block header.
+    ts, ts_ok
+        Timestamp in microseconds since the epoch (UTC); ``ts_ok`` false when it
+        could not be parsed.
+    stat, stat_present
+        (block x :data:`STAT_KEYS`) cpu.stat values and which were present.
+    quota, period, max_present
+        The first good cpu.max line (``max`` -> quota -1).
+    acct, acct_present
+        The first good cpuacct.usage line (ns).
+    top
+        ``pod``, ``container``, ``cpu``, ``mem`` Series (one value per block,
+        null without a kubectl top row); ``None`` when no block has one.
+    """
+
+    line: np.ndarray
+    ts: np.ndarray
+    ts_ok: np.ndarray
+    stat: np.ndarray
+    stat_present: np.ndarray
+    quota: np.ndarray
+    period: np.ndarray
+    max_present: np.ndarray
+    acct: np.ndarray
+    acct_present: np.ndarray
+    top: dict[str, pl.Series] | None
+
+    def __len__(self) -> int:
+        return len(self.line)
+
+    @staticmethod
+    def concat(parts: list[Blocks]) -> Blocks:
+        """Blocks of several parts, ordered by ``line`` (the parts may interleave)."""
+        parts = [p for p in parts if len(p)]
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return Blocks.empty()
+        line = np.concatenate([p.line for p in parts])
+        order = None if np.all(line[1:] > line[:-1]) else np.argsort(line, kind="stable")
+        arrays = {}
+        for f in ("line", "ts", "ts_ok", "stat", "stat_present", "quota", "period", "max_present", "acct", "acct_present"):
+            a = np.concatenate([getattr(p, f) for p in parts])
+            arrays[f] = a if order is None else a[order]
+        top = None
+        if any(p.top is not None for p in parts):
+            top = {}
+            for k, dtype in _TOP_DTYPES.items():
+                s = pl.concat([p.top[k] if p.top is not None else pl.Series(k, [None] * len(p), dtype=dtype) for p in parts])
+                top[k] = s if order is None else s.gather(order)
+        return Blocks(**arrays, top=top)
+
+    @staticmethod
+    def empty() -> Blocks:
+        z = np.zeros(0, dtype=np.int64)
+        b = np.zeros(0, dtype=bool)
+        nk = len(STAT_KEYS)
+        return Blocks(z, z, b, np.zeros((0, nk), np.int64), np.zeros((0, nk), bool), z, z, b, z, b, None)
+
+
+_TOP_DTYPES = {"pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
+
+
+def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blocks, tuple[np.ndarray, pl.Series]]:
+    """The careful per-line parse of :class:`~.lines.Lines` that hold a whole log or
+    whole blocks of one (each part after the first starting at a block header).
+
+    Returns
+    -------
+    rc
+        Per line, the index in :data:`REASONS` of why it is skipped (0: used);
+        block-level reasons (timestamps, mixed versions) are left to :func:`assemble`.
+    blocks
+        The blocks found (lines before the first block header are not a block).
+    headers
+        Line indices and texts of the log-header lines (``===``, ``Pod:``...).
+    """
+    n = len(lines)
     text = lines.text
     lengths = lines.lengths()
     rc = lines.problem_codes(lengths)  # codes 0-4 are shared with REASONS
     if lines.binary:
-        return _result(source, rc, text, tables.empty("samples"), n, strict)
+        return rc, Blocks.empty(), (np.zeros(0, np.int64), pl.Series("t", [], dtype=pl.String))
     has_problems = bool(rc.any())
     b0, b1 = lines.first_bytes(2)
 
@@ -193,57 +290,81 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     acct = _first_per_block(*section(4), nb, rc, _acct_expr, R["bad cpuacct.usage line"], R["extra cpuacct.usage line"])
     top = _top_per_block(*section(1), nb, rc)
 
-    # Blocks: timestamps, ordering, cgroup version.
-    b_idx = np.arange(1, nb)
-    t = pl.col("t")
-    blocks = pl.DataFrame({"ts": parse_timestamps(text.gather(blk_idx).str.slice(4).str.head(-4), tz)})
-    block_reason = np.zeros(nb, dtype=np.uint8)
-    ts_null = blocks["ts"].is_null().to_numpy()
-    ts_ok = ~ts_null
-    tsv = blocks["ts"].cast(pl.Int64).fill_null(_MIN).to_numpy()
-    prev_max = np.concatenate([[_MIN], np.maximum.accumulate(tsv)[:-1]])
-    block_reason[b_idx[ts_null]] = R["bad timestamp"]
-    dup = ts_ok & (tsv == prev_max)
-    ooo = ts_ok & (tsv < prev_max)
-    block_reason[b_idx[dup]] = R["duplicate timestamp"]
-    block_reason[b_idx[ooo]] = R["out-of-order timestamp"]
-    has_v2 = stat_present[:, [_K[k] for k in V2_KEYS]].any(axis=1)
-    has_v1 = stat_present[:, [_K[k] for k in V1_KEYS]].any(axis=1) | acct["present"]
-    mixed = has_v1 & has_v2
-    mixed[0] = False
-    block_reason[mixed & (block_reason == 0)] = R["mixed cgroup v1 and v2 keys"]
-    block_reason[0] = 0
-    if block_reason.any():
-        br = block_reason[block]
-        rc = np.where((rc == 0) & (br != 0), br, rc)
-    if strict and rc.any():
-        _raise_first(source, rc, text)
+    ts = parse_timestamps(text.gather(blk_idx).str.slice(4).str.head(-4), tz)
+    blocks = Blocks(
+        line=blk_idx.astype(np.int64),
+        ts=ts.cast(pl.Int64).fill_null(0).to_numpy(),
+        ts_ok=ts.is_not_null().to_numpy(),
+        stat=stat[1:],
+        stat_present=stat_present[1:],
+        quota=cpu_max["quota"][1:],
+        period=cpu_max["period"][1:],
+        max_present=cpu_max["present"][1:],
+        acct=acct["value"][1:],
+        acct_present=acct["present"][1:],
+        top=None if top["pod"] is None else {k: top[k].slice(1) for k in _TOP_DTYPES},
+    )
+    return rc, blocks, (hdr_idx.astype(np.int64), text.gather(hdr_idx))
 
-    # Runs (headers) and pod names per block.
-    hdrs = pl.DataFrame({"i": hdr_idx, "t": text.gather(hdr_idx)})
+
+def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple[np.ndarray, pl.Series],
+             line_text, strict: bool) -> IngestResult:
+    """The block stage: skip blocks with a bad, duplicate or out-of-order timestamp
+    or mixed cgroup versions, assign runs and pods, and build the samples table.
+
+    ``rc`` (per line, modified) comes from the line stage; ``line_text(j)`` gives
+    line ``j``'s text for messages.
+    """
+    nb = len(blocks)
+    # Blocks: timestamps, ordering, cgroup version.
+    block_reason = np.zeros(nb, dtype=np.uint8)
+    ts_ok = blocks.ts_ok
+    tsv = np.where(ts_ok, blocks.ts, _MIN)
+    prev_max = np.concatenate([[_MIN], np.maximum.accumulate(tsv)[:-1]]) if nb else tsv
+    block_reason[~ts_ok] = R["bad timestamp"]
+    block_reason[ts_ok & (tsv == prev_max)] = R["duplicate timestamp"]
+    block_reason[ts_ok & (tsv < prev_max)] = R["out-of-order timestamp"]
+    stat_present = blocks.stat_present
+    has_v2 = stat_present[:, [_K[k] for k in V2_KEYS]].any(axis=1)
+    has_v1 = stat_present[:, [_K[k] for k in V1_KEYS]].any(axis=1) | blocks.acct_present
+    mixed = has_v1 & has_v2
+    block_reason[mixed & (block_reason == 0)] = R["mixed cgroup v1 and v2 keys"]
+    bad_blocks = np.flatnonzero(block_reason)
+    if len(bad_blocks):
+        ends = np.append(blocks.line[1:], n)
+        idx = _ranges(blocks.line[bad_blocks], ends[bad_blocks])
+        br = np.repeat(block_reason[bad_blocks], ends[bad_blocks] - blocks.line[bad_blocks])
+        free = rc[idx] == 0
+        rc[idx[free]] = br[free]
+    if strict and rc.any():
+        _raise_first(source, rc, line_text)
+
+    # Runs (headers) and pods per block.
+    t = pl.col("t")
+    hdrs = pl.DataFrame({"i": headers[0], "t": headers[1]})
     starts = hdrs.filter(t.str.starts_with(HEADER_START))["i"].to_numpy()
     pods = hdrs.filter(t.str.starts_with("Pod: "))
-    keep = block_reason[b_idx] == 0
-    kb = b_idx[keep]
-    line_i = blk_idx[keep]
+    keep = block_reason == 0
+    all_kept = bool(keep.all())
+    kb = slice(0, nb) if all_kept else np.flatnonzero(keep)  # plain slices instead of fancy indexing
+    line_i = blocks.line[kb]
     run = np.searchsorted(starts, line_i, side="right")
     pod_pos = np.searchsorted(pods["i"].to_numpy(), line_i, side="right") - 1
     pod_names = pods["t"].str.slice(5).str.strip_chars()
     header_pod = pl.Series([None], dtype=pl.String).extend(pod_names).gather(pod_pos + 1)
 
-    if keep.all():  # plain slices instead of fancy indexing
-        kb = slice(1, nb)
     n_kept = int(keep.sum())
     version = np.where(has_v2, 2, np.where(has_v1, 1, 0))[kb]
+    stat = blocks.stat
     S = {k: (stat[kb, _K[k]], stat_present[kb, _K[k]]) for k in STAT_KEYS}
 
     def col(name: str, dtype=pl.Int64) -> pl.Series:
         v, p = S[name]
         return pl.Series(name, v, dtype=pl.Int64).scatter(np.flatnonzero(~p), None).cast(dtype)
 
-    acct_v, acct_p = acct["value"][kb], acct["present"][kb]
+    acct_v, acct_p = blocks.acct[kb], blocks.acct_present[kb]
 
-    def seconds(v2_key: str | None, v1_key: str | None, v1_acct: bool = False) -> pl.Series:
+    def seconds(v2_key: str | None, v1_key: str | None) -> pl.Series:
         # numpy true division: exact, unlike a multiply by the reciprocal
         out = np.zeros(n_kept, dtype=np.float64)
         have = np.zeros(n_kept, dtype=bool)
@@ -257,9 +378,11 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
             have |= m
         return pl.Series(out).scatter(np.flatnonzero(~have), None)
 
+    top = blocks.top or {}
+    ts = pl.Series("ts", blocks.ts[kb], dtype=pl.Int64).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
     frame = pl.DataFrame(
         {
-            "timestamp": blocks["ts"].filter(pl.Series(keep)),
+            "timestamp": ts,
             "line": line_i + 1,
             "run": run,
             "header_pod": header_pod,
@@ -272,33 +395,43 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
             "throttled_seconds": seconds("throttled_usec", "throttled_time"),
             "nr_bursts": col("nr_bursts"),
             "burst_seconds": seconds("burst_usec", "burst_time"),
-            "quota": cpu_max["quota"][kb],
-            "period": cpu_max["period"][kb],
-            "max_present": cpu_max["present"][kb],
-            "top_pod": _take(top["pod"], kb),
-            "top_container": _take(top["container"], kb),
-            "top_cpu": _take(top["cpu"], kb),
-            "top_mem": _take(top["mem"], kb),
+            "quota": blocks.quota[kb],
+            "period": blocks.period[kb],
+            "max_present": blocks.max_present[kb],
+            "top_pod": _take(top.get("pod"), kb),
+            "top_container": _take(top.get("container"), kb),
+            "top_cpu": _take(top.get("cpu"), kb),
+            "top_mem": _take(top.get("mem"), kb),
         },
         strict=False,
     )
-    return _result(source, rc, text, _to_samples(frame, source), n, strict)
+    return _result(source, rc, line_text, _to_samples(frame, source), n, strict)
 
 
-def _result(source: str, rc: np.ndarray, text: pl.Series, samples: pl.DataFrame, n: int, strict: bool) -> IngestResult:
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The integers of the ranges ``[starts[i], ends[i])``, concatenated."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return np.arange(total, dtype=np.int64) + offsets
+
+
+def _result(source: str, rc: np.ndarray, line_text, samples: pl.DataFrame, n: int, strict: bool) -> IngestResult:
     if strict and rc.any():
-        _raise_first(source, rc, text)
-    skipped = _skip_report(source, rc, text)
+        _raise_first(source, rc, line_text)
+    skipped = _skip_report(source, rc, line_text)
     return IngestResult("samples", samples, skipped, n, int(n - np.count_nonzero(rc)), (source,))
 
 
-def _raise_first(source: str, rc: np.ndarray, text: pl.Series) -> None:
+def _raise_first(source: str, rc: np.ndarray, line_text) -> None:
     j = int(np.flatnonzero(rc)[0])
-    raise InputError(source, j + 1, REASONS[rc[j]], _excerpt(text, j, REASONS[rc[j]]))
+    raise InputError(source, j + 1, REASONS[rc[j]], _excerpt(line_text, j, REASONS[rc[j]]))
 
 
-def _excerpt(text: pl.Series, j: int, reason: str) -> str:
-    return "" if reason == lines_mod.BINARY else excerpt(text[j])
+def _excerpt(line_text, j: int, reason: str) -> str:
+    return "" if reason == lines_mod.BINARY else excerpt(line_text(j))
 
 
 def _confirm(text: pl.Series, candidates: np.ndarray, test) -> np.ndarray:
@@ -543,7 +676,7 @@ def assign_segments(samples: pl.DataFrame, *, by: str | None = "run") -> pl.Data
     return out.drop(by) if by and by in out.columns else out
 
 
-def _skip_report(source: str, rc: np.ndarray, text: pl.Series) -> SkipReport:
+def _skip_report(source: str, rc: np.ndarray, line_text) -> SkipReport:
     if not rc.any():
         return SkipReport()
     counts = np.bincount(rc, minlength=len(REASONS))
@@ -553,7 +686,7 @@ def _skip_report(source: str, rc: np.ndarray, text: pl.Series) -> SkipReport:
         reason = REASONS[code]
         out_counts[reason] = int(counts[code])
         idx = np.flatnonzero(rc == code)[:EXAMPLES_PER_REASON]
-        examples[reason] = tuple(Skip(source, int(j) + 1, reason, _excerpt(text, int(j), reason)) for j in idx)
+        examples[reason] = tuple(Skip(source, int(j) + 1, reason, _excerpt(line_text, int(j), reason)) for j in idx)
     j = int(bad[0])
-    first = Skip(source, j + 1, REASONS[rc[j]], _excerpt(text, j, REASONS[rc[j]]))
+    first = Skip(source, j + 1, REASONS[rc[j]], _excerpt(line_text, j, REASONS[rc[j]]))
     return SkipReport(out_counts, examples, first)
