@@ -49,8 +49,10 @@ class StudyOutcome:
 
     @property
     def kernel_start_share(self) -> float | None:
-        ks = [o.kernel_start_seconds for o in self.outcomes if o.kernel_start_seconds is not None]
-        return sum(ks) / self.seconds if ks and self.seconds > 0 else None
+        """Share of the notebooks' execution time spent starting kernels."""
+        ran = [o for o in self.outcomes if o.kernel_start_seconds is not None]
+        total = sum(o.seconds for o in ran)
+        return sum(o.kernel_start_seconds for o in ran) / total if ran and total > 0 else None
 
 
 def resolve_parameters(params: dict[str, Any], root: Path) -> dict[str, Any]:
