@@ -245,3 +245,12 @@ def test_the_kubeconfig_context_is_selectable_and_errors_are_clear(control_plane
     assert control_plane.admin_token not in str(err.value)  # no credentials in messages
     with pytest.raises(EnvironmentProblem, match="context 'nope'"):
         run_sweep(make_spec(tmp_path, namespace, kubeconfig, context="nope", experiment="other"), progress=False)
+
+
+def test_a_run_longer_than_its_timeout_is_stopped_and_recorded(control_plane, admin, namespace, tmp_path):
+    spec = make_spec(tmp_path, namespace, control_plane.kubeconfig, annotations={"test.throttlelab.io/hold": "1"})
+    spec = spec.replace(limits=(0.5,), threads=("1",), timeout_s=1.0)
+    row = run_sweep(spec, progress=False).row(0, named=True)
+    assert row["status"] == "timeout" and row["error"] == "still running after the run timeout of 1 s"
+    assert row["node"] in NODES
+    assert labelled(admin, namespace) == []
