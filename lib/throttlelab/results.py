@@ -23,12 +23,13 @@ class ConfidenceInterval(NamedTuple):
 def to_jsonable(obj: Any) -> Any:
     """Convert ``obj`` to JSON-compatible Python values.
 
-    Dataclasses become dicts, NamedTuples lists, numpy scalars and arrays Python
+    Dataclasses become dicts (without their ``_private`` fields), NamedTuples dicts, numpy scalars and arrays Python
     numbers and lists, polars frames lists of row dicts; NaN and infinities become
     ``None`` (JSON has no NaN).
     """
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+        # Fields named with a leading underscore are internal (kept for computation, not results).
+        return {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
     if isinstance(obj, tuple) and hasattr(obj, "_asdict"):
         return {k: to_jsonable(v) for k, v in obj._asdict().items()}
     if isinstance(obj, dict):
