@@ -15,6 +15,8 @@ file or single lines are found here, vectorised:
 
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,9 +124,44 @@ LINE_REASONS = (None, BINARY, NON_UTF8, TOO_LONG, TRUNCATED)
 
 def read_bytes(path: str | Path) -> bytes:
     """The file's bytes; :class:`InputError` (no traceback) when it cannot be read."""
+    with _readable(path) as p:
+        return p.read_bytes()
+
+
+def read_padded(path: str | Path, pad: int) -> tuple[np.ndarray, int]:
+    """The file's bytes in a ``uint8`` array followed by ``pad`` zero bytes, and
+    the file's size; :class:`InputError` when it cannot be read.
+
+    Reading into numpy's memory (which asks the kernel for huge pages) is about
+    twice as fast as :func:`read_bytes` for files of hundreds of MB.
+    """
+    with _readable(path) as p, open(p, "rb", buffering=0) as f:
+        size = os.fstat(f.fileno()).st_size  # a log still being written: what it held then
+        buf = np.empty(size + pad, dtype=np.uint8)
+        view = memoryview(buf)[:size]
+        got = 0
+        while got < size:
+            k = f.readinto(view[got:])
+            if not k:
+                break
+            got += k
+        buf[got:] = 0
+        return buf[: got + pad], got
+
+
+def read_padded_bytes(data: bytes, pad: int) -> tuple[np.ndarray, int]:
+    """``data`` in a ``uint8`` array followed by ``pad`` zero bytes, and its size."""
+    buf = np.empty(len(data) + pad, dtype=np.uint8)
+    buf[: len(data)] = np.frombuffer(data, dtype=np.uint8)
+    buf[len(data):] = 0
+    return buf, len(data)
+
+
+@contextmanager
+def _readable(path: str | Path):
     p = Path(path)
     try:
-        return p.read_bytes()
+        yield p
     except FileNotFoundError:
         raise InputError(p, None, "file not found") from None
     except IsADirectoryError:
@@ -135,11 +172,16 @@ def read_bytes(path: str | Path) -> bytes:
         raise InputError(p, None, "cannot read file", exc.strerror or str(exc)) from None
 
 
-def split_lines(data: bytes, path: str = "<bytes>") -> Lines:
-    """Split ``data`` into :class:`Lines` (see the module docstring)."""
+def split_lines(data: bytes, path: str = "<bytes>", *, binary: bool | None = None) -> Lines:
+    """Split ``data`` into :class:`Lines` (see the module docstring).
+
+    ``binary`` overrides the sniffing of NUL bytes (for parts of a file that
+    was already found to be text).
+    """
     if not data:
         return Lines(path, pl.Series("t", [], dtype=pl.String))
-    binary = b"\x00" in data[:BINARY_SNIFF_BYTES]
+    if binary is None:
+        binary = looks_binary(data)
     ascii_ = data.isascii()
     truncated = not data.endswith(b"\n")
     plain = ascii_ and b"\r" not in data  # line lengths then map back to byte offsets exactly
@@ -172,6 +214,11 @@ def split_lines(data: bytes, path: str = "<bytes>") -> Lines:
         text = pl.select(pl.when(text.str.len_bytes() > 0).then(text)).to_series().alias("t")
     return Lines(path, text, binary=binary, ascii=ascii_, truncated=truncated, data=data,
                  line_starts=starts, line_lengths=lengths)
+
+
+def looks_binary(data: bytes) -> bool:
+    """A NUL byte in the first :data:`BINARY_SNIFF_BYTES` bytes (as git decides)."""
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
 
 
 def _starts_from_newlines(data: bytes, n: int) -> np.ndarray:

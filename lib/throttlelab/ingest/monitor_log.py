@@ -114,12 +114,16 @@ def read_monitor_log(path: str | Path, *, strict: bool = False, tz: str = "UTC")
     InputError
         Missing or unreadable file; with ``strict``, any skipped line.
     """
-    return parse_monitor_lines(lines_mod.read_lines(path), strict=strict, tz=tz)
+    from throttlelab.ingest.monitor_fast import read_monitor_file
+
+    return read_monitor_file(path, strict=strict, tz=tz)
 
 
 def parse_monitor_text(text: str, *, source: str = "<text>", strict: bool = False, tz: str = "UTC") -> IngestResult:
     """:func:`read_monitor_log` on text in memory (tests, runners)."""
-    return parse_monitor_lines(lines_mod.split_lines(text.encode("utf-8"), source), strict=strict, tz=tz)
+    from throttlelab.ingest.monitor_fast import read_monitor_bytes
+
+    return read_monitor_bytes(text.encode("utf-8"), source, strict=strict, tz=tz)
 
 
 def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
@@ -530,17 +534,9 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     empty = {"pod": None, "container": None, "cpu": None, "mem": None}
     if len(i) == 0:
         return empty
-    t = pl.col("t")
     head = pl.select((pl.lit(text).str.starts_with("POD ") | pl.lit(text).str.starts_with("NAME "))).to_series().to_numpy()
     i, b = i[~head], b[~head]
-    f = t.str.extract_groups(r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$")
-    four = f.struct.field("4").is_not_null()
-    rows = _parse_distinct(text.filter(pl.Series(~head)), {
-        "pod": f.struct.field("1"),
-        "container": pl.when(four).then(f.struct.field("2")),
-        "cpu": cpu_cores(pl.when(four).then(f.struct.field("3")).otherwise(f.struct.field("2"))),
-        "mem": memory_bytes(pl.when(four).then(f.struct.field("4")).otherwise(f.struct.field("3"))),
-    })
+    rows = _top_rows(text.filter(pl.Series(~head)))
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
     rows, b = rows.filter(pl.Series(~bad)), b[~bad]
@@ -549,7 +545,8 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     if len(b) > 1 and np.any(b[1:] == b[:-1]):  # several containers: pod totals
         rows = rows.with_columns(block=b).group_by("block", maintain_order=True).agg(
             pl.col("pod").first(),
-            pl.col("container").str.join(","),
+            # null (not "") when no row names a container, as for a single row
+            pl.when(pl.col("container").is_not_null().any()).then(pl.col("container").str.join(",")),
             pl.col("cpu").sum(),
             pl.col("mem").sum(),
         )
@@ -558,6 +555,20 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     idx[b] = np.arange(len(b))
     missing = np.flatnonzero(idx < 0)
     return {k: rows[k].gather(np.maximum(idx, 0)).scatter(missing, None) for k in ("pod", "container", "cpu", "mem")}
+
+
+def _top_rows(text: pl.Series) -> pl.DataFrame:
+    """kubectl top rows (not the column header) -> ``pod``, ``container``, ``cpu``
+    (cores), ``mem`` (bytes); ``cpu``/``mem`` null when the row is bad."""
+    t = pl.col("t")
+    f = t.str.extract_groups(r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$")
+    four = f.struct.field("4").is_not_null()
+    return _parse_distinct(text, {
+        "pod": f.struct.field("1"),
+        "container": pl.when(four).then(f.struct.field("2")),
+        "cpu": cpu_cores(pl.when(four).then(f.struct.field("3")).otherwise(f.struct.field("2"))),
+        "mem": memory_bytes(pl.when(four).then(f.struct.field("4")).otherwise(f.struct.field("3"))),
+    })
 
 
 def _parse_distinct(text: pl.Series, exprs: dict[str, pl.Expr]) -> pl.DataFrame:

@@ -1,0 +1,111 @@
+"""Bytes of a buffer read as little-endian words at any offset, and decimal
+numbers parsed from them, eight digits at a time ("SWAR"), with numpy.
+
+Used by the fast path of the monitor-log reader (:mod:`.monitor_fast`): one
+word load per 8 bytes of a line instead of a Python string per line.  Every
+function here works on arrays of positions; nothing runs per line in Python.
+
+A buffer given to :func:`word_views` must have :data:`PAD` zero bytes after
+its data, so that a word loaded at any data position stays inside it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Zero bytes a buffer needs after its data (a word at the last data byte, and 7 more words).
+PAD = 64
+
+_U = np.uint64
+ALL = _U(0xFFFF_FFFF_FFFF_FFFF)
+_ZEROS = _U(0x3030_3030_3030_3030)  # "00000000"
+_ADD = _U(0x4646_4646_4646_4646)
+_HIGH = _U(0x8080_8080_8080_8080)
+_NIBBLES = _U(0x0F0F_0F0F_0F0F_0F0F)
+_B8 = _U(8)
+_B64 = _U(64)
+
+
+def padded_copy(data: bytes, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
+    """``data[start:stop]`` as a uint8 array followed by :data:`PAD` zero bytes
+    (written into ``out`` when it is large enough, to reuse warm memory)."""
+    size = stop - start
+    if out is None or len(out) < size + PAD:
+        out = np.empty(size + PAD, dtype=np.uint8)
+    buf = out[: size + PAD]
+    buf[:size] = np.frombuffer(data, dtype=np.uint8, count=size, offset=start)
+    buf[size:] = 0
+    return buf
+
+
+def word_views(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unaligned little-endian ``uint64`` and ``uint32`` views of ``buf`` with a
+    stride of one byte: ``U64[i]`` is the 8 bytes starting at ``buf[i]``."""
+    u64 = np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, offset=0, strides=(1,))
+    u32 = np.ndarray((len(buf) - 3,), dtype="<u4", buffer=buf, offset=0, strides=(1,))
+    return u64, u32
+
+
+def word(text: bytes) -> np.uint64:
+    """The little-endian word of up to 8 bytes (missing bytes are zero)."""
+    return _U(int.from_bytes(text[:8].ljust(8, b"\0"), "little"))
+
+
+def low_bytes_mask(k: np.ndarray) -> np.ndarray:
+    """Words whose low ``k`` bytes (the first ``k`` characters) are all ones; ``0 <= k <= 8``."""
+    return ALL >> ((_B8 - k.astype(np.uint64)) * _B8)  # a shift by 64 gives 0 in numpy
+
+
+def parse_digits(u64: np.ndarray, end: np.ndarray, ndigits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The decimal numbers written in bytes ``[end - ndigits, end)``.
+
+    Parameters
+    ----------
+    u64
+        The buffer's word view (:func:`word_views`).
+    end
+        Position just after each number's last digit.
+    ndigits
+        Length of each number; only 1 to 18 digits can be parsed (so the value
+        always fits in int64), anything else is reported as not ok.
+
+    Returns
+    -------
+    value, ok
+        ``int64`` values, and whether all ``ndigits`` bytes were ASCII digits
+        (with a count in range); ``value`` is meaningless where not ok.
+
+    Notes
+    -----
+    The number is read in words of 8 bytes ending at ``end``; the bytes of a
+    word before the number are replaced by ``'0'``, every byte is checked to be
+    a digit, and the digits are combined pairwise with three multiplications
+    (the well-known "eight digits at once" technique; numpy's uint64
+    arithmetic wraps like C's).  Positions before the buffer are never used:
+    callers give numbers that start at least 16 bytes into the buffer when
+    they have more than 8 digits (line starts after a block header).
+    """
+    ok = (ndigits >= 1) & (ndigits <= 18)
+    d = np.clip(ndigits, 0, 18)
+    n = len(d)
+    value = np.zeros(n, dtype=np.uint64)
+    bad = np.zeros(n, dtype=np.uint64)
+    if n == 0:
+        return value.view(np.int64), ok
+    words = 1 + int(d.max() > 8) + int(d.max() > 16)
+    for j in range(words):
+        k = np.clip(d - 8 * j, 0, 8).astype(np.uint64)
+        w = u64[end - 8 * (j + 1)]
+        keep = ALL << ((_B8 - k) * _B8)  # the high k bytes: the last k characters
+        w &= keep
+        w |= _ZEROS & ~keep
+        bad |= ((w + _ADD) | (w - _ZEROS)) & _HIGH
+        w &= _NIBBLES
+        w = (w * _U(2561)) >> _B8
+        w = ((w & _U(0x00FF_00FF_00FF_00FF)) * _U(6553601)) >> _U(16)
+        w = ((w & _U(0x0000_FFFF_0000_FFFF)) * _U(42949672960001)) >> _U(32)
+        if j:
+            w *= _U(10 ** (8 * j))
+        value += w
+    ok &= bad == 0
+    return value.view(np.int64), ok

@@ -1,0 +1,591 @@
+"""Fast path of the monitor-log reader: well-formed blocks parsed from the bytes.
+
+:func:`read_monitor_bytes` is what :func:`~.monitor_log.read_monitor_log` runs.
+The file is cut into chunks of about :data:`CHUNK_BYTES` at block headers;
+each chunk is scanned with numpy (newlines, first bytes, 8-byte words; see
+:mod:`.byte_words`), on all cores (numpy releases the GIL), and its blocks are
+sorted into
+
+* **clean** blocks: every line is blank, a block header, a known section
+  marker, a ``<known key> <1-18 digits>`` cpu.stat line, one cpuacct.usage
+  line of digits, one short cpu.max line and at most one kubectl top row (both
+  parsed once per distinct line, with the careful path's expressions), all
+  ASCII, no line too long.  Their values are read straight from the bytes;
+* everything else (the lines before the first block, blocks with any odd or
+  bad line, several containers...), which goes, whole blocks at a time, through
+  the careful line stage (:func:`~.monitor_log.line_stage`), so that every
+  message, skip reason and value is the careful path's.
+
+Both feed the same block stage (:func:`~.monitor_log.assemble`): the result is
+the same as :func:`~.monitor_log.parse_monitor_lines` on the whole file (the
+tests check this on a corpus of bad input).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest import monitor_log as ml
+from throttlelab.ingest.byte_words import _ADD, _HIGH, _NIBBLES, _ZEROS, PAD, low_bytes_mask, parse_digits, word, word_views
+from throttlelab.ingest.monitor_format import SECTIONS
+from throttlelab.ingest.result import IngestResult
+
+#: Target size of a chunk scanned at once (small enough for its arrays to stay in cache).
+CHUNK_BYTES = 1 << 20
+MAX_LINE = lines_mod.MAX_LINE_BYTES
+_OPEN = np.uint32(int.from_bytes(b"--- ", "little"))
+_CLOSE = np.uint32(int.from_bytes(b" ---", "little"))
+_POD = np.uint32(int.from_bytes(b"POD ", "little"))
+_NAME = np.uint32(int.from_bytes(b"NAME", "little"))
+_MAX_WORDS = 3  # cpu.max lines up to 24 bytes
+_TOP_WORDS = 8  # kubectl top rows up to 64 bytes
+
+# Section markers: (length, first word, second word, last word).
+_MARKERS = [(len(m), word(m), word(m[8:16]), word(m[-8:])) for m in (f"[{s}]".encode() for s in SECTIONS)]
+
+
+def _key_table():
+    """cpu.stat keys (:data:`~.monitor_log.STAT_KEYS` then the ignored ones) as
+    word patterns, and a perfect hash of their first 8 bytes."""
+    keys = [k.encode() for k in (*ml.STAT_KEYS, *ml.IGNORED_KEYS)]
+    assert all(8 <= len(k) <= 31 for k in keys)
+    nw = 4
+    patt = np.zeros((len(keys) + 1, nw), dtype=np.uint64)  # last row: no key (never matches)
+    mask = np.zeros((len(keys) + 1, nw), dtype=np.uint64)
+    patt[-1, 0], mask[-1, 1], patt[-1, 1] = np.uint64(2**64 - 1), 0, 1
+    klen = np.zeros(len(keys) + 1, dtype=np.int64)
+    for i, k in enumerate(keys):
+        p = k + b" "
+        klen[i] = len(k)
+        for j in range(nw):
+            part = p[8 * j: 8 * j + 8]
+            patt[i, j] = word(part)
+            mask[i, j] = np.uint64((1 << (8 * len(part))) - 1)
+    prefixes = sorted({int(patt[i, 0]) for i in range(len(keys))})
+    alt = np.full(len(keys) + 1, -1, dtype=np.int64)
+    first = {}
+    for i in range(len(keys)):
+        p0 = int(patt[i, 0])
+        if p0 in first:
+            j = first[p0]
+            while alt[j] >= 0:
+                j = alt[j]
+            alt[j] = i
+        else:
+            first[p0] = i
+    magic = 0x9E3779B97F4A7C15
+    while True:  # deterministic search for a multiplier without collisions in 64 slots
+        slots = {((p * magic) % 2**64) >> 58 for p in prefixes}
+        if len(slots) == len(prefixes):
+            break
+        magic = (magic * 6364136223846793005 + 1442695040888963407) % 2**64 | 1
+    slot_key = np.full(64, len(keys), dtype=np.int64)
+    for p, i in first.items():
+        slot_key[((p * magic) % 2**64) >> 58] = i
+    return patt, mask, klen, alt, np.uint64(magic), slot_key
+
+
+_KPATT, _KMASK, _KLEN, _KALT, _KMAGIC, _KSLOT = _key_table()
+_NK = len(ml.STAT_KEYS)
+_NKALL = len(ml.STAT_KEYS) + len(ml.IGNORED_KEYS)
+
+
+@dataclass
+class _Chunk:
+    """What one chunk's scan found (block and line indices local to the chunk)."""
+
+    start: int  # byte offset of the chunk in the file
+    stop: int
+    n_lines: int
+    hdr_line: np.ndarray  # block header line of each block
+    hdr_byte: np.ndarray  # its byte offset
+    unclean: np.ndarray  # block needs the careful path
+    ts: np.ndarray
+    ts_kind: np.ndarray  # 0 UTC, 1 naive, 2 to parse with polars
+    stat: np.ndarray
+    stat_present: np.ndarray
+    acct: np.ndarray
+    acct_present: np.ndarray
+    max_block: np.ndarray
+    max_words: np.ndarray
+    top_block: np.ndarray
+    top_words: np.ndarray
+
+
+def _views(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``buf`` from ``start`` on, as bytes, and its 8- and 4-byte word views (see :func:`.byte_words.word_views`)."""
+    c = buf[start:]
+    u64, u32 = word_views(c)
+    return c, u64, u32
+
+
+def _scan(buf: np.ndarray, start: int, stop: int, truncated: bool) -> _Chunk:
+    """Scan ``buf[start:stop]``, which starts with a block header line (see :func:`_certain_header`)."""
+    size = stop - start
+    c, u64, u32 = _views(buf, start)
+    body = c[:size]
+    ends = np.flatnonzero(body == 10)
+    if truncated:
+        ends = np.append(ends, size)
+    n = len(ends)
+    starts = np.empty(n, dtype=np.int64)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    bad = []  # lines that make their block unclean
+    odd = None
+    if body.max() >= 128 or (body == 13).any():  # non-ASCII bytes, bare CRs; CRLF line ends are dropped from the line
+        pos = np.flatnonzero((body >= 128) | (body == 13))
+        if len(pos):
+            crlf = (c[pos] == 13) & (c[pos + 1] == 10)
+            line_of = np.searchsorted(ends, pos)
+            odd = np.unique(line_of[~crlf])
+            ends = ends.copy()
+            ends[line_of[crlf]] -= 1
+            bad.append(odd)
+    if truncated:
+        bad.append(np.array([n - 1]))
+    lens = ends - starts
+    bad.append(np.flatnonzero(lens > MAX_LINE))
+    b0 = c[starts]
+
+    # Block headers: "--- ... ---", 7 bytes or more.
+    hc = np.flatnonzero(b0 == 45)
+    hs, he = starts[hc], ends[hc]
+    ok = (he - hs >= 7) & (he - hs <= MAX_LINE) & (u32[hs] == _OPEN) & (u32[he - 4] == _CLOSE)
+    if odd is not None:
+        ok &= ~np.isin(hc, odd)
+    if truncated:
+        ok &= hc != n - 1
+    hdr = hc[ok]
+    nb = len(hdr)
+    assert nb and hdr[0] == 0, "a chunk starts with a block header"
+
+    # Section markers: exact "[kubectl top]" ... lines; other "[..." lines go the careful way.
+    mc = np.flatnonzero(b0 == 91)
+    ms, me = starts[mc], ends[mc]
+    ml_ = me - ms
+    w0, w1, wl = u64[ms], u64[ms + 8], u64[np.maximum(me - 8, 0)]
+    code = np.zeros(len(mc), dtype=np.int8)
+    for k, (length, e0, e1, el) in enumerate(_MARKERS, start=1):
+        hit = (ml_ == length) & (w0 == e0) & (wl == el)
+        if length >= 16:
+            hit &= w1 == e1
+        code[hit] = k
+    bad.append(mc[code == 0])
+
+    # Section of each line, and its kind: 1-4 content of a section, 5 content
+    # outside any section, 0 blank or marker.
+    mark = np.zeros(n, dtype=np.int8)
+    mark[hdr] = 8
+    mark[mc[code > 0]] = code[code > 0]
+    mpos = np.flatnonzero(mark)
+    mcode = mark[mpos]
+    mcode[mcode == 8] = 0
+    kind = np.repeat(mcode, np.diff(np.append(mpos, n)))
+    kind[kind == 0] = 5
+    kind[mpos] = 0
+    kind[lens == 0] = 0
+    bad.append(np.flatnonzero(kind == 5))
+    blk = np.repeat(np.arange(nb, dtype=np.int64), np.diff(np.append(hdr, n)))
+    unclean = np.zeros(nb, dtype=bool)
+
+    # cpu.stat: "<key> <digits>".
+    i2 = np.flatnonzero(kind == 2)
+    st, en = starts[i2], ends[i2]
+    w0, w1 = u64[st], u64[st + 8]
+    cand = _KSLOT[(w0 * _KMAGIC) >> np.uint64(58)]
+    prefix = _KPATT[cand, 0] == w0
+    good = prefix & ((w1 & _KMASK[cand, 1]) == _KPATT[cand, 1])
+    retry = np.flatnonzero(prefix & ~good & (_KALT[cand] >= 0))
+    while len(retry):  # keys sharing their first 8 bytes
+        cand[retry] = _KALT[cand[retry]]
+        g = (w1[retry] & _KMASK[cand[retry], 1]) == _KPATT[cand[retry], 1]
+        good[retry[g]] = True
+        retry = retry[~g & (_KALT[cand[retry]] >= 0)]
+    klen = _KLEN[cand]
+    long_ = np.flatnonzero(good & (klen >= 16))
+    for j in (2, 3):
+        if len(long_):
+            wj = u64[st[long_] + 8 * j]
+            good[long_[(wj & _KMASK[cand[long_], j]) != _KPATT[cand[long_], j]]] = False
+    value, vok = parse_digits(u64, en, en - st - klen - 1)
+    good &= vok
+    bad.append(i2[~good])
+    b2, key, value = blk[i2[good]], cand[good], value[good]
+    flat = b2 * _NKALL + key
+    seen = np.zeros(nb * _NKALL, dtype=bool)
+    seen[flat] = True
+    if np.count_nonzero(seen) < len(flat):  # a key repeated in a block
+        unclean |= np.bincount(b2, minlength=nb) > seen.reshape(nb, _NKALL).sum(axis=1)
+    kept = key < _NK
+    stat = np.zeros((nb, _NK), dtype=np.int64)
+    stat_present = np.zeros((nb, _NK), dtype=bool)
+    flat = b2[kept] * _NK + key[kept]
+    stat.ravel()[flat] = value[kept]
+    stat_present.ravel()[flat] = True
+
+    # cpuacct.usage: digits only, one per block.
+    i4 = np.flatnonzero(kind == 4)
+    value, vok = parse_digits(u64, ends[i4], lens[i4])
+    bad.append(i4[~vok])
+    b4 = blk[i4[vok]]
+    acct = np.zeros(nb, dtype=np.int64)
+    acct_present = np.zeros(nb, dtype=bool)
+    acct[b4] = value[vok]
+    acct_present[b4] = True
+    if len(b4) > 1:
+        unclean[b4[1:][b4[1:] == b4[:-1]]] = True
+
+    # cpu.max and kubectl top rows: their words, parsed once per distinct line later.
+    i3 = np.flatnonzero(kind == 3)
+    bad.append(i3[lens[i3] > 8 * _MAX_WORDS])
+    i3 = i3[lens[i3] <= 8 * _MAX_WORDS]
+    max_words = _line_words(u64, starts[i3], lens[i3], _MAX_WORDS)
+    i1 = np.flatnonzero(kind == 1)
+    st = starts[i1]
+    head = (u32[st] == _POD) | ((u32[st] == _NAME) & (c[st + 4] == 32))
+    i1 = i1[~head]
+    st = starts[i1]
+    bad.append(i1[ml._HEADER_PAIRS[b0[i1], c[st + 1]] | (lens[i1] > 8 * _TOP_WORDS)])
+    i1 = i1[lens[i1] <= 8 * _TOP_WORDS]
+    top_words = _line_words(u64, starts[i1], lens[i1], _TOP_WORDS)
+
+    # Timestamps of the headers.
+    ts, ts_kind = _timestamps(u64, starts[hdr] + 4, lens[hdr] - 8)
+
+    bad_lines = np.concatenate(bad)
+    if len(bad_lines):
+        unclean[blk[bad_lines]] = True
+    return _Chunk(start, stop, n, hdr, starts[hdr], unclean, ts, ts_kind, stat, stat_present, acct, acct_present,
+                  blk[i3], max_words, blk[i1], top_words)
+
+
+def _line_words(u64: np.ndarray, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
+    """(lines x nw+1) array: the line's bytes as words (zero past its end), then its length."""
+    out = np.zeros((len(starts), nw + 1), dtype=np.uint64)
+    if len(starts) == 0:
+        return out
+    used = min(nw, int(-(-lens.max() // 8)))
+    for j in range(used):
+        out[:, j] = u64[starts + 8 * j] & low_bytes_mask(np.clip(lens - 8 * j, 0, 8))
+    out[:, nw] = lens
+    return out
+
+
+def _ts_forms():
+    """Per timestamp length: the plain forms as (digit, literal, literal value) masks of 4 words."""
+    forms = {19: "dddd-dd-dd dd:dd:dd", 23: "dddd-dd-dd dd:dd:dd.ddd", 26: "dddd-dd-dd dd:dd:dd.dddddd"}
+    forms.update({k + 1: v + "Z" for k, v in forms.items()})
+    form_of_len = np.zeros(41, dtype=np.int64)
+    dig = np.zeros((len(forms) + 1, 4), dtype=np.uint64)
+    lit = np.zeros((len(forms) + 1, 4), dtype=np.uint64)
+    val = np.zeros((len(forms) + 1, 4), dtype=np.uint64)
+    utc = np.zeros(len(forms) + 1, dtype=bool)
+    for f, (length, form) in enumerate(sorted(forms.items()), start=1):
+        form_of_len[length] = f
+        utc[f] = form.endswith("Z")
+        for j in range(4):
+            part = form[8 * j: 8 * j + 8]
+            dig[f, j] = word(bytes(0xFF if ch == "d" else 0 for ch in part))
+            lit[f, j] = word(bytes(0 if ch == "d" else 0xFF for ch in part))
+            val[f, j] = word(bytes(0 if ch == "d" else ord(ch) for ch in part))
+    return form_of_len, dig, lit, val, utc
+
+
+_TS_FORM_OF_LEN, _TS_DIG, _TS_LIT, _TS_VAL, _TS_UTC = _ts_forms()
+_CUM_DAYS = np.array([0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334], dtype=np.int64)
+_MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
+
+
+def _timestamps(u64: np.ndarray, pos: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``YYYY-MM-DD HH:MM:SS`` with an optional fraction of 3 or 6 digits and an
+    optional ``Z``, read from the bytes: (microseconds, kind: 0 UTC, 1 naive,
+    2 another form or an invalid date, for polars to decide)."""
+    form = _TS_FORM_OF_LEN[np.clip(length, 0, 40)]
+    ok = form > 0
+    bad = np.zeros(len(pos), dtype=np.uint64)
+    digits = []
+    for j in range(4):
+        w = u64[pos + 8 * j]
+        ok &= (w & _TS_LIT[form, j]) == _TS_VAL[form, j]
+        dm = _TS_DIG[form, j]
+        w = (w & dm) | (_ZEROS & ~dm)
+        bad |= ((w + _ADD) | (w - _ZEROS)) & _HIGH
+        digits.append(w & _NIBBLES)
+    ok &= bad == 0
+    a, b, c_, d = digits
+
+    def at(w: np.ndarray, k: int) -> np.ndarray:
+        return ((w >> np.uint64(8 * k)) & np.uint64(0xFF)).view(np.int64)
+
+    y = at(a, 0) * 1000 + at(a, 1) * 100 + at(a, 2) * 10 + at(a, 3)
+    mo = at(a, 5) * 10 + at(a, 6)
+    day = at(b, 0) * 10 + at(b, 1)
+    hh, mi, ss = at(b, 3) * 10 + at(b, 4), at(b, 6) * 10 + at(b, 7), at(c_, 1) * 10 + at(c_, 2)
+    frac = at(c_, 4) * 100000 + at(c_, 5) * 10000 + at(c_, 6) * 1000 + at(c_, 7) * 100 + at(d, 0) * 10 + at(d, 1)
+    leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
+    mo_c = np.clip(mo, 1, 12)
+    ok &= (y >= 1000) & (mo >= 1) & (mo <= 12) & (day >= 1) & (day <= _MONTH_DAYS[mo_c] + (leap & (mo_c == 2)))
+    ok &= (hh <= 23) & (mi <= 59) & (ss <= 59)
+    yp = y - 1  # days since 1970-01-01, proleptic Gregorian
+    days = yp * 365 + yp // 4 - yp // 100 + yp // 400 + _CUM_DAYS[mo_c] + (leap & (mo_c > 2)) + day - 1 - 719162
+    us = (days * 86400 + hh * 3600 + mi * 60 + ss) * 1_000_000 + frac
+    kind = np.where(ok, np.where(_TS_UTC[form], 0, 1), 2).astype(np.uint8)
+    return np.where(ok, us, 0), kind
+
+
+# --- chunking -------------------------------------------------------------------
+
+
+_NL = re.compile(rb"\n")
+_NL_HEADER = re.compile(rb"\n--- ")
+
+
+def _certain_header(mv: memoryview, size: int, q: int) -> bool:
+    """Line starting at ``q`` is a block header both paths agree on: ``--- ... ---``,
+    7 to MAX_LINE bytes (a CR before its newline dropped), ASCII, newline-terminated."""
+    m = _NL.search(mv, q, min(q + MAX_LINE + 2, size))
+    if m is None:
+        return False
+    line = bytes(mv[q:m.start()])
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    return (7 <= len(line) <= MAX_LINE and line.startswith(b"--- ") and line.endswith(b" ---")
+            and line.isascii() and b"\r" not in line)
+
+
+def _next_header(mv: memoryview, size: int, p: int) -> int:
+    """Offset of the first certain block header starting at or after ``p`` (``size`` if none)."""
+    if p <= 0:
+        if _certain_header(mv, size, 0):
+            return 0
+        p = 1
+    while True:
+        m = _NL_HEADER.search(mv, p - 1, size)
+        if m is None:
+            return size
+        if _certain_header(mv, size, m.start() + 1):
+            return m.start() + 1
+        p = m.start() + 2
+
+
+def _chunk_bounds(mv: memoryview, size: int, first: int) -> list[tuple[int, int]]:
+    bounds = [first]
+    while bounds[-1] < size:
+        bounds.append(_next_header(mv, size, bounds[-1] + CHUNK_BYTES))
+    return list(zip(bounds[:-1], bounds[1:]))
+
+
+# --- the whole file -----------------------------------------------------------------
+
+
+def read_monitor_file(path, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
+    """Read a monitor log file (see :func:`~.monitor_log.read_monitor_log`)."""
+    buf, size = lines_mod.read_padded(path, PAD)
+    return read_monitor_buffer(buf, size, str(path), strict=strict, tz=tz)
+
+
+def read_monitor_bytes(data: bytes, source: str, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
+    """Parse a monitor log held in memory (see :func:`~.monitor_log.read_monitor_log`)."""
+    buf, size = lines_mod.read_padded_bytes(data, PAD)
+    return read_monitor_buffer(buf, size, source, strict=strict, tz=tz)
+
+
+def read_monitor_buffer(buf: np.ndarray, size: int, source: str, *, strict: bool = False, tz: str = "UTC",
+                        workers: int | None = None) -> IngestResult:
+    """Parse the monitor log in ``buf[:size]`` (followed by :data:`~.byte_words.PAD` zero bytes)."""
+    if size == 0:
+        return ml._empty_result(source, strict)
+    mv = memoryview(buf)
+    binary = bool((buf[: lines_mod.BINARY_SNIFF_BYTES if size > lines_mod.BINARY_SNIFF_BYTES else size] == 0).any())
+    first = size if binary else _next_header(mv, size, 0)
+    if first >= size:  # binary, or no block a fast scan could take: all careful
+        return ml.parse_monitor_lines(lines_mod.split_lines(buf[:size].tobytes(), source), strict=strict, tz=tz)
+    truncated = buf[size - 1] != 10
+    bounds = _chunk_bounds(mv, size, first)
+    workers = workers or min(len(bounds), os.cpu_count() or 1, 8)
+
+    def scan(b: tuple[int, int]) -> _Chunk:
+        return _scan(buf, b[0], b[1], truncated and b[1] == size)
+
+    if workers > 1:
+        with ThreadPoolExecutor(workers) as ex:
+            chunks = list(ex.map(scan, bounds))
+    else:
+        chunks = [scan(b) for b in bounds]
+    return _combine(buf, size, source, first, chunks, strict, tz)
+
+
+def _combine(buf: np.ndarray, size: int, source: str, first: int, chunks: list[_Chunk], strict: bool, tz: str) -> IngestResult:
+    pre_lines = int(np.count_nonzero(buf[:first] == 10))
+    line0 = np.cumsum([pre_lines] + [c.n_lines for c in chunks])
+    n = int(line0[-1])
+    cat = lambda f: np.concatenate([getattr(c, f) for c in chunks])  # noqa: E731
+    line = np.concatenate([c.hdr_line + line0[i] for i, c in enumerate(chunks)])
+    byte = np.concatenate([c.hdr_byte + c.start for c in chunks])
+    boff = np.cumsum([0] + [len(c.hdr_line) for c in chunks])
+    nb = int(boff[-1])
+    unclean = cat("unclean")
+    ts, ts_kind = cat("ts"), cat("ts_kind")
+    stat, stat_present = cat("stat"), cat("stat_present")
+    acct, acct_present = cat("acct"), cat("acct_present")
+
+    # cpu.max: one good line per clean block.
+    mb = np.concatenate([c.max_block + boff[i] for i, c in enumerate(chunks)])
+    quota = np.zeros(nb, dtype=np.int64)
+    period = np.zeros(nb, dtype=np.int64)
+    max_present = np.zeros(nb, dtype=bool)
+    if len(mb):
+        words = cat("max_words")
+        rep, inv = _distinct(words)
+        parsed = pl.DataFrame({"t": _texts(words[rep])}).select(**ml._cpu_max_expr(pl.col("t")))
+        q = parsed["quota"].fill_null(0).to_numpy()[inv]
+        bad = (parsed["quota"].is_null() | parsed["period"].is_null()).to_numpy()[inv]
+        unclean[mb[bad]] = True
+        if len(mb) > 1:
+            unclean[mb[1:][mb[1:] == mb[:-1]]] = True
+        quota[mb], period[mb] = q, parsed["period"].fill_null(0).to_numpy()[inv]
+        max_present[mb] = True
+
+    # kubectl top: at most one row per clean block (several containers: careful path).
+    tb = np.concatenate([c.top_block + boff[i] for i, c in enumerate(chunks)])
+    top = None
+    if len(tb):
+        words = cat("top_words")
+        rep, inv = _distinct(words)
+        rows = ml._top_rows(_texts(words[rep]))
+        bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()[inv]
+        unclean[tb[bad]] = True
+        if len(tb) > 1:
+            unclean[tb[1:][tb[1:] == tb[:-1]]] = True
+        slot = np.full(nb, -1, dtype=np.int64)
+        slot[tb] = inv
+        have = slot >= 0
+        top = {k: rows[k].gather(np.maximum(slot, 0)).scatter(np.flatnonzero(~have), None) for k in ml._TOP_DTYPES}
+
+    # Timestamps that are not in the plain forms, and naive ones in another zone.
+    ts_ok = ts_kind < 2
+    other = np.flatnonzero((ts_kind == 2) & ~unclean)
+    if len(other):
+        texts = [_header_text(buf, size, int(p)) for p in byte[other]]
+        parsed = ml.parse_timestamps(pl.Series(texts, dtype=pl.String), tz)
+        ts[other] = parsed.cast(pl.Int64).fill_null(0).to_numpy()
+        ts_ok[other] = parsed.is_not_null().to_numpy()
+    naive = np.flatnonzero((ts_kind == 1) & ~unclean)
+    if tz != "UTC" and len(naive):
+        local = pl.Series(ts[naive]).cast(pl.Datetime("us")).dt.replace_time_zone(
+            tz, ambiguous="earliest", non_existent="null").dt.convert_time_zone("UTC")
+        ts[naive] = local.cast(pl.Int64).fill_null(0).to_numpy()
+        ts_ok[naive] = local.is_not_null().to_numpy()
+
+    clean = ~unclean
+    fast = ml.Blocks(
+        line=line[clean], ts=ts[clean], ts_ok=ts_ok[clean], stat=stat[clean], stat_present=stat_present[clean],
+        quota=quota[clean], period=period[clean], max_present=max_present[clean],
+        acct=acct[clean], acct_present=acct_present[clean],
+        top=None if top is None else {k: v.filter(pl.Series(clean)) for k, v in top.items()},
+    )
+
+    # The careful path: the preamble and the unclean blocks, as one text.
+    bad_b = np.flatnonzero(unclean)
+    b_end_byte = np.append(byte[1:], size)
+    b_end_line = np.append(line[1:], n)
+    r_byte = [(0, first)] if first else []
+    r_line = [(0, pre_lines)] if first else []
+    if len(bad_b):
+        # merge runs of consecutive unclean blocks
+        brk = np.flatnonzero(np.diff(bad_b) != 1) + 1
+        run_first = bad_b[np.concatenate([[0], brk])]
+        run_last = bad_b[np.concatenate([brk - 1, [len(bad_b) - 1]])]
+        r_byte += list(zip(byte[run_first].tolist(), b_end_byte[run_last].tolist()))
+        r_line += list(zip(line[run_first].tolist(), b_end_line[run_last].tolist()))
+    rc = np.zeros(n, dtype=np.uint8)
+    parts = [fast]
+    headers = (np.zeros(0, np.int64), pl.Series("t", [], dtype=pl.String))
+    sub_text = None
+    gmap = np.zeros(0, dtype=np.int64)
+    if r_byte:
+        sub = lines_mod.split_lines(b"".join(buf[a:b].tobytes() for a, b in r_byte), source, binary=False)
+        gmap = ml._ranges(np.array([a for a, _ in r_line]), np.array([b for _, b in r_line]))
+        assert len(gmap) == len(sub), (len(gmap), len(sub))
+        sub_rc, sub_blocks, (h_idx, h_text) = ml.line_stage(sub, tz)
+        rc[gmap] = sub_rc
+        sub_blocks.line = gmap[sub_blocks.line]
+        parts.append(sub_blocks)
+        headers = (gmap[h_idx], h_text)
+        sub_text = sub.text
+    blocks = ml.Blocks.concat(parts)
+    line_text = _LineText(buf, chunks, line0, gmap, sub_text)
+    return ml.assemble(source, n, rc, blocks, headers, line_text, strict)
+
+
+def _header_text(buf: np.ndarray, size: int, p: int) -> str:
+    line = bytes(buf[p: _NL.search(memoryview(buf), p, size).start()])
+    return (line[:-1] if line.endswith(b"\r") else line)[4:-4].decode("ascii")
+
+
+class _LineText:
+    """Line ``j``'s text for messages: from the careful part, else decoded from the bytes."""
+
+    def __init__(self, data, chunks, line0, gmap, sub_text):
+        self.data, self.chunks, self.line0, self.gmap, self.sub_text = data, chunks, line0, gmap, sub_text
+
+    def __call__(self, j: int) -> str | None:
+        k = np.searchsorted(self.gmap, j)
+        if k < len(self.gmap) and self.gmap[k] == j:
+            return self.sub_text[int(k)]
+        i = int(np.searchsorted(self.line0, j, side="right")) - 1
+        c = self.chunks[i]
+        seg = self.data[c.start:c.stop].tobytes()
+        ends = np.flatnonzero(np.frombuffer(seg, dtype=np.uint8) == 10)
+        r = j - int(self.line0[i])
+        a = 0 if r == 0 else int(ends[r - 1]) + 1
+        b = int(ends[r]) if r < len(ends) else len(seg)
+        text = seg[a:b].decode("utf-8", "replace")
+        text = text[:-1] if text.endswith("\r") else text
+        return text or None
+
+
+def _distinct(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``words`` -> (index of the first row of each distinct value, value id of each row).
+
+    Rows are hashed to one word and grouped by hash with polars; the grouping is
+    then checked against the words themselves (a hash collision falls back to
+    an exact grouping).
+    """
+    n = len(words)
+    if n == 0 or (words == words[0]).all():
+        return np.zeros(min(n, 1), dtype=np.int64), np.zeros(n, dtype=np.int64)
+    h = words[:, 0].copy()
+    for j in range(1, words.shape[1]):
+        h ^= h >> np.uint64(31)
+        h *= np.uint64(0x9E3779B97F4A7C15)
+        h += words[:, j]
+    h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(32)
+    df = pl.DataFrame({"h": h})
+    firsts = df.with_row_index("i").unique(subset="h", keep="first", maintain_order=True).with_row_index("g")
+    inv = df.join(firsts.select("h", "g"), on="h", how="left", maintain_order="left")["g"].to_numpy().astype(np.int64)
+    first = firsts["i"].to_numpy().astype(np.int64)
+    if not (words[first[inv]] == words).all():  # a collision: group exactly
+        df = pl.DataFrame(words, schema=[f"w{j}" for j in range(words.shape[1])], orient="row")
+        inv = df.select(pl.struct(pl.all()).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+        first = np.full(int(inv.max()) + 1, n, dtype=np.int64)
+        np.minimum.at(first, inv, np.arange(n))
+    return first, inv
+
+
+def _texts(words: np.ndarray) -> pl.Series:
+    """The lines held in rows of words + length (see :func:`_line_words`)."""
+    lens = words[:, -1].astype(np.int64)
+    raw = words[:, :-1].astype("<u8").tobytes()
+    w = (words.shape[1] - 1) * 8
+    return pl.Series("t", [raw[i * w: i * w + int(k)].decode("utf-8", "replace") for i, k in enumerate(lens)], dtype=pl.String)
