@@ -94,9 +94,13 @@ def test_cpu_seconds_is_the_kernel_usage_and_the_log_ingests(backend, tmp_path):
     assert s["limit_cores"].unique().to_list() == [1.0]
     iv = res.intervals()
     assert tables.validate(iv, "intervals") == []
-    # no interval uses (much) more than the limit
+    # Over the run, usage stays within the limit. (One 100 ms interval may not: a window
+    # that straddles a CFS period boundary can hold most of two periods' quota, and the
+    # sampler's own timing jitters on a loaded machine.)
     busy = iv.filter(iv["seconds"] > 0.05)
-    assert busy["effective_cores"].max() < 1.0 * 1.3
+    assert busy["effective_cores"].max() <= 2.0 * 1.0 + 0.2
+    total_cores = (busy["effective_cores"] * busy["seconds"]).sum() / busy["seconds"].sum()
+    assert total_cores <= 1.0 * 1.1
 
 
 def test_timeout_kills_and_records(backend, tmp_path):
