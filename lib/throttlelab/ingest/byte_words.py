@@ -40,10 +40,39 @@ def padded_copy(data: bytes, start: int, stop: int, out: np.ndarray | None = Non
 
 def word_views(buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unaligned little-endian ``uint64`` and ``uint32`` views of ``buf`` with a
-    stride of one byte: ``U64[i]`` is the 8 bytes starting at ``buf[i]``."""
+    stride of one byte: ``U64[i]`` is the 8 bytes starting at ``buf[i]``.
+
+    Gathering from these is about 4 ns per element (numpy's slow path for
+    unaligned data); :class:`Words` is faster for many loads.
+    """
     u64 = np.ndarray((len(buf) - 7,), dtype="<u8", buffer=buf, offset=0, strides=(1,))
     u32 = np.ndarray((len(buf) - 3,), dtype="<u4", buffer=buf, offset=0, strides=(1,))
     return u64, u32
+
+
+class Words:
+    """Loads of consecutive 8-byte words at any byte offsets of an aligned buffer.
+
+    ``at(pos, k)`` gathers the ``k + 1`` aligned words around each position
+    (numpy's fast ``take``) and shifts the wanted bytes into place: about 2.5 ns
+    per word instead of 4 for an unaligned gather.
+    """
+
+    def __init__(self, buf: np.ndarray):
+        self.aligned = buf[: len(buf) // 8 * 8].view("<u8")
+
+    def at(self, pos: np.ndarray, k: int = 1) -> list[np.ndarray]:
+        """``[w_0, ..., w_{k-1}]``: ``w_j`` holds bytes ``pos + 8j`` to ``pos + 8j + 7``."""
+        q = pos >> 3
+        s = ((pos & 7) << 3).astype(np.uint64)
+        r = _B64 - s  # a shift by 64 gives 0 in numpy
+        a = [self.aligned.take(q + j) for j in range(k + 1)]
+        out = []
+        for j in range(k):
+            w = a[j] >> s
+            w |= a[j + 1] << r
+            out.append(w)
+        return out
 
 
 def word(text: bytes) -> np.uint64:
@@ -56,13 +85,13 @@ def low_bytes_mask(k: np.ndarray) -> np.ndarray:
     return ALL >> ((_B8 - k.astype(np.uint64)) * _B8)  # a shift by 64 gives 0 in numpy
 
 
-def parse_digits(u64: np.ndarray, end: np.ndarray, ndigits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def parse_digits(words: Words, end: np.ndarray, ndigits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The decimal numbers written in bytes ``[end - ndigits, end)``.
 
     Parameters
     ----------
-    u64
-        The buffer's word view (:func:`word_views`).
+    words
+        The buffer's :class:`Words`.
     end
         Position just after each number's last digit.
     ndigits
@@ -81,9 +110,7 @@ def parse_digits(u64: np.ndarray, end: np.ndarray, ndigits: np.ndarray) -> tuple
     word before the number are replaced by ``'0'``, every byte is checked to be
     a digit, and the digits are combined pairwise with three multiplications
     (the well-known "eight digits at once" technique; numpy's uint64
-    arithmetic wraps like C's).  Positions before the buffer are never used:
-    callers give numbers that start at least 16 bytes into the buffer when
-    they have more than 8 digits (line starts after a block header).
+    arithmetic wraps like C's).
     """
     ok = (ndigits >= 1) & (ndigits <= 18)
     d = np.clip(ndigits, 0, 18)
@@ -92,18 +119,24 @@ def parse_digits(u64: np.ndarray, end: np.ndarray, ndigits: np.ndarray) -> tuple
     bad = np.zeros(n, dtype=np.uint64)
     if n == 0:
         return value.view(np.int64), ok
-    words = 1 + int(d.max() > 8) + int(d.max() > 16)
-    for j in range(words):
+    nw = 1 + int(d.max() > 8) + int(d.max() > 16)
+    loaded = words.at(end - 8 * nw, nw)  # most significant word first
+    for j in range(nw):
+        w = loaded[nw - 1 - j]  # j = 0: the last 8 bytes
         k = np.clip(d - 8 * j, 0, 8).astype(np.uint64)
-        w = u64[end - 8 * (j + 1)]
         keep = ALL << ((_B8 - k) * _B8)  # the high k bytes: the last k characters
         w &= keep
         w |= _ZEROS & ~keep
         bad |= ((w + _ADD) | (w - _ZEROS)) & _HIGH
         w &= _NIBBLES
-        w = (w * _U(2561)) >> _B8
-        w = ((w & _U(0x00FF_00FF_00FF_00FF)) * _U(6553601)) >> _U(16)
-        w = ((w & _U(0x0000_FFFF_0000_FFFF)) * _U(42949672960001)) >> _U(32)
+        w *= _U(2561)
+        w >>= _B8
+        w &= _U(0x00FF_00FF_00FF_00FF)
+        w *= _U(6553601)
+        w >>= _U(16)
+        w &= _U(0x0000_FFFF_0000_FFFF)
+        w *= _U(42949672960001)
+        w >>= _U(32)
         if j:
             w *= _U(10 ** (8 * j))
         value += w

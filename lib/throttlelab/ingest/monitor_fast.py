@@ -33,17 +33,19 @@ import polars as pl
 
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest import monitor_log as ml
-from throttlelab.ingest.byte_words import _ADD, _HIGH, _NIBBLES, _ZEROS, PAD, low_bytes_mask, parse_digits, word, word_views
+from throttlelab.ingest.byte_words import _ADD, _HIGH, _NIBBLES, _ZEROS, PAD, Words, low_bytes_mask, parse_digits, word
 from throttlelab.ingest.monitor_format import SECTIONS
 from throttlelab.ingest.result import IngestResult
 
 #: Target size of a chunk scanned at once (small enough for its arrays to stay in cache).
 CHUNK_BYTES = 1 << 20
 MAX_LINE = lines_mod.MAX_LINE_BYTES
-_OPEN = np.uint32(int.from_bytes(b"--- ", "little"))
-_CLOSE = np.uint32(int.from_bytes(b" ---", "little"))
-_POD = np.uint32(int.from_bytes(b"POD ", "little"))
-_NAME = np.uint32(int.from_bytes(b"NAME", "little"))
+_OPEN = word(b"--- ")
+_CLOSE = word(b" ---")
+_POD = word(b"POD ")
+_NAME = word(b"NAME ")
+_MASK4 = np.uint64(0xFFFF_FFFF)
+_MASK5 = np.uint64(0xFF_FFFF_FFFF)
 _MAX_WORDS = 3  # cpu.max lines up to 24 bytes
 _TOP_WORDS = 8  # kubectl top rows up to 64 bytes
 
@@ -89,7 +91,7 @@ def _key_table():
     slot_key = np.full(64, len(keys), dtype=np.int64)
     for p, i in first.items():
         slot_key[((p * magic) % 2**64) >> 58] = i
-    return patt, mask, klen, alt, np.uint64(magic), slot_key
+    return patt.T.copy(), mask.T.copy(), klen, alt, np.uint64(magic), slot_key
 
 
 _KPATT, _KMASK, _KLEN, _KALT, _KMAGIC, _KSLOT = _key_table()
@@ -99,17 +101,18 @@ _NKALL = len(ml.STAT_KEYS) + len(ml.IGNORED_KEYS)
 
 @dataclass
 class _Chunk:
-    """What one chunk's scan found (block and line indices local to the chunk)."""
+    """What one chunk's scan found (block and line indices local to the chunk;
+    byte positions global)."""
 
     start: int  # byte offset of the chunk in the file
     stop: int
     n_lines: int
     hdr_line: np.ndarray  # block header line of each block
     hdr_byte: np.ndarray  # its byte offset
+    hdr_len: np.ndarray  # its length
+    ts_words: np.ndarray  # (4 x block) the 32 bytes after "--- "
     unclean: np.ndarray  # block needs the careful path
-    ts: np.ndarray
-    ts_kind: np.ndarray  # 0 UTC, 1 naive, 2 to parse with polars
-    stat: np.ndarray
+    stat: np.ndarray  # (key x block)
     stat_present: np.ndarray
     acct: np.ndarray
     acct_present: np.ndarray
@@ -119,17 +122,10 @@ class _Chunk:
     top_words: np.ndarray
 
 
-def _views(buf: np.ndarray, start: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``buf`` from ``start`` on, as bytes, and its 8- and 4-byte word views (see :func:`.byte_words.word_views`)."""
-    c = buf[start:]
-    u64, u32 = word_views(c)
-    return c, u64, u32
-
-
-def _scan(buf: np.ndarray, start: int, stop: int, truncated: bool) -> _Chunk:
+def _scan(buf: np.ndarray, words: Words, start: int, stop: int, truncated: bool) -> _Chunk:
     """Scan ``buf[start:stop]``, which starts with a block header line (see :func:`_certain_header`)."""
     size = stop - start
-    c, u64, u32 = _views(buf, start)
+    c = buf[start:]
     body = c[:size]
     ends = np.flatnonzero(body == 10)
     if truncated:
@@ -142,23 +138,25 @@ def _scan(buf: np.ndarray, start: int, stop: int, truncated: bool) -> _Chunk:
     odd = None
     if body.max() >= 128 or (body == 13).any():  # non-ASCII bytes, bare CRs; CRLF line ends are dropped from the line
         pos = np.flatnonzero((body >= 128) | (body == 13))
-        if len(pos):
-            crlf = (c[pos] == 13) & (c[pos + 1] == 10)
-            line_of = np.searchsorted(ends, pos)
-            odd = np.unique(line_of[~crlf])
-            ends = ends.copy()
-            ends[line_of[crlf]] -= 1
-            bad.append(odd)
+        crlf = (c[pos] == 13) & (c[pos + 1] == 10)
+        line_of = np.searchsorted(ends, pos)
+        odd = np.unique(line_of[~crlf])
+        ends[line_of[crlf]] -= 1
+        bad.append(odd)
     if truncated:
         bad.append(np.array([n - 1]))
     lens = ends - starts
     bad.append(np.flatnonzero(lens > MAX_LINE))
     b0 = c[starts]
+    starts += start  # global byte positions from here on
+    ends += start
 
     # Block headers: "--- ... ---", 7 bytes or more.
     hc = np.flatnonzero(b0 == 45)
     hs, he = starts[hc], ends[hc]
-    ok = (he - hs >= 7) & (he - hs <= MAX_LINE) & (u32[hs] == _OPEN) & (u32[he - 4] == _CLOSE)
+    (h0,) = words.at(hs)
+    (h1,) = words.at(he - 4)
+    ok = ((he - hs >= 7) & (he - hs <= MAX_LINE) & ((h0 & _MASK4) == _OPEN) & ((h1 & _MASK4) == _CLOSE))
     if odd is not None:
         ok &= ~np.isin(hc, odd)
     if truncated:
@@ -170,11 +168,12 @@ def _scan(buf: np.ndarray, start: int, stop: int, truncated: bool) -> _Chunk:
     # Section markers: exact "[kubectl top]" ... lines; other "[..." lines go the careful way.
     mc = np.flatnonzero(b0 == 91)
     ms, me = starts[mc], ends[mc]
-    ml_ = me - ms
-    w0, w1, wl = u64[ms], u64[ms + 8], u64[np.maximum(me - 8, 0)]
+    mlen = me - ms
+    w0, w1 = words.at(ms, 2)
+    (wl,) = words.at(me - 8)
     code = np.zeros(len(mc), dtype=np.int8)
     for k, (length, e0, e1, el) in enumerate(_MARKERS, start=1):
-        hit = (ml_ == length) & (w0 == e0) & (wl == el)
+        hit = (mlen == length) & (w0 == e0) & (wl == el)
         if length >= 16:
             hit &= w1 == e1
         code[hit] = k
@@ -199,41 +198,39 @@ def _scan(buf: np.ndarray, start: int, stop: int, truncated: bool) -> _Chunk:
     # cpu.stat: "<key> <digits>".
     i2 = np.flatnonzero(kind == 2)
     st, en = starts[i2], ends[i2]
-    w0, w1 = u64[st], u64[st + 8]
+    w0, w1 = words.at(st, 2)
     cand = _KSLOT[(w0 * _KMAGIC) >> np.uint64(58)]
-    prefix = _KPATT[cand, 0] == w0
-    good = prefix & ((w1 & _KMASK[cand, 1]) == _KPATT[cand, 1])
+    prefix = _KPATT[0].take(cand) == w0
+    good = prefix & ((w1 & _KMASK[1].take(cand)) == _KPATT[1].take(cand))
     retry = np.flatnonzero(prefix & ~good & (_KALT[cand] >= 0))
     while len(retry):  # keys sharing their first 8 bytes
         cand[retry] = _KALT[cand[retry]]
-        g = (w1[retry] & _KMASK[cand[retry], 1]) == _KPATT[cand[retry], 1]
+        g = (w1[retry] & _KMASK[1, cand[retry]]) == _KPATT[1, cand[retry]]
         good[retry[g]] = True
         retry = retry[~g & (_KALT[cand[retry]] >= 0)]
     klen = _KLEN[cand]
     long_ = np.flatnonzero(good & (klen >= 16))
-    for j in (2, 3):
-        if len(long_):
-            wj = u64[st[long_] + 8 * j]
-            good[long_[(wj & _KMASK[cand[long_], j]) != _KPATT[cand[long_], j]]] = False
-    value, vok = parse_digits(u64, en, en - st - klen - 1)
+    if len(long_):
+        w2, w3 = words.at(st[long_] + 16, 2)
+        cl = cand[long_]
+        good[long_[((w2 & _KMASK[2, cl]) != _KPATT[2, cl]) | ((w3 & _KMASK[3, cl]) != _KPATT[3, cl])]] = False
+    value, vok = parse_digits(words, en, en - st - klen - 1)
     good &= vok
     bad.append(i2[~good])
     b2, key, value = blk[i2[good]], cand[good], value[good]
-    flat = b2 * _NKALL + key
-    seen = np.zeros(nb * _NKALL, dtype=bool)
+    flat = key * nb + b2
+    seen = np.zeros(_NKALL * nb, dtype=bool)
     seen[flat] = True
     if np.count_nonzero(seen) < len(flat):  # a key repeated in a block
-        unclean |= np.bincount(b2, minlength=nb) > seen.reshape(nb, _NKALL).sum(axis=1)
-    kept = key < _NK
-    stat = np.zeros((nb, _NK), dtype=np.int64)
-    stat_present = np.zeros((nb, _NK), dtype=bool)
-    flat = b2[kept] * _NK + key[kept]
-    stat.ravel()[flat] = value[kept]
-    stat_present.ravel()[flat] = True
+        unclean |= np.bincount(b2, minlength=nb) > seen.reshape(_NKALL, nb).sum(axis=0)
+    stat = np.zeros(_NKALL * nb, dtype=np.int64)
+    stat[flat] = value
+    stat = stat[: _NK * nb].reshape(_NK, nb)  # the ignored keys are dropped
+    stat_present = seen[: _NK * nb].reshape(_NK, nb)
 
     # cpuacct.usage: digits only, one per block.
     i4 = np.flatnonzero(kind == 4)
-    value, vok = parse_digits(u64, ends[i4], lens[i4])
+    value, vok = parse_digits(words, ends[i4], lens[i4])
     bad.append(i4[~vok])
     b4 = blk[i4[vok]]
     acct = np.zeros(nb, dtype=np.int64)
@@ -247,34 +244,33 @@ def _scan(buf: np.ndarray, start: int, stop: int, truncated: bool) -> _Chunk:
     i3 = np.flatnonzero(kind == 3)
     bad.append(i3[lens[i3] > 8 * _MAX_WORDS])
     i3 = i3[lens[i3] <= 8 * _MAX_WORDS]
-    max_words = _line_words(u64, starts[i3], lens[i3], _MAX_WORDS)
+    max_words = _line_words(words, starts[i3], lens[i3], _MAX_WORDS)
     i1 = np.flatnonzero(kind == 1)
-    st = starts[i1]
-    head = (u32[st] == _POD) | ((u32[st] == _NAME) & (c[st + 4] == 32))
+    (w0,) = words.at(starts[i1])
+    head = ((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME)
     i1 = i1[~head]
-    st = starts[i1]
-    bad.append(i1[ml._HEADER_PAIRS[b0[i1], c[st + 1]] | (lens[i1] > 8 * _TOP_WORDS)])
+    b1 = ((w0[~head] >> np.uint64(8)) & np.uint64(0xFF)).astype(np.intp)
+    bad.append(i1[ml._HEADER_PAIRS[b0[i1], b1] | (lens[i1] > 8 * _TOP_WORDS)])
     i1 = i1[lens[i1] <= 8 * _TOP_WORDS]
-    top_words = _line_words(u64, starts[i1], lens[i1], _TOP_WORDS)
-
-    # Timestamps of the headers.
-    ts, ts_kind = _timestamps(u64, starts[hdr] + 4, lens[hdr] - 8)
+    top_words = _line_words(words, starts[i1], lens[i1], _TOP_WORDS)
 
     bad_lines = np.concatenate(bad)
     if len(bad_lines):
         unclean[blk[bad_lines]] = True
-    return _Chunk(start, stop, n, hdr, starts[hdr], unclean, ts, ts_kind, stat, stat_present, acct, acct_present,
+    ts_words = np.stack(words.at(starts[hdr] + 4, 4))
+    return _Chunk(start, stop, n, hdr, starts[hdr], lens[hdr], ts_words, unclean, stat, stat_present, acct, acct_present,
                   blk[i3], max_words, blk[i1], top_words)
 
 
-def _line_words(u64: np.ndarray, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
+def _line_words(words: Words, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
     """(lines x nw+1) array: the line's bytes as words (zero past its end), then its length."""
     out = np.zeros((len(starts), nw + 1), dtype=np.uint64)
     if len(starts) == 0:
         return out
     used = min(nw, int(-(-lens.max() // 8)))
-    for j in range(used):
-        out[:, j] = u64[starts + 8 * j] & low_bytes_mask(np.clip(lens - 8 * j, 0, 8))
+    for j, w in enumerate(words.at(starts, used)):
+        w &= low_bytes_mask(np.clip(lens - 8 * j, 0, 8))
+        out[:, j] = w
     out[:, nw] = lens
     return out
 
@@ -304,19 +300,26 @@ _CUM_DAYS = np.array([0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334],
 _MONTH_DAYS = np.array([0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)
 
 
-def _timestamps(u64: np.ndarray, pos: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _timestamps(ts_words: np.ndarray, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``YYYY-MM-DD HH:MM:SS`` with an optional fraction of 3 or 6 digits and an
-    optional ``Z``, read from the bytes: (microseconds, kind: 0 UTC, 1 naive,
-    2 another form or an invalid date, for polars to decide)."""
+    optional ``Z``, from the 4 words after ``"--- "`` and the timestamp's length:
+    (microseconds, kind: 0 UTC, 1 naive, 2 another form or an invalid date, for
+    polars to decide)."""
     form = _TS_FORM_OF_LEN[np.clip(length, 0, 40)]
     ok = form > 0
-    bad = np.zeros(len(pos), dtype=np.uint64)
+    bad = np.zeros(len(length), dtype=np.uint64)
     digits = []
+    uniform = len(form) and (form == form[0]).all()  # one form in the whole log: scalars, not gathers
+
+    def table(t: np.ndarray, j: int):
+        return t[form[0], j] if uniform else t[:, j].take(form)
+
     for j in range(4):
-        w = u64[pos + 8 * j]
-        ok &= (w & _TS_LIT[form, j]) == _TS_VAL[form, j]
-        dm = _TS_DIG[form, j]
-        w = (w & dm) | (_ZEROS & ~dm)
+        w = ts_words[j].copy()
+        ok &= (w & table(_TS_LIT, j)) == table(_TS_VAL, j)
+        dm = table(_TS_DIG, j)
+        w &= dm
+        w |= _ZEROS & ~dm
         bad |= ((w + _ADD) | (w - _ZEROS)) & _HIGH
         digits.append(w & _NIBBLES)
     ok &= bad == 0
@@ -332,12 +335,12 @@ def _timestamps(u64: np.ndarray, pos: np.ndarray, length: np.ndarray) -> tuple[n
     frac = at(c_, 4) * 100000 + at(c_, 5) * 10000 + at(c_, 6) * 1000 + at(c_, 7) * 100 + at(d, 0) * 10 + at(d, 1)
     leap = ((y % 4 == 0) & (y % 100 != 0)) | (y % 400 == 0)
     mo_c = np.clip(mo, 1, 12)
-    ok &= (y >= 1000) & (mo >= 1) & (mo <= 12) & (day >= 1) & (day <= _MONTH_DAYS[mo_c] + (leap & (mo_c == 2)))
+    ok &= (y >= 1000) & (mo >= 1) & (mo <= 12) & (day >= 1) & (day <= _MONTH_DAYS.take(mo_c) + (leap & (mo_c == 2)))
     ok &= (hh <= 23) & (mi <= 59) & (ss <= 59)
     yp = y - 1  # days since 1970-01-01, proleptic Gregorian
-    days = yp * 365 + yp // 4 - yp // 100 + yp // 400 + _CUM_DAYS[mo_c] + (leap & (mo_c > 2)) + day - 1 - 719162
+    days = yp * 365 + yp // 4 - yp // 100 + yp // 400 + _CUM_DAYS.take(mo_c) + (leap & (mo_c > 2)) + day - 1 - 719162
     us = (days * 86400 + hh * 3600 + mi * 60 + ss) * 1_000_000 + frac
-    kind = np.where(ok, np.where(_TS_UTC[form], 0, 1), 2).astype(np.uint8)
+    kind = np.where(ok, np.where(_TS_UTC.take(form), 0, 1), 2).astype(np.uint8)
     return np.where(ok, us, 0), kind
 
 
@@ -410,31 +413,52 @@ def read_monitor_buffer(buf: np.ndarray, size: int, source: str, *, strict: bool
         return ml.parse_monitor_lines(lines_mod.split_lines(buf[:size].tobytes(), source), strict=strict, tz=tz)
     truncated = buf[size - 1] != 10
     bounds = _chunk_bounds(mv, size, first)
-    workers = workers or min(len(bounds), os.cpu_count() or 1, 8)
+    workers = workers or min(os.cpu_count() or 1, 8)
+    words = Words(buf)
 
     def scan(b: tuple[int, int]) -> _Chunk:
-        return _scan(buf, b[0], b[1], truncated and b[1] == size)
+        return _scan(buf, words, b[0], b[1], truncated and b[1] == size)
 
-    if workers > 1:
+    if workers > 1 and len(bounds) > 1:
         with ThreadPoolExecutor(workers) as ex:
             chunks = list(ex.map(scan, bounds))
-    else:
-        chunks = [scan(b) for b in bounds]
-    return _combine(buf, size, source, first, chunks, strict, tz)
+            return _combine(buf, words, size, source, first, chunks, strict, tz, ex.submit)
+    return _combine(buf, words, size, source, first, [scan(b) for b in bounds], strict, tz, _Done)
 
 
-def _combine(buf: np.ndarray, size: int, source: str, first: int, chunks: list[_Chunk], strict: bool, tz: str) -> IngestResult:
+class _Done:
+    """``submit`` without threads: runs the function now."""
+
+    def __init__(self, fn, *args):
+        self.value = fn(*args)
+
+    def result(self):
+        return self.value
+
+
+def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, chunks: list[_Chunk], strict: bool,
+             tz: str, submit) -> IngestResult:
     pre_lines = int(np.count_nonzero(buf[:first] == 10))
     line0 = np.cumsum([pre_lines] + [c.n_lines for c in chunks])
     n = int(line0[-1])
     cat = lambda f: np.concatenate([getattr(c, f) for c in chunks])  # noqa: E731
-    line = np.concatenate([c.hdr_line + line0[i] for i, c in enumerate(chunks)])
-    byte = np.concatenate([c.hdr_byte + c.start for c in chunks])
     boff = np.cumsum([0] + [len(c.hdr_line) for c in chunks])
     nb = int(boff[-1])
+
+    # Independent work, on all cores: timestamps (in two halves), distinct
+    # cpu.max lines and kubectl top rows.
+    byte, hlen = cat("hdr_byte"), cat("hdr_len")
+    half = nb // 2
+    ts_words = np.concatenate([c.ts_words for c in chunks], axis=1)
+    ts_parts = [submit(_timestamps, ts_words[:, a:b], hlen[a:b] - 8) for a, b in ((0, half), (half, nb))]
+    max_words, top_words = cat("max_words"), cat("top_words")
+    max_job = submit(_parse_max, max_words)
+    top_job = submit(_parse_top, top_words)
+
+    line = np.concatenate([c.hdr_line + line0[i] for i, c in enumerate(chunks)])
     unclean = cat("unclean")
-    ts, ts_kind = cat("ts"), cat("ts_kind")
-    stat, stat_present = cat("stat"), cat("stat_present")
+    stat = np.concatenate([c.stat for c in chunks], axis=1)
+    stat_present = np.concatenate([c.stat_present for c in chunks], axis=1)
     acct, acct_present = cat("acct"), cat("acct_present")
 
     # cpu.max: one good line per clean block.
@@ -443,25 +467,18 @@ def _combine(buf: np.ndarray, size: int, source: str, first: int, chunks: list[_
     period = np.zeros(nb, dtype=np.int64)
     max_present = np.zeros(nb, dtype=bool)
     if len(mb):
-        words = cat("max_words")
-        rep, inv = _distinct(words)
-        parsed = pl.DataFrame({"t": _texts(words[rep])}).select(**ml._cpu_max_expr(pl.col("t")))
-        q = parsed["quota"].fill_null(0).to_numpy()[inv]
-        bad = (parsed["quota"].is_null() | parsed["period"].is_null()).to_numpy()[inv]
+        q, per, bad = max_job.result()
         unclean[mb[bad]] = True
         if len(mb) > 1:
             unclean[mb[1:][mb[1:] == mb[:-1]]] = True
-        quota[mb], period[mb] = q, parsed["period"].fill_null(0).to_numpy()[inv]
+        quota[mb], period[mb] = q, per
         max_present[mb] = True
 
     # kubectl top: at most one row per clean block (several containers: careful path).
     tb = np.concatenate([c.top_block + boff[i] for i, c in enumerate(chunks)])
     top = None
     if len(tb):
-        words = cat("top_words")
-        rep, inv = _distinct(words)
-        rows = ml._top_rows(_texts(words[rep]))
-        bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()[inv]
+        rows, inv, bad = top_job.result()
         unclean[tb[bad]] = True
         if len(tb) > 1:
             unclean[tb[1:][tb[1:] == tb[:-1]]] = True
@@ -469,6 +486,9 @@ def _combine(buf: np.ndarray, size: int, source: str, first: int, chunks: list[_
         slot[tb] = inv
         have = slot >= 0
         top = {k: rows[k].gather(np.maximum(slot, 0)).scatter(np.flatnonzero(~have), None) for k in ml._TOP_DTYPES}
+    ts_parts = [f.result() for f in ts_parts]
+    ts = np.concatenate([t for t, _ in ts_parts])
+    ts_kind = np.concatenate([k for _, k in ts_parts])
 
     # Timestamps that are not in the plain forms, and naive ones in another zone.
     ts_ok = ts_kind < 2
@@ -487,7 +507,7 @@ def _combine(buf: np.ndarray, size: int, source: str, first: int, chunks: list[_
 
     clean = ~unclean
     fast = ml.Blocks(
-        line=line[clean], ts=ts[clean], ts_ok=ts_ok[clean], stat=stat[clean], stat_present=stat_present[clean],
+        line=line[clean], ts=ts[clean], ts_ok=ts_ok[clean], stat=stat[:, clean], stat_present=stat_present[:, clean],
         quota=quota[clean], period=period[clean], max_present=max_present[clean],
         acct=acct[clean], acct_present=acct_present[clean],
         top=None if top is None else {k: v.filter(pl.Series(clean)) for k, v in top.items()},
@@ -551,6 +571,25 @@ class _LineText:
         text = seg[a:b].decode("utf-8", "replace")
         text = text[:-1] if text.endswith("\r") else text
         return text or None
+
+
+def _parse_max(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """cpu.max lines (as :func:`_line_words`) -> per line quota, period, bad."""
+    if len(words) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
+    rep, inv = _distinct(words)
+    parsed = pl.DataFrame({"t": _texts(words[rep])}).select(**ml._cpu_max_expr(pl.col("t")))
+    bad = (parsed["quota"].is_null() | parsed["period"].is_null()).to_numpy()[inv]
+    return parsed["quota"].fill_null(0).to_numpy()[inv], parsed["period"].fill_null(0).to_numpy()[inv], bad
+
+
+def _parse_top(words: np.ndarray) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    """kubectl top rows (as :func:`_line_words`) -> (distinct rows parsed, row of each line, bad)."""
+    if len(words) == 0:
+        return None, np.zeros(0, np.int64), np.zeros(0, bool)
+    rep, inv = _distinct(words)
+    rows = ml._top_rows(_texts(words[rep]))
+    return rows, inv, (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()[inv]
 
 
 def _distinct(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

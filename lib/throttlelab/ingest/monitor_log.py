@@ -159,7 +159,7 @@ class Blocks:
         Timestamp in microseconds since the epoch (UTC); ``ts_ok`` false when it
         could not be parsed.
     stat, stat_present
-        (block x :data:`STAT_KEYS`) cpu.stat values and which were present.
+        (:data:`STAT_KEYS` x block) cpu.stat values and which were present.
     quota, period, max_present
         The first good cpu.max line (``max`` -> quota -1).
     acct, acct_present
@@ -195,9 +195,12 @@ class Blocks:
         line = np.concatenate([p.line for p in parts])
         order = None if np.all(line[1:] > line[:-1]) else np.argsort(line, kind="stable")
         arrays = {}
-        for f in ("line", "ts", "ts_ok", "stat", "stat_present", "quota", "period", "max_present", "acct", "acct_present"):
+        for f in ("line", "ts", "ts_ok", "quota", "period", "max_present", "acct", "acct_present"):
             a = np.concatenate([getattr(p, f) for p in parts])
             arrays[f] = a if order is None else a[order]
+        for f in ("stat", "stat_present"):
+            a = np.concatenate([getattr(p, f) for p in parts], axis=1)
+            arrays[f] = a if order is None else a[:, order]
         top = None
         if any(p.top is not None for p in parts):
             top = {}
@@ -211,7 +214,7 @@ class Blocks:
         z = np.zeros(0, dtype=np.int64)
         b = np.zeros(0, dtype=bool)
         nk = len(STAT_KEYS)
-        return Blocks(z, z, b, np.zeros((0, nk), np.int64), np.zeros((0, nk), bool), z, z, b, z, b, None)
+        return Blocks(z, z, b, np.zeros((nk, 0), np.int64), np.zeros((nk, 0), bool), z, z, b, z, b, None)
 
 
 _TOP_DTYPES = {"pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
@@ -299,8 +302,8 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blo
         line=blk_idx.astype(np.int64),
         ts=ts.cast(pl.Int64).fill_null(0).to_numpy(),
         ts_ok=ts.is_not_null().to_numpy(),
-        stat=stat[1:],
-        stat_present=stat_present[1:],
+        stat=np.ascontiguousarray(stat[1:].T),
+        stat_present=np.ascontiguousarray(stat_present[1:].T),
         quota=cpu_max["quota"][1:],
         period=cpu_max["period"][1:],
         max_present=cpu_max["present"][1:],
@@ -329,8 +332,8 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
     block_reason[ts_ok & (tsv == prev_max)] = R["duplicate timestamp"]
     block_reason[ts_ok & (tsv < prev_max)] = R["out-of-order timestamp"]
     stat_present = blocks.stat_present
-    has_v2 = stat_present[:, [_K[k] for k in V2_KEYS]].any(axis=1)
-    has_v1 = stat_present[:, [_K[k] for k in V1_KEYS]].any(axis=1) | blocks.acct_present
+    has_v2 = stat_present[[_K[k] for k in V2_KEYS]].any(axis=0)
+    has_v1 = stat_present[[_K[k] for k in V1_KEYS]].any(axis=0) | blocks.acct_present
     mixed = has_v1 & has_v2
     block_reason[mixed & (block_reason == 0)] = R["mixed cgroup v1 and v2 keys"]
     bad_blocks = np.flatnonzero(block_reason)
@@ -360,7 +363,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
     n_kept = int(keep.sum())
     version = np.where(has_v2, 2, np.where(has_v1, 1, 0))[kb]
     stat = blocks.stat
-    S = {k: (stat[kb, _K[k]], stat_present[kb, _K[k]]) for k in STAT_KEYS}
+    S = {k: (stat[_K[k], kb], stat_present[_K[k], kb]) for k in STAT_KEYS}
 
     def col(name: str, dtype=pl.Int64) -> pl.Series:
         v, p = S[name]
@@ -377,7 +380,9 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
             if key is None:
                 continue
             v, p = (acct_v, acct_p) if key == "acct" else S[key]
-            m = p & (version == ver) if ver else p
+            m = p & (version == ver)
+            if m.all():  # the usual case: one version, no gaps
+                return pl.Series(np.divide(v, scale, dtype=np.float64))
             out[m] = v[m] / scale
             have |= m
         return pl.Series(out).scatter(np.flatnonzero(~have), None)
