@@ -28,6 +28,7 @@ Rules for ``execute``
 from __future__ import annotations
 
 import importlib
+import os
 import socket
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -136,7 +137,20 @@ def base_row(plan: RunPlan, backend: str) -> dict[str, Any]:
         "load": None,
         "replicate": plan.replicate,
         "warmup": plan.warmup,
-        "node": socket.gethostname(),
+        "node": local_node_name(),
         "status": "failed",
         "error": "run did not finish",
     }
+
+
+def local_node_name() -> str:
+    """This machine as a ``node`` value: hostname and usable CPUs, e.g. ``"vm (2 cpus)"``.
+
+    The analysis reads the CPU count from it to place ``unlimited`` runs on the
+    limit axis (:func:`throttlelab.analysis.prepare.infer_machine_cores`).
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return f"{socket.gethostname()} ({cpus} cpus)"
