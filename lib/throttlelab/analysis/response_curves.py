@@ -1,13 +1,4 @@
-"""Response time against a noisy neighbour: the paper's table, and a queueing-style fit.
-
-Table 1 of the contention paper (seed 001) gives the mean response time of a
-php-apache target at 150/300/450 requests per 30 s while a stress pod holds
-0-70% of the node's CPU, and its % increase over 0%.  :func:`paper_table1`
-rebuilds it from ``data/published/contention_response_time.csv`` and checks
-every printed % against what the (rounded) milliseconds allow: the printed
-times are whole milliseconds, so a % is *consistent* when it lies in the range
-the unrounded times could give ([ms - 0.5, ms + 0.5] for both numbers, plus the
-0.5 rounding of the printed %).
+"""Response time against a noisy neighbour's CPU share: queueing-style fits.
 
 Fits (:func:`fit_response_curve`) of response time ``R`` against the
 neighbour's share ``x`` of the node (available CPU ``cores * (1 - x)``):
@@ -26,6 +17,9 @@ the range (the point farthest below the chord).  ``doubling`` is the share at
 which the fitted time reaches twice the fitted no-contention time.  Intervals
 come from a bootstrap: residual resampling for summary points, request
 resampling for measured requests (:func:`fit_from_requests`).
+:func:`analyse_measured` gathers what notebook 05 shows for measured requests.
+
+The paper's table 1 itself is rebuilt in :mod:`throttlelab.analysis.contention_paper`.
 """
 
 from __future__ import annotations
@@ -40,64 +34,7 @@ from scipy import optimize
 from throttlelab.analysis.latency import Estimate
 from throttlelab.results import ConfidenceInterval
 
-#: Table 1 of the paper as printed: % increase over 0% per request count and stress share.
-PAPER_TABLE1_PERCENT: dict[int, dict[float, int]] = {
-    150: {0.0: 0, 0.2: 9, 0.4: 55, 0.5: 74, 0.6: 164, 0.65: 219, 0.7: 226},
-    300: {0.0: 0, 0.2: 25, 0.4: 64, 0.5: 103, 0.6: 166, 0.65: 240, 0.7: 263},
-    450: {0.0: 0, 0.2: 23, 0.4: 59, 0.5: 99, 0.6: 200, 0.65: 250, 0.7: 361},
-}
 
-
-def paper_table1(contention: pl.DataFrame) -> pl.DataFrame:
-    """Table 1 in long form, with computed and printed % increases.
-
-    Parameters
-    ----------
-    contention
-        :func:`throttlelab.ingest.published.load_contention`.
-
-    Returns
-    -------
-    polars.DataFrame
-        ``requests_per_30s``, ``contention``, ``mean_ms``, ``percent`` (computed from
-        the table's ms, one decimal), ``percent_rounded`` (whole %, as printed),
-        ``percent_printed``, ``percent_min``/``percent_max`` (range the rounding of
-        the ms allows), ``consistent``.
-    """
-    df = contention.with_columns(pl.col("contention").round(4), (pl.col("mean_latency_seconds") * 1000).round(3).alias("mean_ms"))
-    base = df.filter(pl.col("contention") == 0).select("requests_per_30s", pl.col("mean_ms").alias("base_ms"))
-    df = df.join(base, on="requests_per_30s", how="left")
-    printed = pl.DataFrame([{"requests_per_30s": r, "contention": x, "percent_printed": p}
-                            for r, row in PAPER_TABLE1_PERCENT.items() for x, p in row.items()],
-                           schema={"requests_per_30s": pl.Int64, "contention": pl.Float64, "percent_printed": pl.Int64})
-    out = df.join(printed, on=["requests_per_30s", "contention"], how="left").select(
-        "requests_per_30s", "contention", "mean_ms",
-        ((pl.col("mean_ms") / pl.col("base_ms") - 1) * 100).round(1).alias("percent"),
-        ((pl.col("mean_ms") / pl.col("base_ms") - 1) * 100).round(0).cast(pl.Int64).alias("percent_rounded"),
-        "percent_printed",
-        (((pl.col("mean_ms") - 0.5) / (pl.col("base_ms") + 0.5) - 1) * 100).alias("percent_min"),
-        (((pl.col("mean_ms") + 0.5) / (pl.col("base_ms") - 0.5) - 1) * 100).alias("percent_max"),
-    ).with_columns(
-        pl.when(pl.col("contention") == 0).then(pl.lit(0.0)).otherwise(pl.col("percent_min")).alias("percent_min"),
-        pl.when(pl.col("contention") == 0).then(pl.lit(0.0)).otherwise(pl.col("percent_max")).alias("percent_max"),
-    )
-    return out.with_columns(
-        ((pl.col("percent_printed") >= pl.col("percent_min") - 0.5) & (pl.col("percent_printed") <= pl.col("percent_max") + 0.5))
-        .alias("consistent")
-    ).sort("requests_per_30s", "contention")
-
-
-def paper_table1_wide(table: pl.DataFrame) -> pl.DataFrame:
-    """The paper's layout: one row per request count, cells ``"ms (printed% / computed%)"``."""
-    cells = table.with_columns(
-        pl.format("{} ({}% | {}%)", pl.col("mean_ms").round(0).cast(pl.Int64), "percent_printed", "percent_rounded")
-        .alias("cell"),
-        (pl.col("contention") * 100).round(0).cast(pl.Int64).cast(pl.String).add("%").alias("stress"),
-    )
-    return cells.pivot(on="stress", index="requests_per_30s", values="cell").sort("requests_per_30s")
-
-
-# -- models --------------------------------------------------------------------
 def _hyperbolic(x, lam, a, b, c):
     d = c - x
     return np.where(d > 1e-6, a + b / np.maximum(d, 1e-6), 1e6)
