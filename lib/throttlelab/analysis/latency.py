@@ -99,7 +99,8 @@ def bootstrap_estimates(x: np.ndarray, names: tuple[str, ...] = STATS, *, n_boot
 
 
 def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = ("config", "load", "contention"), *,
-                      n_boot: int = 1000, level: float = 0.95, seed: int = 0) -> pl.DataFrame:
+                      stats: tuple[str, ...] = STATS, n_boot: int = 1000, level: float = 0.95,
+                      seed: int = 0) -> pl.DataFrame:
     """Per group: counts, failure rate, and latency statistics with bootstrap intervals.
 
     Parameters
@@ -108,13 +109,15 @@ def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = 
         A canonical requests table (extra columns allowed).
     by
         Grouping columns (those absent from ``requests`` are ignored).
+    stats
+        Statistics with intervals (``mean``, ``p50``, ``p90``, ``p95``, ``p99``).
 
     Returns
     -------
     polars.DataFrame
         ``by`` columns, ``n`` (all requests), ``n_ok``, ``n_failed``, ``failed_rate``,
         ``failed_by_status`` (e.g. ``"timeout=2, refused=1"``), then for each of
-        mean, p50, p95, p99: ``<stat>_seconds``, ``<stat>_low``, ``<stat>_high``; and
+        ``stats``: ``<stat>_seconds``, ``<stat>_low``, ``<stat>_high``; and
         ``max_seconds``.  Sorted by ``by``.
     """
     by = [c for c in by if c in requests.columns]
@@ -130,7 +133,7 @@ def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = 
             "failed_rate": failed.height / g.height if g.height else float("nan"),
             "failed_by_status": ", ".join(f"{s}={n}" for s, n in counts.iter_rows()),
         }
-        for name, est in bootstrap_estimates(ok, STATS, n_boot=n_boot, level=level, seed=seed).items():
+        for name, est in bootstrap_estimates(ok, stats, n_boot=n_boot, level=level, seed=seed).items():
             row |= {f"{name}_seconds": est.value, f"{name}_low": est.low, f"{name}_high": est.high}
         row["max_seconds"] = float(ok.max()) if ok.size else float("nan")
         rows.append(row)

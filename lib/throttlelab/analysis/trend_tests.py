@@ -1,0 +1,129 @@
+"""A trend across ordered groups (e.g. latency samples by increasing worker count).
+
+:func:`jonckheere_terpstra` tests whether values rise (or fall) along the
+order of the groups, with a concordance effect size; :func:`slope_per_worker`
+gives the least-squares slope of a statistic (mean, a percentile) against the
+group's numeric level with a bootstrap interval.  Both treat the values as
+independent: where they are not (requests of one run), the p-values are
+optimistic -- see :mod:`throttlelab.analysis.neighbour_workers`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as st
+
+from throttlelab.analysis.latency import Estimate, bootstrap_distribution, statistic
+from throttlelab.results import ConfidenceInterval
+
+
+@dataclass(frozen=True)
+class JonckheereTerpstra:
+    """Jonckheere-Terpstra test of an ordered trend across groups.
+
+    Attributes
+    ----------
+    statistic
+        J: over every ordered pair of groups (i < j), the number of pairs with
+        the group-i value below the group-j value (ties count one half).
+    expected, z
+        E[J] under no trend and the normal-approximation z score (variance
+        without a tie correction: latencies are continuous).
+    p_value
+        For ``alternative``: ``increasing``, ``decreasing`` or ``two-sided``.
+    tau
+        Effect size ``(2 J - M) / M`` with ``M`` the number of ordered pairs:
+        +1 when every later group is above every earlier one, 0 for no trend.
+    tau_low, tau_high
+        Bootstrap interval of ``tau`` (resampling within groups); NaN if not computed.
+    """
+
+    statistic: float
+    expected: float
+    z: float
+    p_value: float
+    tau: float
+    tau_low: float
+    tau_high: float
+    n: int
+    alternative: str
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        """Interval of ``tau``."""
+        return ConfidenceInterval(self.tau_low, self.tau_high)
+
+
+def _jt_statistic(groups: list[np.ndarray]) -> float:
+    total = 0.0
+    for j in range(1, len(groups)):
+        later = np.sort(groups[j])
+        for i in range(j):
+            a = groups[i]
+            right = np.searchsorted(later, a, side="right")
+            left = np.searchsorted(later, a, side="left")
+            total += float(np.sum(later.size - right) + 0.5 * np.sum(right - left))
+    return total
+
+
+def jonckheere_terpstra(groups: list[np.ndarray], *, alternative: str = "two-sided", n_boot: int = 0,
+                        level: float = 0.95, seed: int = 0) -> JonckheereTerpstra:
+    """Jonckheere-Terpstra test that values rise (or fall) along the order of ``groups``.
+
+    Parameters
+    ----------
+    groups
+        Samples in the hypothesised order (e.g. by increasing worker count).
+    alternative
+        ``two-sided``, ``increasing`` or ``decreasing``.
+    n_boot
+        Bootstrap resamples for the interval of ``tau`` (0: none).
+    """
+    if alternative not in ("two-sided", "increasing", "decreasing"):
+        raise ValueError(f"alternative must be two-sided, increasing or decreasing, got {alternative!r}")
+    groups = [np.asarray(g, float)[np.isfinite(np.asarray(g, float))] for g in groups]
+    sizes = np.array([g.size for g in groups], float)
+    n = int(sizes.sum())
+    pairs = (n ** 2 - float(np.sum(sizes ** 2))) / 2
+    nan = float("nan")
+    if len(groups) < 2 or pairs == 0:
+        return JonckheereTerpstra(nan, nan, nan, nan, nan, nan, nan, n, alternative)
+    j = _jt_statistic(groups)
+    var = (n ** 2 * (2 * n + 3) - float(np.sum(sizes ** 2 * (2 * sizes + 3)))) / 72
+    z = (j - pairs / 2) / np.sqrt(var) if var > 0 else nan
+    p = {"increasing": st.norm.sf(z), "decreasing": st.norm.cdf(z), "two-sided": 2 * st.norm.sf(abs(z))}[alternative]
+    tau = (2 * j - pairs) / pairs
+    low = high = nan
+    if n_boot > 0 and all(g.size >= 2 for g in groups):
+        rng = np.random.default_rng(seed)
+        taus = [(2 * _jt_statistic([g[rng.integers(0, g.size, g.size)] for g in groups]) - pairs) / pairs
+                for _ in range(n_boot)]
+        a = (1 - level) / 2
+        low, high = (float(v) for v in np.quantile(taus, [a, 1 - a]))
+    return JonckheereTerpstra(float(j), pairs / 2, float(z), float(min(1.0, p)), float(tau), low, high, n, alternative)
+
+
+def slope_per_worker(groups: list[np.ndarray], workers, stat: str = "p95", *, n_boot: int = 500, level: float = 0.95,
+                     seed: int = 0) -> Estimate:
+    """Least-squares slope of ``stat`` (per group) against the worker count, in seconds per worker.
+
+    The interval resamples requests within each group (percentile bootstrap);
+    ``n`` is the number of requests.
+    """
+    w = np.asarray(workers, float)
+    groups = [np.asarray(g, float)[np.isfinite(np.asarray(g, float))] for g in groups]
+    n = int(sum(g.size for g in groups))
+    nan = float("nan")
+    if len(groups) < 2 or any(g.size == 0 for g in groups) or np.ptp(w) == 0:
+        return Estimate(nan, nan, nan, level, n)
+    y = np.array([statistic(g, stat) for g in groups], float)
+    wc = w - w.mean()
+    value = float(np.sum(wc * (y - y.mean())) / np.sum(wc ** 2))
+    if any(g.size < 2 for g in groups):
+        return Estimate(value, nan, nan, level, n)
+    rng = np.random.default_rng(seed)
+    boots = np.column_stack([bootstrap_distribution(g, (stat,), n_boot, rng)[stat] for g in groups])
+    slopes = (boots - boots.mean(axis=1, keepdims=True)) @ wc / np.sum(wc ** 2)
+    a = (1 - level) / 2
+    return Estimate(value, float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a)), level, n)
