@@ -7,13 +7,8 @@ from pathlib import Path
 import pytest
 
 from throttlelab.errors import SpecError
-from throttlelab.experiment.spec import (
-    Contention,
-    load_spec,
-    parse_cores,
-    spec_from,
-    spec_from_mapping,
-)
+from throttlelab.experiment.plan import Contention
+from throttlelab.experiment.spec import load_spec, spec_from, spec_from_mapping
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -30,20 +25,6 @@ def write(tmp_path: Path, text: str) -> Path:
     p = tmp_path / "spec.yaml"
     p.write_text(text)
     return p
-
-
-@pytest.mark.parametrize(
-    ("value", "cores"),
-    [(0.5, 0.5), (2, 2.0), ("1500m", 1.5), ("250m", 0.25), ("2", 2.0), ("unlimited", None), (None, None), ("max", None)],
-)
-def test_parse_cores(value, cores):
-    assert parse_cores(value) == cores
-
-
-@pytest.mark.parametrize("value", ["15OOm", -1, 0, "1.5 cores", True, "0m"])
-def test_parse_cores_rejects(value):
-    with pytest.raises(ValueError):
-        parse_cores(value)
 
 
 def test_example_specs_load():

@@ -9,7 +9,7 @@ import pytest
 
 from throttlelab.errors import SpecError
 from throttlelab.experiment import workloads
-from throttlelab.experiment.spec import Workload
+from throttlelab.experiment.plan import Workload
 
 
 def test_ffmpeg_command():

@@ -3,6 +3,8 @@
 Modules (import them directly; this package imports nothing heavy):
 
 ``spec``        :class:`~.spec.SweepSpec` from YAML (:func:`~.spec.load_spec`), expanded by ``plan()``
+``spec_values`` parsers of a spec's values (:func:`~.spec_values.parse_cores`, limits, threads ...)
+``plan``        :class:`~.plan.RunPlan`, :class:`~.plan.Workload`, :class:`~.plan.Contention`; run ids
 ``backend``     the :class:`~.backend.Backend` protocol and :func:`~.backend.get_backend`
 ``run_store``   append-only runs table + monitor logs under ``data/raw/<experiment>/``
 ``sweep``       :func:`~.sweep.run_sweep`: resume, progress bar, cleanup on Ctrl-C/SIGTERM

@@ -1,6 +1,6 @@
 """The backend interface every experiment backend implements, and their registry.
 
-A backend runs one :class:`~throttlelab.experiment.spec.RunPlan` at a time
+A backend runs one :class:`~throttlelab.experiment.plan.RunPlan` at a time
 and returns one row of the canonical runs table (:data:`throttlelab.tables.RUNS`)
 as a dict.  :func:`~throttlelab.experiment.sweep.run_sweep` drives it::
 
@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from throttlelab.experiment.spec import RunPlan, SweepSpec
+    from throttlelab.experiment.plan import RunPlan
+    from throttlelab.experiment.spec import SweepSpec
 
 STATUSES = ("ok", "failed", "timeout")
 

@@ -28,7 +28,8 @@ from throttlelab.experiment.sampler import MonitorSampler
 from throttlelab.experiment.workloads import build_command
 
 if TYPE_CHECKING:
-    from throttlelab.experiment.spec import RunPlan, SweepSpec
+    from throttlelab.experiment.plan import RunPlan
+    from throttlelab.experiment.spec import SweepSpec
 
 
 def local_backend_available() -> tuple[bool, str]:

@@ -24,7 +24,8 @@ from throttlelab.experiment.backend import Backend, get_backend
 from throttlelab.experiment.run_store import RunStore
 
 if TYPE_CHECKING:
-    from throttlelab.experiment.spec import RunPlan, SweepSpec
+    from throttlelab.experiment.plan import RunPlan
+    from throttlelab.experiment.spec import SweepSpec
 
 log = logging.getLogger(__name__)
 

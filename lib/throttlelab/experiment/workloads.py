@@ -41,7 +41,7 @@ from importlib import resources
 from pathlib import Path
 
 from throttlelab.errors import EnvironmentProblem, SpecError
-from throttlelab.experiment.spec import Workload
+from throttlelab.experiment.plan import Workload
 
 GO_CANDIDATES = ("go", "/usr/local/go/bin/go")
 

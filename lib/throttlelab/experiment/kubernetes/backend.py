@@ -24,7 +24,8 @@ from .options import KubernetesOptions, parse_options
 from .runner import RunContext, execute_run
 
 if TYPE_CHECKING:
-    from throttlelab.experiment.spec import RunPlan, SweepSpec
+    from throttlelab.experiment.plan import RunPlan
+    from throttlelab.experiment.spec import SweepSpec
 
 log = logging.getLogger(__name__)
 
