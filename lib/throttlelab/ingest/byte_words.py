@@ -113,21 +113,22 @@ def parse_digits(words: Words, end: np.ndarray, ndigits: np.ndarray) -> tuple[np
     arithmetic wraps like C's).
     """
     ok = (ndigits >= 1) & (ndigits <= 18)
-    d = np.clip(ndigits, 0, 18)
-    n = len(d)
-    value = np.zeros(n, dtype=np.uint64)
-    bad = np.zeros(n, dtype=np.uint64)
+    n = len(ndigits)
     if n == 0:
-        return value.view(np.int64), ok
-    nw = 1 + int(d.max() > 8) + int(d.max() > 16)
+        return np.zeros(0, dtype=np.int64), ok
+    d = np.where(ok, ndigits, 0)
+    dmax = int(d.max())
+    nw = 1 + (dmax > 8) + (dmax > 16)
     loaded = words.at(end - 8 * nw, nw)  # most significant word first
+    value = None
+    bad = None
     for j in range(nw):
         w = loaded[nw - 1 - j]  # j = 0: the last 8 bytes
-        k = np.clip(d - 8 * j, 0, 8).astype(np.uint64)
-        keep = ALL << ((_B8 - k) * _B8)  # the high k bytes: the last k characters
-        w &= keep
-        w |= _ZEROS & ~keep
-        bad |= ((w + _ADD) | (w - _ZEROS)) & _HIGH
+        w &= _KEEP[j].take(d)  # the word's digits; the bytes before the number ...
+        w |= _PAD_ZEROS[j].take(d)  # ... become "0"
+        b = w + _ADD
+        b |= w - _ZEROS
+        bad = b if bad is None else bad | b
         w &= _NIBBLES
         w *= _U(2561)
         w >>= _B8
@@ -139,6 +140,22 @@ def parse_digits(words: Words, end: np.ndarray, ndigits: np.ndarray) -> tuple[np
         w >>= _U(32)
         if j:
             w *= _U(10 ** (8 * j))
-        value += w
-    ok &= bad == 0
+            value += w
+        else:
+            value = w
+    ok &= (bad & _HIGH) == 0
     return value.view(np.int64), ok
+
+
+def _digit_masks():
+    """Per word j (0: the last 8 bytes) and digit count d: the mask of the word's
+    bytes that hold digits, and "0" bytes for the others."""
+    keep = np.zeros((3, 19), dtype=np.uint64)
+    for j in range(3):
+        for d in range(19):
+            k = min(max(d - 8 * j, 0), 8)  # digits in word j: its last k bytes
+            keep[j, d] = ((1 << (8 * k)) - 1) << (8 * (8 - k)) if k else 0
+    return keep, (_ZEROS & ~keep)
+
+
+_KEEP, _PAD_ZEROS = _digit_masks()

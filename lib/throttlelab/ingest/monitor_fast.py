@@ -34,11 +34,14 @@ import polars as pl
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest import monitor_log as ml
 from throttlelab.ingest.byte_words import _ADD, _HIGH, _NIBBLES, _ZEROS, PAD, Words, low_bytes_mask, parse_digits, word
+from throttlelab.ingest.malloc_tuning import reuse_freed_memory
 from throttlelab.ingest.monitor_format import SECTIONS
 from throttlelab.ingest.result import IngestResult
 
 #: Target size of a chunk scanned at once (small enough for its arrays to stay in cache).
 CHUNK_BYTES = 1 << 20
+#: Inputs from this size on are parsed with :func:`.malloc_tuning.reuse_freed_memory`.
+BIG_INPUT = 4 << 20
 MAX_LINE = lines_mod.MAX_LINE_BYTES
 _OPEN = word(b"--- ")
 _CLOSE = word(b" ---")
@@ -419,11 +422,12 @@ def read_monitor_buffer(buf: np.ndarray, size: int, source: str, *, strict: bool
     def scan(b: tuple[int, int]) -> _Chunk:
         return _scan(buf, words, b[0], b[1], truncated and b[1] == size)
 
-    if workers > 1 and len(bounds) > 1:
-        with ThreadPoolExecutor(workers) as ex:
-            chunks = list(ex.map(scan, bounds))
-            return _combine(buf, words, size, source, first, chunks, strict, tz, ex.submit)
-    return _combine(buf, words, size, source, first, [scan(b) for b in bounds], strict, tz, _Done)
+    with reuse_freed_memory(size >= BIG_INPUT):
+        if workers > 1 and len(bounds) > 1:
+            with ThreadPoolExecutor(workers) as ex:
+                chunks = list(ex.map(scan, bounds))
+                return _combine(buf, words, size, source, first, chunks, strict, tz, ex.submit)
+        return _combine(buf, words, size, source, first, [scan(b) for b in bounds], strict, tz, _Done)
 
 
 class _Done:
@@ -450,7 +454,7 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
     byte, hlen = cat("hdr_byte"), cat("hdr_len")
     half = nb // 2
     ts_words = np.concatenate([c.ts_words for c in chunks], axis=1)
-    ts_parts = [submit(_timestamps, ts_words[:, a:b], hlen[a:b] - 8) for a, b in ((0, half), (half, nb))]
+    ts_parts = [submit(_batched, _timestamps, a, b, ts_words, hlen - 8) for a, b in ((0, half), (half, nb))]
     max_words, top_words = cat("max_words"), cat("top_words")
     max_job = submit(_parse_max, max_words)
     top_job = submit(_parse_top, top_words)
@@ -571,6 +575,15 @@ class _LineText:
         text = seg[a:b].decode("utf-8", "replace")
         text = text[:-1] if text.endswith("\r") else text
         return text or None
+
+
+def _batched(fn, start: int, stop: int, words: np.ndarray, length: np.ndarray, size: int = 1 << 16):
+    """``fn(words[:, a:b], length[a:b])`` over ``[start, stop)`` in batches of ``size``
+    (arrays of a few hundred KB: in cache, and reused by malloc), results concatenated."""
+    parts = [fn(words[:, a: min(a + size, stop)], length[a: min(a + size, stop)]) for a in range(start, stop, size)]
+    if not parts:
+        return fn(words[:, start:stop], length[start:stop])
+    return tuple(np.concatenate(x) for x in zip(*parts))
 
 
 def _parse_max(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
