@@ -121,3 +121,35 @@ def latency_ecdf(requests: pl.DataFrame, *, color: str = "contention", title: st
         tooltip=[alt.Tooltip("series:N", title=color), alt.Tooltip("ms:Q", format=".1f"),
                  alt.Tooltip("fraction:Q", format=".2f")],
     ).properties(title=title, width=520, height=260)
+
+
+def response_vs_workers(summary: pl.DataFrame, *, stats: tuple[str, ...] = ("mean", "p90", "p95"),
+                        title: str = "Response time vs the neighbour's busy workers (same CPU share)") -> alt.LayerChart:
+    """Statistics of response time (lines and points) with their interval bands against the neighbour's worker count.
+
+    ``summary`` is the ``summary`` table of
+    :func:`throttlelab.analysis.neighbour_workers.analyse_neighbour_workers`
+    (``neighbour_workers``, ``<stat>_seconds``, ``<stat>_low``, ``<stat>_high``;
+    ``load`` when present gives one dash style per load).
+    """
+    has_load = "load" in summary.columns and summary["load"].n_unique() > 1
+    keep = ["neighbour_workers", "n_ok", *(["load"] if "load" in summary.columns else [])]
+    parts = [summary.select(*keep, pl.lit(s).alias("stat"), (pl.col(f"{s}_seconds") * 1000).alias("ms"),
+                            (pl.col(f"{s}_low") * 1000).alias("low_ms"), (pl.col(f"{s}_high") * 1000).alias("high_ms"))
+             for s in stats]
+    df = _clean(pl.concat(parts, how="vertical_relaxed"))
+    df = df.with_columns((pl.col("load").cast(pl.String) if "load" in df.columns else pl.lit("")).alias("load_label"))
+    x = alt.X("neighbour_workers:Q", title="busy workers of the noisy neighbour", axis=alt.Axis(tickMinStep=1))
+    color = alt.Color("stat:N", title="statistic", sort=list(stats))
+    detail = alt.Detail("load_label:N")
+    tips = [alt.Tooltip("stat:N", title="statistic"), alt.Tooltip("neighbour_workers:Q", title="workers"),
+            alt.Tooltip("ms:Q", title="response time (ms)", format=".1f"),
+            alt.Tooltip("low_ms:Q", title="95% CI low (ms)", format=".1f"),
+            alt.Tooltip("high_ms:Q", title="95% CI high (ms)", format=".1f"),
+            alt.Tooltip("n_ok:Q", title="answered requests"), alt.Tooltip("load_label:N", title="load")]
+    base = alt.Chart(df).encode(x=x, color=color, detail=detail)
+    dash = {"strokeDash": alt.StrokeDash("load_label:N", title="load")} if has_load else {}
+    band = base.mark_area(opacity=0.15).encode(y=alt.Y("low_ms:Q", title="response time (ms)"), y2="high_ms:Q")
+    line = base.mark_line().encode(y="ms:Q", **dash)
+    points = base.mark_point(filled=True, size=50).encode(y="ms:Q", tooltip=tips)
+    return alt.layer(band, line, points).properties(title=title, width=480, height=300)
