@@ -80,3 +80,17 @@ def test_no_trend_is_not_claimed():
 def test_unknown_baseline_is_an_error():
     with pytest.raises(ValueError, match="baseline_workers 3"):
         analyse_neighbour_workers(workers_requests(np.random.default_rng(0)), baseline_workers=3, n_boot=10)
+
+
+def test_wide_change_and_headline():
+    from throttlelab.analysis.neighbour_workers import change_wide, headline
+
+    res = analyse_neighbour_workers(workers_requests(np.random.default_rng(1), n=80, tail=0.01), n_boot=50)
+    wide = change_wide(res["change"])
+    assert wide["neighbour_workers"].to_list() == [4, 6, 8, 10]
+    assert wide.columns[-5:] == ["mean", "p50", "p90", "p95", "p99"]
+    assert wide["p95"][0].endswith("]") and "% [" in wide["p95"][0]
+    line = headline(res)
+    assert line.startswith("Neighbour at 65% with 10 vs 2 busy workers at load 13.3: mean +")
+    assert "p90" in line and "p95" in line and line.endswith("rising with workers (request level only)")
+    assert headline({"note": "not enough data to decide"}) is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
@@ -65,3 +67,42 @@ def test_live_sweep_without_cgroup(run_notebook, tmp_path):
     assert res["live_sweep"]["points"] == 2
     assert res["measured"]["requests"] == 8
     assert "not enough data" in res["measured"]["fits"][0]["note"]
+
+
+def worker_requests(path, rng) -> str:
+    """The paper's second design, small: share 0.65, neighbour workers 2-10, tail growing with workers; a refusal."""
+    rows = []
+    for w in (2, 4, 6, 8, 10):
+        for i, lat in enumerate(0.05 + rng.exponential(0.01 + 0.01 * w, 40)):
+            rows.append({"experiment": "fx", "run_id": f"w{w}", "config": "workers=8,semaphore=none", "endpoint": "cpu",
+                         "contention": 0.65, "load": 13.3, "request_id": i, "latency_seconds": float(lat),
+                         "status": "ok", "http_status": 200, "neighbour_workers": w})
+    rows.append(rows[0] | {"request_id": 99, "latency_seconds": None, "status": "refused", "http_status": None,
+                           "error": "connection refused"})
+    df = tables.conform(pl.DataFrame(rows, infer_schema_length=None), "requests")
+    df.write_parquet(path / "requests.parquet")
+    return str(path)
+
+
+def test_measured_worker_counts(run_notebook, tmp_path):
+    path = worker_requests(tmp_path, np.random.default_rng(0))
+    out, doc = run_notebook("05_contention", requests_path=path, n_boot=20)
+    w = doc["results"]["measured_workers"]
+    assert w["share"] == 0.65 and w["baseline_workers"] == 2 and w["workers"] == [2, 4, 6, 8, 10]
+    assert sum(r["n"] for r in w["summary"]) == 201 and sum(r["n_failed"] for r in w["summary"]) == 1
+    assert {r["stat"] for r in w["change"]} == {"mean", "p50", "p90", "p95", "p99"}
+    assert [r["neighbour_workers"] for r in w["tests"]] == [4, 6, 8, 10]
+    assert w["trend"][0]["workers"] == "2,4,6,8,10" and w["trend"][0]["jt_tau"] > 0
+    assert "optimistic" in w["note"]
+    assert {"measured_workers_summary", "measured_workers_change", "measured_workers_tests",
+            "measured_workers_trend"} <= set(doc["tables"])
+    headlines = json.loads((out / "headlines.json").read_text())
+    assert any(h.startswith("Neighbour at 65% with 10 vs 2 busy workers") for h in headlines)
+    wide = pl.read_csv(out / "measured_workers_change_wide.csv")
+    assert wide["neighbour_workers"].to_list() == [4, 6, 8, 10]
+
+
+def test_share_sweep_has_no_worker_section(run_notebook, tmp_path):
+    path = synthetic_requests(tmp_path, np.random.default_rng(0))
+    _, doc = run_notebook("05_contention", requests_path=path, n_boot=10)
+    assert doc["results"]["measured_workers"]["note"].startswith("not enough data to decide")

@@ -172,3 +172,36 @@ def analyse_neighbour_workers(requests: pl.DataFrame, *, share: float | None = N
             "change": pl.DataFrame(change, infer_schema_length=None), "tests": pl.DataFrame(tests, infer_schema_length=None),
             "trend": pl.DataFrame(trend, infer_schema_length=None),
             "note": f"answered requests only (failures are counted in the summary); {DEPENDENCE_NOTE}"}
+
+
+def change_wide(change: pl.DataFrame, stats: tuple[str, ...] = STATS) -> pl.DataFrame:
+    """The ``change`` table for reading: one row per (config, load, worker count), one column per statistic,
+    cells ``"+12.3% [+1.0, +25.0]"`` (% change vs the baseline worker count, 95% bootstrap interval)."""
+    if change.is_empty():
+        return change
+    by = [c for c in ("config", "load", "neighbour_workers") if c in change.columns]
+
+    def fmt(v: float | None) -> str:
+        return "?" if v is None or not np.isfinite(v) else f"{v:+.1f}"
+
+    cells = change.with_columns(pl.struct("percent", "percent_low", "percent_high").map_elements(
+        lambda r: f"{fmt(r['percent'])}% [{fmt(r['percent_low'])}, {fmt(r['percent_high'])}]",
+        return_dtype=pl.String).alias("cell"))
+    wide = cells.pivot(on="stat", index=by, values="cell").sort(by)
+    return wide.select(*by, *[s for s in stats if s in wide.columns])
+
+
+def headline(result: dict) -> str | None:
+    """One line: change of mean/p90/p95 at the most workers vs the baseline, and the trend verdict (first group)."""
+    change, trend = result.get("change"), result.get("trend")
+    if change is None or change.is_empty():
+        return None
+    top = change.filter(pl.col("neighbour_workers") == change["neighbour_workers"].max())
+    first = top.row(0, named=True)
+    top = top.filter(*[pl.col(c) == first[c] for c in ("config", "load") if c in top.columns])
+    parts = [f"{r['stat']} {r['percent']:+.0f}% [{r['percent_low']:+.0f}, {r['percent_high']:+.0f}]"
+             for r in top.iter_rows(named=True) if r["stat"] in SLOPE_STATS]
+    verdict = trend["verdict"][0] if trend is not None and trend.height else "no trend test"
+    load = f" at load {first['load']:g}" if "load" in first and first["load"] is not None else ""
+    return (f"Neighbour at {result['share']:.0%} with {first['neighbour_workers']} vs {result['baseline_workers']} busy "
+            f"workers{load}: " + ", ".join(parts) + f" (95% bootstrap CIs); trend across worker counts: {verdict}")
