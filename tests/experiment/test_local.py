@@ -147,10 +147,10 @@ def test_burst_is_set_where_the_kernel_has_it(backend, tmp_path):
                               "threads": ["1"], "burst_us": 20_000, "sampling_interval_s": 0.1,
                               "order": "sequential", "data_root": str(tmp_path)})
     backend.prepare(spec)
-    from throttlelab.experiment import cgroups
+    from throttlelab.experiment.cgroups import Cgroup
 
     limited, unlimited = spec.plan()
-    cg = cgroups.Cgroup(backend.layout, f"{backend.owner}/burst-check").create()
+    cg = Cgroup(backend.layout, f"{backend.owner}/burst-check").create()
     try:
         cg.set_limit(limited.quota_us, limited.period_us, limited.burst_us)
         name = "cpu.cfs_burst_us" if backend.layout.version == 1 else "cpu.max.burst"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from throttlelab.errors import EnvironmentProblem
-from throttlelab.experiment.cgroups import CgroupLayout
+from throttlelab.experiment.cgroup_layout import CgroupLayout
 from throttlelab.experiment.neighbour import NoisyNeighbour
 
 NOWHERE = CgroupLayout(1, Path("/nonexistent/cpu"), Path("/nonexistent/cpuacct"))

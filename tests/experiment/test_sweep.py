@@ -136,7 +136,7 @@ run_sweep(spec_from_mapping(json.loads(sys.argv[1])), progress=False)
 @pytest.mark.cgroup
 @pytest.mark.slow
 def test_sigkilled_sweep_resumes_without_duplicates_or_leftovers(cgroup_layout, tmp_path):
-    from throttlelab.experiment import cgroups
+    from throttlelab.experiment.cgroup_orphans import owner_name
 
     mapping = {"name": "k", "workload": {"kind": "burner", "cpu_seconds": 0.15}, "limits": [0.5, 1],
                "threads": [1, 2], "replicates": 2, "sampling_interval_s": 0.1, "data_root": str(tmp_path)}
@@ -166,4 +166,4 @@ def test_sigkilled_sweep_resumes_without_duplicates_or_leftovers(cgroup_layout, 
     for parent in parents:
         names = [d.name for d in parent.iterdir() if d.is_dir()]
         assert not [n for n in names if n.startswith(f"o{proc.pid}-")], names
-        assert cgroups.owner_name() not in names
+        assert owner_name() not in names

@@ -20,8 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from throttlelab.errors import EnvironmentProblem, SpecError
-from throttlelab.experiment import cgroups
+from throttlelab.experiment import cgroup_orphans
 from throttlelab.experiment.backend import base_row
+from throttlelab.experiment.cgroup_files import remove_tree
+from throttlelab.experiment.cgroup_layout import WHAT_IS_NEEDED, CgroupLayout, detect_layout
+from throttlelab.experiment.cgroups import Cgroup
 from throttlelab.experiment.neighbour import NoisyNeighbour
 from throttlelab.experiment.process import CgroupProcess
 from throttlelab.experiment.sampler import MonitorSampler
@@ -38,8 +41,8 @@ def local_backend_available() -> tuple[bool, str]:
     Detects the layout and really creates and removes a probe cgroup.
     """
     try:
-        layout = cgroups.detect_layout()
-        probe = cgroups.Cgroup(layout, f"{cgroups.owner_name()}/probe").create()
+        layout = detect_layout()
+        probe = Cgroup(layout, f"{cgroup_orphans.owner_name()}/probe").create()
         probe.set_limit(50_000, 100_000)
         probe.remove()
         for d in probe.dirs:
@@ -48,7 +51,7 @@ def local_backend_available() -> tuple[bool, str]:
     except EnvironmentProblem as exc:
         return False, str(exc)
     except OSError as exc:
-        return False, f"cannot create a CPU cgroup ({exc}); {cgroups.WHAT_IS_NEEDED}"
+        return False, f"cannot create a CPU cgroup ({exc}); {WHAT_IS_NEEDED}"
     return True, ""
 
 
@@ -63,15 +66,15 @@ class LocalBackend:
 
     name = "local"
 
-    def __init__(self, layout: cgroups.CgroupLayout | None = None):
+    def __init__(self, layout: CgroupLayout | None = None):
         self._layout = layout
-        self.owner = cgroups.owner_name()
+        self.owner = cgroup_orphans.owner_name()
 
     @property
-    def layout(self) -> cgroups.CgroupLayout:
+    def layout(self) -> CgroupLayout:
         """The cgroup layout (detected on first use; raises EnvironmentProblem)."""
         if self._layout is None:
-            self._layout = cgroups.detect_layout()
+            self._layout = detect_layout()
         return self._layout
 
     def available(self) -> tuple[bool, str]:
@@ -94,15 +97,15 @@ class LocalBackend:
         weight = spec.backend_options.get("parent_weight_tasks", os.cpu_count() or 1)
         if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight <= 0:
             raise SpecError(f"{spec.source or '<spec>'}: key 'local.parent_weight_tasks': must be a positive number")
-        owner = cgroups.Cgroup(layout, self.owner).create()
-        for cg in (cgroups.Cgroup(layout, ""), owner):  # throttlelab/ competes with the machine's tasks
+        owner = Cgroup(layout, self.owner).create()
+        for cg in (Cgroup(layout, ""), owner):  # throttlelab/ competes with the machine's tasks
             cg.set_weight(weight)
 
     def execute(self, plan: RunPlan, monitor_log: Path) -> dict[str, Any]:
         """Run one plan in a fresh cgroup; return its runs row."""
         row = base_row(plan, self.name)
         cmd = build_command(plan.workload, plan.threads)
-        cg = cgroups.Cgroup(self.layout, f"{self.owner}/{plan.run_id}")
+        cg = Cgroup(self.layout, f"{self.owner}/{plan.run_id}")
         output = Path(monitor_log).with_suffix(".out")
         try:
             cg.create()
@@ -121,22 +124,22 @@ class LocalBackend:
         for parent in self.layout.parents:
             d = parent / self.owner
             if d.exists():
-                cgroups.remove_tree(d, self.layout.simulated)
+                remove_tree(d, self.layout.simulated)
 
     def find_orphans(self) -> list[str]:
         try:
-            return [str(p) for p in cgroups.find_orphans(self.layout)]
+            return [str(p) for p in cgroup_orphans.find_orphans(self.layout)]
         except EnvironmentProblem:
             return []
 
     def remove_orphans(self) -> list[str]:
         try:
-            return cgroups.remove_orphans(self.layout)
+            return cgroup_orphans.remove_orphans(self.layout)
         except EnvironmentProblem:
             return []
 
 
-def _run_monitored(argv: list[str], env: dict[str, str], cg: cgroups.Cgroup, monitor_log: Path, output: Path,
+def _run_monitored(argv: list[str], env: dict[str, str], cg: Cgroup, monitor_log: Path, output: Path,
                    plan: RunPlan) -> dict[str, Any]:
     """Start the workload in ``cg``, sample until it ends or times out; the measurement columns."""
     interval = plan.sampling_interval_s

@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING
 from throttlelab.errors import EnvironmentProblem
 
 if TYPE_CHECKING:
-    from throttlelab.experiment.cgroups import Cgroup, CgroupLayout
+    from throttlelab.experiment.cgroup_layout import CgroupLayout
+    from throttlelab.experiment.cgroups import Cgroup
     from throttlelab.experiment.process import CgroupProcess
 
 _counter = itertools.count()
@@ -107,7 +108,9 @@ class NoisyNeighbour:
         self.stop()
 
     def _start_cgroup(self) -> None:
-        from throttlelab.experiment.cgroups import Cgroup, detect_layout, owner_name
+        from throttlelab.experiment.cgroup_layout import detect_layout
+        from throttlelab.experiment.cgroup_orphans import owner_name
+        from throttlelab.experiment.cgroups import Cgroup
         from throttlelab.experiment.process import CgroupProcess
         from throttlelab.experiment.workloads import burner_argv
 
