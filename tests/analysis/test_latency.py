@@ -95,3 +95,19 @@ def test_load_measured_names_a_missing_path(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no requests table"):
         load_measured(str(tmp_path / "empty"))
+
+
+def test_load_measured_reads_k6_stage_trends_into_stage_timings():
+    from pathlib import Path
+
+    from throttlelab.analysis.concurrency import stage_summary
+    from throttlelab.analysis.latency import load_measured
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "ingest" / "semaphore__stages.k6.json"
+    req, st = load_measured(str(path))
+    assert req.height == 4 and req["status"].to_list().count("refused") == 1
+    assert st.height == 6 and set(st["stage"]) == {"embedding", "categories", "total"}
+    emb = st.filter(pl.col("stage") == "embedding").sort("request_id")
+    assert emb["request_id"].to_list() == [-1, 0, 1, 2]  # -1: a value k6 wrote without vu/iter (not linked)
+    summ = stage_summary(st.with_columns(pl.lit("k6").alias("config")))
+    assert summ.filter(pl.col("stage") == "embedding")["n"][0] == 4

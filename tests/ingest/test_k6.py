@@ -70,3 +70,11 @@ def test_summary_bad_json(tmp_path):
     p.write_text('{"metrics": {\n  "x": [1,\n}')
     with pytest.raises(InputError, match=r"s.json:3: invalid JSON"):
         read_k6_summary(p)
+
+
+def test_requests_carry_vu_and_the_peak_of_the_vus_gauge(fixtures):
+    r = read_k6_json(fixtures / "semaphore__stages.k6.json")
+    assert r.frame["vu"].to_list() == [1, 2, 1, 3]  # from metadata (newer k6) or tags (older)
+    assert r.frame["load"].unique().to_list() == [3.0]
+    assert r.frame.height == 4  # custom stage metrics are not requests
+    assert read_k6_json(fixtures / "semaphore__vus10.k6.json").frame["load"].null_count() == 3

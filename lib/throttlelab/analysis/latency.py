@@ -232,7 +232,7 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     ``stage_timings/`` of :mod:`throttlelab.experiment.latency_runner`), a folder
     holding ``requests.parquet``/``.csv`` (and optionally ``stage_timings.*``), a
     single requests ``.parquet``/``.csv`` file, or k6 output (``.json`` /
-    ``.ndjson``, read with :mod:`throttlelab.ingest.k6` when available).
+    ``.ndjson``, read with :mod:`throttlelab.ingest.k6_stages`: requests and per-stage custom Trend metrics).
 
     Raises
     ------
@@ -274,18 +274,13 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def _read_k6(p) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """k6 ``--out json``/``--out csv`` through :mod:`throttlelab.ingest.k6` (requests only:
-    k6 gives no per-stage timings unless the script records custom trends, which that reader does not map)."""
+    """k6 ``--out json``/``--out csv``: requests, and stage timings from custom Trend metrics named
+    ``stage_<name>`` (:mod:`throttlelab.ingest.k6_stages`); empty stage timings if the script recorded none."""
     from throttlelab import tables
-    from throttlelab.errors import InputError
+    from throttlelab.ingest.k6_stages import read_k6_with_stages
 
-    try:
-        from throttlelab.ingest import k6
-    except ImportError:
-        raise InputError(p, None, "k6 output needs throttlelab.ingest.k6, which is not available") from None
-    reader = k6.read_k6_csv if p.suffix == ".csv" else k6.read_k6_json
-    res = reader(p)
-    return tables.conform(res.frame, "requests", strict=False), tables.empty("stage_timings")
+    req, st = read_k6_with_stages(p)
+    return tables.conform(req.frame, "requests", strict=False), tables.conform(st.frame, "stage_timings", strict=False)
 
 
 def _looks_like_k6_csv(p) -> bool:

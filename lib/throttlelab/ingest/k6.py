@@ -20,7 +20,12 @@ was no response and the error names a refused connection, ``timeout`` when it
 names a timeout).
 
 Rows get ``experiment`` and ``run_id`` from the file name: ``<experiment>__<run_id>.json``,
-or ``k6`` and the file stem (override with the arguments).
+or ``k6`` and the file stem (override with the arguments).  ``vu`` comes from the
+``vu`` system tag or metadata when k6 wrote it (``--system-tags`` with ``vu``).
+
+One scan of a file (:func:`scan_json`, :func:`scan_csv`) also collects the points
+of per-stage custom Trend metrics; :mod:`throttlelab.ingest.k6_stages` turns them
+into the *stage_timings* table.
 """
 
 from __future__ import annotations
@@ -28,7 +33,10 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
+from urllib.parse import parse_qsl
 
 import polars as pl
 
@@ -38,6 +46,7 @@ from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest.result import EXAMPLES_PER_REASON, IngestResult, Skip, SkipReport, excerpt
 
 REQUEST_METRIC = "http_req_duration"
+VUS_METRIC = "vus"
 
 
 def names_from_path(path: str | Path) -> tuple[str, str]:
@@ -82,7 +91,7 @@ def _status(http: int | None, expected: str | None, error: str | None) -> str:
     return "error"
 
 
-def _requests(rows: list[dict], experiment: str, run_id: str) -> pl.DataFrame:
+def _requests(rows: list[dict], experiment: str, run_id: str, load: float | None = None) -> pl.DataFrame:
     df = pl.DataFrame(
         rows,
         schema={
@@ -92,6 +101,8 @@ def _requests(rows: list[dict], experiment: str, run_id: str) -> pl.DataFrame:
             "status": pl.String,
             "error": pl.String,
             "endpoint": pl.String,
+            "vu": pl.Int64,
+            "iter": pl.Int64,
         },
     )
     df = df.with_row_index("request_id").select(
@@ -104,17 +115,56 @@ def _requests(rows: list[dict], experiment: str, run_id: str) -> pl.DataFrame:
         status="status",
         http_status=pl.when(pl.col("http_status") > 0).then(pl.col("http_status")),
         error="error",
+        vu="vu",
+        load=pl.lit(load, pl.Float64),
     )
     return tables.conform(df, "requests")
 
 
-def _finish(source, skips: _Skips, n: int, rows, experiment, run_id, strict) -> IngestResult:
-    report = skips.report()
+@dataclass
+class Scan:
+    """What one pass over a k6 ``--out json``/``--out csv`` file found.
+
+    Attributes
+    ----------
+    requests
+        One dict per ``http_req_duration`` point: ``end``, ``latency_seconds``,
+        ``http_status``, ``status``, ``error``, ``endpoint``, ``vu``, ``iter``.
+    stage_points
+        One dict per point of a metric that ``stage_of`` names a stage: ``stage``,
+        ``metric``, ``time``, ``value`` (as written, ms for k6 time trends), ``vu``,
+        ``iter``, ``line``.
+    peak_vus
+        Largest value of the ``vus`` gauge (k6's active virtual users); None if absent.
+    """
+
+    source: str
+    lines_total: int
+    skips: _Skips
+    requests: list[dict] = field(default_factory=list)
+    stage_points: list[dict] = field(default_factory=list)
+    peak_vus: float | None = None
+
+    def note_vus(self, value: float) -> None:
+        self.peak_vus = value if self.peak_vus is None else max(self.peak_vus, value)
+
+
+def requests_result(scan: Scan, experiment: str, run_id: str, strict: bool = False,
+                    load: float | None = None) -> IngestResult:
+    """The requests table of a scan (``strict``: raise at the first skipped line)."""
+    report = scan.skips.report()
     if strict and report.first is not None:
         f = report.first
-        raise InputError(source, f.line, f.reason, f.excerpt)
-    frame = _requests(rows, experiment, run_id)
-    return IngestResult("requests", frame, report, n, n - report.total, (source,))
+        raise InputError(scan.source, f.line, f.reason, f.excerpt)
+    frame = _requests(scan.requests, experiment, run_id, load)
+    n = scan.lines_total
+    return IngestResult("requests", frame, report, n, n - report.total, (scan.source,))
+
+
+def _vu_iter(tags: dict, metadata: dict) -> tuple[int | None, int | None]:
+    """``vu`` and ``iter`` from a point's tags or metadata (k6 writes them only when asked)."""
+    get = (lambda k: metadata.get(k) if metadata.get(k) not in (None, "") else tags.get(k))
+    return _int(get("vu")), _int(get("iter"))
 
 
 def _int(v) -> int | None:
@@ -124,18 +174,16 @@ def _int(v) -> int | None:
         return None
 
 
-def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False) -> IngestResult:
-    """k6 ``--out json`` NDJSON -> requests (one per ``http_req_duration`` point).
+def _no_stage(metric: str) -> str | None:
+    return None
 
-    Metric lines and points of other metrics are used (they describe the run)
-    but yield no rows; undecodable or malformed lines are skipped and counted.
-    """
-    source = str(path)
-    exp0, run0 = names_from_path(path)
+
+def scan_json(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
+    """One pass over k6 ``--out json`` NDJSON (see :class:`Scan`)."""
     lines = lines_mod.read_lines(path)
     codes = lines.problem_codes(lines.lengths())
-    skips = _Skips(source)
-    rows = []
+    scan = Scan(str(path), len(lines), _Skips(str(path)))
+    skips = scan.skips
     for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
         if code:
             skips.add(n, lines_mod.LINE_REASONS[code], text)
@@ -150,7 +198,9 @@ def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = No
         if not isinstance(obj, dict) or obj.get("type") not in ("Metric", "Point"):
             skips.add(n, "not a k6 Metric or Point", text)
             continue
-        if obj["type"] == "Metric" or obj.get("metric") != REQUEST_METRIC:
+        metric = obj.get("metric")
+        stage = stage_of(metric) if isinstance(metric, str) and obj["type"] == "Point" else None
+        if obj["type"] == "Metric" or (metric not in (REQUEST_METRIC, VUS_METRIC) and stage is None):
             continue
         data = obj.get("data") or {}
         tags = data.get("tags") or {}
@@ -162,29 +212,39 @@ def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = No
             continue
         if end.tzinfo is None:
             end = end.replace(tzinfo=dt.timezone.utc)
-        http = _int(tags.get("status"))
-        err = tags.get("error") or None
-        rows.append(
-            {
-                "end": end,
-                "latency_seconds": value / 1000.0,
-                "http_status": http,
-                "status": _status(http, tags.get("expected_response"), err),
-                "error": err,
-                "endpoint": tags.get("name") or tags.get("url"),
-            }
-        )
-    return _finish(source, skips, len(lines), rows, experiment or exp0, run_id or run0, strict)
+        vu, it = _vu_iter(tags, data.get("metadata") or {})
+        if metric == VUS_METRIC:
+            scan.note_vus(value)
+        elif stage is not None:
+            scan.stage_points.append({"stage": stage, "metric": metric, "time": end, "value": value, "vu": vu,
+                                      "iter": it, "line": n})
+        else:
+            http = _int(tags.get("status"))
+            err = tags.get("error") or None
+            scan.requests.append({"end": end, "latency_seconds": value / 1000.0, "http_status": http,
+                                  "status": _status(http, tags.get("expected_response"), err), "error": err,
+                                  "endpoint": tags.get("name") or tags.get("url"), "vu": vu, "iter": it})
+    return scan
 
 
-def read_k6_csv(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False) -> IngestResult:
-    """k6 ``--out csv`` -> requests (one per ``http_req_duration`` row)."""
-    source = str(path)
+def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False) -> IngestResult:
+    """k6 ``--out json`` NDJSON -> requests (one per ``http_req_duration`` point).
+
+    Metric lines and points of other metrics are used (they describe the run)
+    but yield no rows; undecodable or malformed lines are skipped and counted.
+    ``load`` is the peak of the ``vus`` gauge when the file has one.
+    """
     exp0, run0 = names_from_path(path)
+    scan = scan_json(path)
+    return requests_result(scan, experiment or exp0, run_id or run0, strict, scan.peak_vus)
+
+
+def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
+    """One pass over k6 ``--out csv`` (see :class:`Scan`); ``vu``/``iter`` from columns or the ``metadata`` field."""
     lines = lines_mod.read_lines(path)
     codes = lines.problem_codes(lines.lengths())
-    skips = _Skips(source)
-    rows = []
+    scan = Scan(str(path), len(lines), _Skips(str(path)))
+    skips = scan.skips
     header: list[str] | None = None
     for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
         if code:
@@ -207,7 +267,9 @@ def read_k6_csv(path, *, experiment: str | None = None, run_id: str | None = Non
             skips.add(n, "wrong number of CSV fields", text)
             continue
         rec = dict(zip(header, fields))
-        if rec["metric_name"] != REQUEST_METRIC:
+        metric = rec["metric_name"]
+        stage = stage_of(metric)
+        if metric not in (REQUEST_METRIC, VUS_METRIC) and stage is None:
             continue
         try:
             end = dt.datetime.fromtimestamp(float(rec["timestamp"]), dt.timezone.utc)
@@ -215,19 +277,28 @@ def read_k6_csv(path, *, experiment: str | None = None, run_id: str | None = Non
         except ValueError:
             skips.add(n, "bad k6 CSV row (timestamp/value)", text)
             continue
-        http = _int(rec.get("status"))
-        err = rec.get("error") or None
-        rows.append(
-            {
-                "end": end,
-                "latency_seconds": value / 1000.0,
-                "http_status": http,
-                "status": _status(http, rec.get("expected_response"), err),
-                "error": err,
-                "endpoint": rec.get("name") or rec.get("url") or None,
-            }
-        )
-    return _finish(source, skips, len(lines), rows, experiment or exp0, run_id or run0, strict)
+        extra = dict(parse_qsl(rec.get("extra_tags") or ""))
+        vu, it = _vu_iter({**extra, **{k: rec[k] for k in ("vu", "iter") if k in rec}},
+                          dict(parse_qsl(rec.get("metadata") or "")))
+        if metric == VUS_METRIC:
+            scan.note_vus(value)
+        elif stage is not None:
+            scan.stage_points.append({"stage": stage, "metric": metric, "time": end, "value": value, "vu": vu,
+                                      "iter": it, "line": n})
+        else:
+            http = _int(rec.get("status"))
+            err = rec.get("error") or None
+            scan.requests.append({"end": end, "latency_seconds": value / 1000.0, "http_status": http,
+                                  "status": _status(http, rec.get("expected_response"), err), "error": err,
+                                  "endpoint": rec.get("name") or rec.get("url") or None, "vu": vu, "iter": it})
+    return scan
+
+
+def read_k6_csv(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False) -> IngestResult:
+    """k6 ``--out csv`` -> requests (one per ``http_req_duration`` row)."""
+    exp0, run0 = names_from_path(path)
+    scan = scan_csv(path)
+    return requests_result(scan, experiment or exp0, run_id or run0, strict, scan.peak_vus)
 
 
 SUMMARY_SCHEMA = {"source": pl.String, "metric": pl.String, "stat": pl.String, "value": pl.Float64}
