@@ -119,9 +119,11 @@ class _Chunk:
     stat_present: np.ndarray
     acct: np.ndarray
     acct_present: np.ndarray
-    max_block: np.ndarray
-    max_words: np.ndarray
+    max_block: np.ndarray  # block of each cpu.max line
+    max_id: np.ndarray  # its row in max_words
+    max_words: np.ndarray  # distinct cpu.max lines (see _line_words)
     top_block: np.ndarray
+    top_id: np.ndarray
     top_words: np.ndarray
 
 
@@ -247,7 +249,7 @@ def _scan(buf: np.ndarray, words: Words, start: int, stop: int, truncated: bool)
     i3 = np.flatnonzero(kind == 3)
     bad.append(i3[lens[i3] > 8 * _MAX_WORDS])
     i3 = i3[lens[i3] <= 8 * _MAX_WORDS]
-    max_words = _line_words(words, starts[i3], lens[i3], _MAX_WORDS)
+    max_rep, max_id = _distinct(_line_words(words, starts[i3], lens[i3], _MAX_WORDS))
     i1 = np.flatnonzero(kind == 1)
     (w0,) = words.at(starts[i1])
     head = ((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME)
@@ -255,14 +257,14 @@ def _scan(buf: np.ndarray, words: Words, start: int, stop: int, truncated: bool)
     b1 = ((w0[~head] >> np.uint64(8)) & np.uint64(0xFF)).astype(np.intp)
     bad.append(i1[ml._HEADER_PAIRS[b0[i1], b1] | (lens[i1] > 8 * _TOP_WORDS)])
     i1 = i1[lens[i1] <= 8 * _TOP_WORDS]
-    top_words = _line_words(words, starts[i1], lens[i1], _TOP_WORDS)
+    top_rep, top_id = _distinct(_line_words(words, starts[i1], lens[i1], _TOP_WORDS))
 
     bad_lines = np.concatenate(bad)
     if len(bad_lines):
         unclean[blk[bad_lines]] = True
     ts_words = np.stack(words.at(starts[hdr] + 4, 4))
     return _Chunk(start, stop, n, hdr, starts[hdr], lens[hdr], ts_words, unclean, stat, stat_present, acct, acct_present,
-                  blk[i3], max_words, blk[i1], top_words)
+                  blk[i3], max_id, max_rep, blk[i1], top_id, top_rep)
 
 
 def _line_words(words: Words, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
@@ -455,9 +457,8 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
     half = nb // 2
     ts_words = np.concatenate([c.ts_words for c in chunks], axis=1)
     ts_parts = [submit(_batched, _timestamps, a, b, ts_words, hlen - 8) for a, b in ((0, half), (half, nb))]
-    max_words, top_words = cat("max_words"), cat("top_words")
-    max_job = submit(_parse_max, max_words)
-    top_job = submit(_parse_top, top_words)
+    max_job = submit(_parse_lines, _parse_max, chunks, "max")
+    top_job = submit(_parse_lines, _parse_top, chunks, "top")
 
     line = np.concatenate([c.hdr_line + line0[i] for i, c in enumerate(chunks)])
     unclean = cat("unclean")
@@ -482,12 +483,12 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
     tb = np.concatenate([c.top_block + boff[i] for i, c in enumerate(chunks)])
     top = None
     if len(tb):
-        rows, inv, bad = top_job.result()
+        rows, ids, bad = top_job.result()
         unclean[tb[bad]] = True
         if len(tb) > 1:
             unclean[tb[1:][tb[1:] == tb[:-1]]] = True
         slot = np.full(nb, -1, dtype=np.int64)
-        slot[tb] = inv
+        slot[tb] = ids
         have = slot >= 0
         top = {k: rows[k].gather(np.maximum(slot, 0)).scatter(np.flatnonzero(~have), None) for k in ml._TOP_DTYPES}
     ts_parts = [f.result() for f in ts_parts]
@@ -586,35 +587,44 @@ def _batched(fn, start: int, stop: int, words: np.ndarray, length: np.ndarray, s
     return tuple(np.concatenate(x) for x in zip(*parts))
 
 
-def _parse_max(words: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """cpu.max lines (as :func:`_line_words`) -> per line quota, period, bad."""
-    if len(words) == 0:
+def _parse_lines(parse, chunks: list[_Chunk], field: str):
+    """Parse the distinct lines of all chunks (``field``: ``"max"`` or ``"top"``) once:
+    ``parse(words)`` -> per distinct line results; returns them per line of every chunk."""
+    reps = [getattr(c, field + "_words") for c in chunks]
+    offset = np.cumsum([0] + [len(r) for r in reps])
+    rows, inv = _distinct(np.concatenate(reps))
+    line_ids = inv[np.concatenate([getattr(c, field + "_id") + offset[i] for i, c in enumerate(chunks)])]
+    return parse(rows, line_ids)
+
+
+def _parse_max(words: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct cpu.max lines (as :func:`_line_words`) -> per line (``ids``) quota, period, bad."""
+    if len(ids) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
-    rep, inv = _distinct(words)
-    parsed = pl.DataFrame({"t": _texts(words[rep])}).select(**ml._cpu_max_expr(pl.col("t")))
-    bad = (parsed["quota"].is_null() | parsed["period"].is_null()).to_numpy()[inv]
-    return parsed["quota"].fill_null(0).to_numpy()[inv], parsed["period"].fill_null(0).to_numpy()[inv], bad
+    parsed = pl.DataFrame({"t": _texts(words)}).select(**ml._cpu_max_expr(pl.col("t")))
+    bad = (parsed["quota"].is_null() | parsed["period"].is_null()).to_numpy()[ids]
+    return parsed["quota"].fill_null(0).to_numpy()[ids], parsed["period"].fill_null(0).to_numpy()[ids], bad
 
 
-def _parse_top(words: np.ndarray) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
-    """kubectl top rows (as :func:`_line_words`) -> (distinct rows parsed, row of each line, bad)."""
-    if len(words) == 0:
-        return None, np.zeros(0, np.int64), np.zeros(0, bool)
-    rep, inv = _distinct(words)
-    rows = ml._top_rows(_texts(words[rep]))
-    return rows, inv, (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()[inv]
+def _parse_top(words: np.ndarray, ids: np.ndarray) -> tuple[pl.DataFrame, np.ndarray, np.ndarray]:
+    """Distinct kubectl top rows (as :func:`_line_words`) -> (rows parsed, ``ids``, bad per line)."""
+    if len(ids) == 0:
+        return None, ids, np.zeros(0, bool)
+    rows = ml._top_rows(_texts(words))
+    return rows, ids, (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()[ids]
 
 
 def _distinct(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of ``words`` -> (index of the first row of each distinct value, value id of each row).
+    """Rows of ``words`` -> (the distinct rows, in order of first appearance; the
+    distinct row of each row).
 
-    Rows are hashed to one word and grouped by hash with polars; the grouping is
-    then checked against the words themselves (a hash collision falls back to
-    an exact grouping).
+    Rows are hashed to one word and grouped by hash; the grouping is checked
+    against the words themselves (a hash collision falls back to an exact
+    grouping of the rows' bytes).
     """
     n = len(words)
     if n == 0 or (words == words[0]).all():
-        return np.zeros(min(n, 1), dtype=np.int64), np.zeros(n, dtype=np.int64)
+        return words[:1], np.zeros(n, dtype=np.int64)
     h = words[:, 0].copy()
     for j in range(1, words.shape[1]):
         h ^= h >> np.uint64(31)
@@ -623,16 +633,14 @@ def _distinct(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     h ^= h >> np.uint64(29)
     h *= np.uint64(0xBF58476D1CE4E5B9)
     h ^= h >> np.uint64(32)
-    df = pl.DataFrame({"h": h})
-    firsts = df.with_row_index("i").unique(subset="h", keep="first", maintain_order=True).with_row_index("g")
-    inv = df.join(firsts.select("h", "g"), on="h", how="left", maintain_order="left")["g"].to_numpy().astype(np.int64)
-    first = firsts["i"].to_numpy().astype(np.int64)
-    if not (words[first[inv]] == words).all():  # a collision: group exactly
-        df = pl.DataFrame(words, schema=[f"w{j}" for j in range(words.shape[1])], orient="row")
-        inv = df.select(pl.struct(pl.all()).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
-        first = np.full(int(inv.max()) + 1, n, dtype=np.int64)
-        np.minimum.at(first, inv, np.arange(n))
-    return first, inv
+    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
+    if not (words[first[inv]] == words).all():  # a collision: group the bytes exactly
+        rows = np.ascontiguousarray(words).view(np.dtype((np.void, words.shape[1] * 8))).ravel()
+        _, first, inv = np.unique(rows, return_index=True, return_inverse=True)
+    order = np.argsort(first)  # ids in order of first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return words[first[order]], rank[inv.ravel()]
 
 
 def _texts(words: np.ndarray) -> pl.Series:
