@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
-from scipy.optimize import isotonic_regression
 
 from throttlelab import tables
-from throttlelab.analysis.dead_zones import _isotonic_decreasing_rows, analyse_effects, find_dead_zones
+from throttlelab.analysis.dead_zones import analyse_effects, find_dead_zones
 from throttlelab.analysis.noise import estimate_effects
 from throttlelab.analysis.prepare import prepare_runs
 from throttlelab.ingest.published import load_ffmpeg_sweep
@@ -62,15 +61,6 @@ def test_too_few_limits_to_decide():
     }), "runs")
     [a] = find_dead_zones(prepare_runs(runs).runs)
     assert not a.decidable and "too few limits" in a.reason and not a.zones
-
-
-def test_vectorised_isotonic_matches_scipy():
-    rng = np.random.default_rng(0)
-    M = rng.normal(size=(50, 7))
-    w = rng.uniform(0.5, 3, 7)
-    fast = _isotonic_decreasing_rows(M, w)
-    for row, got in zip(M, fast):
-        np.testing.assert_allclose(got, isotonic_regression(row, weights=w, increasing=False).x, atol=1e-12)
 
 
 # --- simulation: error rates ------------------------------------------------------------

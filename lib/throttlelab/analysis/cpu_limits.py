@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from throttlelab.analysis.dead_zones import DeadZoneAnalysis, find_dead_zones
+from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
+from throttlelab.analysis.dead_zones import find_dead_zones
 from throttlelab.analysis.prepare import GROUP_KEYS, PreparedRuns, group_label, iter_groups, limit_summary
 from throttlelab.analysis.recommend import Knee, Recommendation, find_knee, recommend_limit
 from throttlelab.analysis.scaling import ScalingFit, fit_runtime_models

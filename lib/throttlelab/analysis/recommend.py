@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from throttlelab.analysis.dead_zones import DeadZoneAnalysis
+from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.noise import NoiseModel
 from throttlelab.results import ConfidenceInterval
 

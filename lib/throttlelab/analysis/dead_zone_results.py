@@ -1,0 +1,114 @@
+"""Results of the dead-zone analysis: per-limit tests, dead zones, one analysis per group.
+
+Frozen dataclasses in the style of ``scipy.stats`` results (named fields,
+``confidence_interval()``), convertible with :func:`throttlelab.results.to_jsonable`;
+:func:`group_zones` turns consecutive ``dead zone`` verdicts into
+:class:`DeadZone` objects.  The analysis itself is
+:func:`throttlelab.analysis.dead_zones.find_dead_zones`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from throttlelab.analysis.noise import NoiseModel
+from throttlelab.results import ConfidenceInterval
+
+VERDICTS = ("dead zone", "not a dead zone", "undecided", "lowest limit")
+
+
+@dataclass(frozen=True)
+class LimitTest:
+    """One limit compared with its best lower limit."""
+
+    limit_cores: float | None
+    limit_label: str
+    runs: int
+    baseline_limit_cores: float | None
+    baseline_label: str | None
+    slowdown_pct: float | None
+    slowdown_ci_pct: ConfidenceInterval | None
+    p_value_raw: float | None
+    p_value: float | None  # adjusted with the chosen correction
+    p_value_holm: float | None
+    p_value_maxt: float | None
+    verdict: str
+
+    def confidence_interval(self) -> ConfidenceInterval | None:
+        return self.slowdown_ci_pct
+
+
+@dataclass(frozen=True)
+class DeadZone:
+    """Consecutive limits slower than the best lower limit by at least the threshold."""
+
+    limits_cores: tuple[float | None, ...]
+    limits_labels: tuple[str, ...]
+    baseline_limit_cores: float | None
+    baseline_label: str
+    worst_limit_label: str
+    slowdown_pct: float  # at the worst limit
+    slowdown_ci_pct: ConfidenceInterval
+    p_value: float  # largest adjusted p-value of the zone's limits
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        return self.slowdown_ci_pct
+
+
+@dataclass(frozen=True)
+class DeadZoneAnalysis:
+    """Dead-zone analysis of one group of runs."""
+
+    group: dict
+    label: str
+    decidable: bool
+    reason: str
+    assumption_based: bool
+    threshold_pct: float
+    alpha: float
+    correction: str
+    monotone_p_value: float | None
+    zones: tuple[DeadZone, ...]
+    limits: tuple[LimitTest, ...]
+    noise: NoiseModel
+    block: str | None
+    block_effects: dict
+    runs: int
+
+    def limits_table(self) -> pl.DataFrame:
+        rows = []
+        for t in self.limits:
+            ci = t.slowdown_ci_pct
+            rows.append({
+                "group": self.label, "limit": t.limit_label, "limit_cores": t.limit_cores, "runs": t.runs,
+                "baseline": t.baseline_label, "slowdown_pct": t.slowdown_pct,
+                "slowdown_ci_low_pct": ci.low if ci else None, "slowdown_ci_high_pct": ci.high if ci else None,
+                "p_value_raw": t.p_value_raw, "p_value": t.p_value, "p_value_holm": t.p_value_holm,
+                "verdict": t.verdict,
+            })
+        return pl.DataFrame(rows, schema_overrides={"limit_cores": pl.Float64, "baseline": pl.String})
+
+
+def group_zones(limits: list[LimitTest]) -> tuple[DeadZone, ...]:
+    """Consecutive limits with the verdict ``dead zone`` as :class:`DeadZone` objects (worst limit named)."""
+    zones, current = [], []
+    for t in [*limits, None]:
+        if t is not None and t.verdict == "dead zone":
+            current.append(t)
+            continue
+        if current:
+            worst = max(current, key=lambda x: x.slowdown_pct)
+            zones.append(DeadZone(
+                limits_cores=tuple(x.limit_cores for x in current),
+                limits_labels=tuple(x.limit_label for x in current),
+                baseline_limit_cores=current[0].baseline_limit_cores,
+                baseline_label=current[0].baseline_label,
+                worst_limit_label=worst.limit_label,
+                slowdown_pct=worst.slowdown_pct,
+                slowdown_ci_pct=worst.slowdown_ci_pct,
+                p_value=max(x.p_value for x in current),
+            ))
+            current = []
+    return tuple(zones)
