@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from throttlelab.experiment.kubernetes import KubernetesBackend, cleanup, parse_options
+from throttlelab.experiment.kubernetes import labels as lb
 from throttlelab.experiment.kubernetes import manifests as mf
 from throttlelab.experiment.run_store import RunStore
 from throttlelab.experiment.spec import spec_from_mapping
@@ -47,7 +48,7 @@ def make_spec(tmp_path: Path, namespace: str, kubeconfig: Path, experiment: str 
 
 
 def labelled(admin, namespace: str) -> list[str]:
-    sel = f"{mf.MANAGED_BY}={mf.MANAGER}"
+    sel = f"{lb.MANAGED_BY}={lb.MANAGER}"
     pods = admin.list_namespaced_pod(namespace, label_selector=sel).items
     cms = admin.list_namespaced_config_map(namespace, label_selector=sel).items
     return [f"pod/{p.metadata.name}" for p in pods] + [f"configmap/{c.metadata.name}" for c in cms]
@@ -61,17 +62,17 @@ def test_run_pod_gets_the_requested_limits_labels_and_node(control_plane, admin,
     row = backend.execute(plan, tmp_path / "monitor" / f"{plan.run_id}.log")
     assert row["status"] == "ok", row["error"]
     assert row["backend"] == "kubernetes" and row["node"] == NODES[1] and row["exit_code"] == 0
-    pods = admin.list_namespaced_pod(namespace, label_selector=f"{mf.RUN_ID}={plan.run_id}").items
+    pods = admin.list_namespaced_pod(namespace, label_selector=f"{lb.RUN_ID}={plan.run_id}").items
     assert len(pods) == 1
     pod = pods[0]
     c = pod.spec.containers[0]
     assert c.resources.limits == {"cpu": "1500m"} and c.resources.requests == {"cpu": "1500m"}
     assert c.args == ["ffmpeg", "-threads", "2", "-i", "in.mp4", "-f", "null", "-"]
-    assert pod.metadata.labels[mf.EXPERIMENT] == "kubetest"
-    assert pod.metadata.labels[mf.MANAGED_BY] == "throttlelab"
+    assert pod.metadata.labels[lb.EXPERIMENT] == "kubetest"
+    assert pod.metadata.labels[lb.MANAGED_BY] == "throttlelab"
     assert pod.spec.restart_policy == "Never" and pod.spec.node_name == NODES[1]
     assert pod.status.phase == "Succeeded"
-    cleanup.remove(backend.cluster, mf.selector("kubetest"))
+    cleanup.remove(backend.cluster, lb.selector("kubetest"))
     assert labelled(admin, namespace) == []
 
 
@@ -123,8 +124,8 @@ def test_noisy_neighbour_runs_on_the_runs_node(control_plane, admin, namespace, 
     plan = spec.plan()[0]
     row = backend.execute(plan, tmp_path / "m.log")
     assert row["status"] == "ok", row["error"]
-    pods = admin.list_namespaced_pod(namespace, label_selector=f"{mf.RUN_ID}={plan.run_id}").items
-    roles = {p.metadata.labels[mf.ROLE]: p for p in pods}
+    pods = admin.list_namespaced_pod(namespace, label_selector=f"{lb.RUN_ID}={plan.run_id}").items
+    roles = {p.metadata.labels[lb.ROLE]: p for p in pods}
     assert set(roles) == {"run", "stress"}
     assert roles["stress"].spec.node_name == roles["run"].spec.node_name == NODES[0]
     # half of the fake node's 2 CPUs, read from the node (the admin may read nodes)
@@ -133,7 +134,7 @@ def test_noisy_neighbour_runs_on_the_runs_node(control_plane, admin, namespace, 
     assert parse_quantity(roles["stress"].spec.containers[0].resources.limits["cpu"]) == 1
     assert roles["stress"].status.phase == "Running"
     # keep_pods: the backend's cleanup leaves them; remove them here
-    cleanup.remove(backend.cluster, mf.selector(spec.name))
+    cleanup.remove(backend.cluster, lb.selector(spec.name))
     assert labelled(admin, namespace) == []
 
 

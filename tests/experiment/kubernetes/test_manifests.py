@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from throttlelab.errors import SpecError
+from throttlelab.experiment.kubernetes import labels as lb
 from throttlelab.experiment.kubernetes import manifests as mf
 from throttlelab.experiment.kubernetes.options import parse_options
 from throttlelab.experiment.kubernetes.pod_status import pod_state, scheduling_message
@@ -31,8 +32,8 @@ def test_run_pod_has_limits_labels_sampler_and_pinning():
     pod = mf.run_pod(name="tl-x", experiment="Exp_1", run_id="l1500m-t4-c0-r0-abc", session="s1", options=o,
                      argv=argv, limit_cores=1.5, threads="4", sampling_interval_s=0.5, node="node-a")
     meta, spec = pod["metadata"], pod["spec"]
-    assert meta["labels"] == {mf.MANAGED_BY: "throttlelab", mf.EXPERIMENT: "Exp_1", mf.SESSION: "s1",
-                              mf.ROLE: "run", mf.RUN_ID: "l1500m-t4-c0-r0-abc"}
+    assert meta["labels"] == {lb.MANAGED_BY: "throttlelab", lb.EXPERIMENT: "Exp_1", lb.SESSION: "s1",
+                              lb.ROLE: "run", lb.RUN_ID: "l1500m-t4-c0-r0-abc"}
     c = spec["containers"][0]
     assert c["resources"] == {"limits": {"cpu": "1500m", "memory": "512Mi"},
                               "requests": {"cpu": "1500m", "memory": "512Mi"}}
@@ -60,11 +61,11 @@ def test_unlimited_run_has_no_cpu_resources_and_builtin_workloads():
 
 def test_names_and_label_values_are_valid():
     long = "A" * 80 + "_"
-    v = mf.label_value(long)
+    v = lb.label_value(long)
     assert len(v) <= 63 and v[0].isalnum() and v[-1].isalnum()
-    name = mf.pod_name("l500m-t2-c0-r0-" + "x" * 80)
+    name = lb.pod_name("l500m-t2-c0-r0-" + "x" * 80)
     assert len(name) <= 63 and name == name.lower()
-    assert mf.selector("e", "s") == "app.kubernetes.io/managed-by=throttlelab,throttlelab.io/experiment=e,throttlelab.io/session=s"
+    assert lb.selector("e", "s") == "app.kubernetes.io/managed-by=throttlelab,throttlelab.io/experiment=e,throttlelab.io/session=s"
 
 
 def _pod(phase="Pending", **status):

@@ -6,13 +6,17 @@ options
     The spec's ``kubernetes:`` mapping, validated.
 client
     Connecting with a kubeconfig (context selectable) or in-cluster config.
+labels
+    Names and labels of the objects a sweep creates; label selectors.
 manifests
-    Run pods, noisy-neighbour pods and the sampler ConfigMap, with labels.
+    Run pods, noisy-neighbour pods and the sampler ConfigMap.
 sampler.sh
     The in-pod sampler: runs the workload, prints monitor-log blocks of the
     container's own cgroup to the pod log.
 pod_status, pod_log, summary
     Reading a pod's status, splitting its log, totals from its samples.
+pod_watch
+    Waiting for a pod to run or end; why it is still Pending.
 runner
     One run: pods created, watched, read and deleted.
 cleanup

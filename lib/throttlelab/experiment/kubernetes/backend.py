@@ -20,6 +20,7 @@ from throttlelab.errors import EnvironmentProblem
 from . import cleanup
 from . import manifests as mf
 from .client import Cluster, api_error_message, connect
+from .labels import new_session, selector
 from .options import KubernetesOptions, parse_options
 from .runner import RunContext, execute_run
 
@@ -42,7 +43,7 @@ class KubernetesBackend:
     name = "kubernetes"
 
     def __init__(self, spec: SweepSpec | None = None):
-        self.session = mf.new_session()
+        self.session = new_session()
         self._ctx: RunContext | None = None
         self._experiment: str | None = None
         if spec is not None:
@@ -183,7 +184,7 @@ class KubernetesBackend:
     def _remove_session_pods(self) -> None:
         ctx = self._ctx
         if ctx is not None:
-            cleanup.remove(ctx.cluster, mf.selector(ctx.experiment, self.session), wait_s=30.0)
+            cleanup.remove(ctx.cluster, selector(ctx.experiment, self.session), wait_s=30.0)
 
     def cleanup(self, spec: SweepSpec) -> None:
         """Delete every object this sweep session created (pods, the sampler ConfigMap)."""
@@ -194,7 +195,7 @@ class KubernetesBackend:
             log.info("keep_pods: leaving this sweep's pods in namespace %s", ctx.cluster.namespace)
             return
         try:
-            removed = cleanup.remove(ctx.cluster, mf.selector(ctx.experiment, self.session), wait_s=30.0)
+            removed = cleanup.remove(ctx.cluster, selector(ctx.experiment, self.session), wait_s=30.0)
             log.debug("removed %s", ", ".join(removed))
         except Exception as exc:  # noqa: BLE001 - never raise from cleanup; orphans go next time
             log.warning("cleanup of namespace %s incomplete: %s", ctx.cluster.namespace, exc)

@@ -1,7 +1,7 @@
 """Finding and deleting what sweeps created, by label, in one namespace only.
 
 Every object carries ``app.kubernetes.io/managed-by=throttlelab`` plus the
-experiment and session labels (see :mod:`.manifests`).  A sweep deletes its own
+experiment and session labels (see :mod:`.labels`).  A sweep deletes its own
 session's objects on exit (Ctrl-C included); objects of the same experiment
 from another session are orphans of a sweep that died, removed when the
 experiment is run again.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from . import manifests as mf
 from .client import Cluster, api_error_message
+from .labels import SESSION, selector
 
 
 @dataclass(frozen=True)
@@ -32,15 +32,15 @@ def find_labelled(cluster: Cluster, label_selector: str) -> list[Labelled]:
     """Pods and ConfigMaps in the cluster's namespace matching ``label_selector``."""
     out = []
     pods = cluster.core.list_namespaced_pod(cluster.namespace, label_selector=label_selector)
-    out += [Labelled("Pod", p.metadata.name, (p.metadata.labels or {}).get(mf.SESSION)) for p in pods.items]
+    out += [Labelled("Pod", p.metadata.name, (p.metadata.labels or {}).get(SESSION)) for p in pods.items]
     cms = cluster.core.list_namespaced_config_map(cluster.namespace, label_selector=label_selector)
-    out += [Labelled("ConfigMap", c.metadata.name, (c.metadata.labels or {}).get(mf.SESSION)) for c in cms.items]
+    out += [Labelled("ConfigMap", c.metadata.name, (c.metadata.labels or {}).get(SESSION)) for c in cms.items]
     return out
 
 
 def find_orphans(cluster: Cluster, experiment: str | None, session: str | None) -> list[Labelled]:
     """Objects of ``experiment`` (all managed objects when ``None``) not of ``session``."""
-    return [o for o in find_labelled(cluster, mf.selector(experiment)) if o.session != session]
+    return [o for o in find_labelled(cluster, selector(experiment)) if o.session != session]
 
 
 def delete(cluster: Cluster, objects: list[Labelled], *, force: bool = False) -> list[str]:

@@ -91,3 +91,10 @@ def api_error_message(exc: Exception) -> str:
         except (ValueError, AttributeError):
             message = str(body)[:300]
     return f"{status} {reason}: {message}".strip(": ") if status else str(exc)
+
+
+def api_exception() -> type[Exception]:
+    """``kubernetes.client.ApiException`` (imported when first needed, as the package is)."""
+    from kubernetes.client import ApiException
+
+    return ApiException

@@ -1,77 +1,26 @@
 """Manifests of what a Kubernetes sweep creates: run pods, stress pods, the sampler ConfigMap.
 
 Plain dicts (the client accepts them as bodies, and tests can inspect them).
-Every object carries the labels :data:`MANAGED_BY`, :data:`EXPERIMENT`,
-:data:`SESSION` and :data:`ROLE` (and run objects :data:`RUN_ID`), which is how
-cleanup and orphan removal find them.
+Every object carries the labels of :func:`.labels.labels` (see
+:mod:`.labels`), which is how cleanup and orphan removal find them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
-import secrets
 import shlex
 from importlib import resources
 from typing import Any
 
 from throttlelab.errors import SpecError
 
+from .labels import dns_name, labels
 from .options import KubernetesOptions
-
-MANAGED_BY = "app.kubernetes.io/managed-by"
-MANAGER = "throttlelab"
-EXPERIMENT = "throttlelab.io/experiment"
-RUN_ID = "throttlelab.io/run-id"
-SESSION = "throttlelab.io/session"
-ROLE = "throttlelab.io/role"
 
 CONTAINER = "workload"
 SAMPLER_DIR = "/throttlelab/bin"
 WORK_DIR = "/throttlelab/work"
 SAMPLER_FILE = "sampler.sh"
-
-
-def label_value(text: str) -> str:
-    """``text`` as a valid label value (<= 63 chars, alphanumeric ends; hashed if cut)."""
-    v = re.sub(r"[^A-Za-z0-9_.-]", "-", text)
-    if len(v) > 63:
-        v = v[:56] + "-" + hashlib.sha1(text.encode()).hexdigest()[:6]
-    return v.strip("-_.") or "x"
-
-
-def dns_name(text: str, limit: int = 63) -> str:
-    """``text`` as a DNS-1123 label (lowercase, ``-``), cut with a hash to ``limit`` chars."""
-    v = re.sub(r"[^a-z0-9-]+", "-", text.lower()).strip("-")
-    if len(v) > limit:
-        v = v[: limit - 7].rstrip("-") + "-" + hashlib.sha1(text.encode()).hexdigest()[:6]
-    return v or "x"
-
-
-def new_session() -> str:
-    """A random id naming one sweep process's objects."""
-    return secrets.token_hex(4)
-
-
-def labels(experiment: str, session: str, role: str, run_id: str | None = None) -> dict[str, str]:
-    """The labels every object of a sweep carries."""
-    out = {MANAGED_BY: MANAGER, EXPERIMENT: label_value(experiment), SESSION: session, ROLE: role}
-    if run_id is not None:
-        out[RUN_ID] = label_value(run_id)
-    return out
-
-
-def selector(experiment: str | None = None, session: str | None = None, run_id: str | None = None) -> str:
-    """A label selector for a sweep's objects (all managed objects when nothing is given)."""
-    parts = [f"{MANAGED_BY}={MANAGER}"]
-    if experiment is not None:
-        parts.append(f"{EXPERIMENT}={label_value(experiment)}")
-    if session is not None:
-        parts.append(f"{SESSION}={session}")
-    if run_id is not None:
-        parts.append(f"{RUN_ID}={label_value(run_id)}")
-    return ",".join(parts)
 
 
 def cpu_quantity(cores: float) -> str:
@@ -181,50 +130,30 @@ def run_pod(
         {"name": "THROTTLELAB_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
         {"name": "THROTTLELAB_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
     ]
-    spec: dict[str, Any] = {
-        "restartPolicy": "Never",
-        "automountServiceAccountToken": False,
-        "terminationGracePeriodSeconds": 5,
-        "containers": [{
-            "name": CONTAINER,
-            "image": options.image,
-            "imagePullPolicy": options.image_pull_policy,
-            "command": ["/bin/sh", f"{SAMPLER_DIR}/{SAMPLER_FILE}"],
-            "args": argv,
-            "env": env,
-            "resources": resources_,
-            "volumeMounts": [
-                {"name": "sampler", "mountPath": SAMPLER_DIR, "readOnly": True},
-                {"name": "work", "mountPath": WORK_DIR},
-            ],
-        }],
-        "volumes": [
-            {"name": "sampler", "configMap": {"name": sampler_configmap_name(experiment, session),
-                                              "defaultMode": 0o555}},
-            {"name": "work", "emptyDir": {}},
+    container = {
+        "name": CONTAINER,
+        "image": options.image,
+        "imagePullPolicy": options.image_pull_policy,
+        "command": ["/bin/sh", f"{SAMPLER_DIR}/{SAMPLER_FILE}"],
+        "args": argv,
+        "env": env,
+        "resources": resources_,
+        "volumeMounts": [
+            {"name": "sampler", "mountPath": SAMPLER_DIR, "readOnly": True},
+            {"name": "work", "mountPath": WORK_DIR},
         ],
     }
-    if options.service_account:
-        spec["serviceAccountName"] = options.service_account
-    if options.node_selector:
-        spec["nodeSelector"] = dict(options.node_selector)
-    if node:
-        spec["affinity"] = node_affinity(node)
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {
-            "name": name,
-            "namespace": options.namespace,
-            "labels": labels(experiment, session, "run", run_id),
-            "annotations": {
-                **options.annotations,
-                "throttlelab.io/cpu-limit-cores": "unlimited" if limit_cores is None else f"{limit_cores:g}",
-                "throttlelab.io/threads": threads,
-            },
-        },
-        "spec": spec,
+    volumes = [
+        {"name": "sampler", "configMap": {"name": sampler_configmap_name(experiment, session), "defaultMode": 0o555}},
+        {"name": "work", "emptyDir": {}},
+    ]
+    annotations = {
+        **options.annotations,
+        "throttlelab.io/cpu-limit-cores": "unlimited" if limit_cores is None else f"{limit_cores:g}",
+        "throttlelab.io/threads": threads,
     }
+    return _pod(name=name, options=options, pod_labels=labels(experiment, session, "run", run_id),
+                annotations=annotations, grace_s=5, container=container, volumes=volumes, node=node)
 
 
 def stress_pod(
@@ -247,18 +176,29 @@ def stress_pod(
         "trap 'kill 0; exit 0' TERM INT; "
         f"n=0; while [ $n -lt {int(workers)} ]; do ( while :; do :; done ) & n=$((n+1)); done; wait"
     )
+    container = {
+        "name": "stress",
+        "image": options.stress_image,
+        "imagePullPolicy": options.image_pull_policy,
+        "command": ["/bin/sh", "-c", script],
+        "resources": {"limits": {"cpu": cpu_quantity(limit_cores)}, "requests": {"cpu": "10m"}},
+    }
+    return _pod(name=name, options=options, pod_labels=labels(experiment, session, "stress", run_id),
+                annotations=dict(options.annotations), grace_s=2, container=container, node=node)
+
+
+def _pod(*, name: str, options: KubernetesOptions, pod_labels: dict[str, str], annotations: dict[str, str],
+         grace_s: int, container: dict[str, Any], volumes: list[dict[str, Any]] | None = None,
+         node: str | None) -> dict[str, Any]:
+    """A one-container Pod that never restarts, placed as ``options`` say (and on ``node`` if given)."""
     spec: dict[str, Any] = {
         "restartPolicy": "Never",
         "automountServiceAccountToken": False,
-        "terminationGracePeriodSeconds": 2,
-        "containers": [{
-            "name": "stress",
-            "image": options.stress_image,
-            "imagePullPolicy": options.image_pull_policy,
-            "command": ["/bin/sh", "-c", script],
-            "resources": {"limits": {"cpu": cpu_quantity(limit_cores)}, "requests": {"cpu": "10m"}},
-        }],
+        "terminationGracePeriodSeconds": grace_s,
+        "containers": [container],
     }
+    if volumes is not None:
+        spec["volumes"] = volumes
     if options.service_account:
         spec["serviceAccountName"] = options.service_account
     if options.node_selector:
@@ -268,14 +208,7 @@ def stress_pod(
     return {
         "apiVersion": "v1",
         "kind": "Pod",
-        "metadata": {"name": name, "namespace": options.namespace,
-                     "labels": labels(experiment, session, "stress", run_id),
-                     "annotations": dict(options.annotations)},
+        "metadata": {"name": name, "namespace": options.namespace, "labels": pod_labels,
+                     "annotations": annotations},
         "spec": spec,
     }
-
-
-def pod_name(run_id: str, role: str = "run") -> str:
-    """A fresh pod name for a run (random suffix: a retried run never collides)."""
-    prefix = "tl" if role == "run" else "tl-stress"
-    return dns_name(f"{prefix}-{run_id}", 57) + "-" + secrets.token_hex(2)

@@ -2,17 +2,16 @@
 
 Sequence for one run: noisy-neighbour pods first (when the run's contention is
 active), pinned to the run's node and waited for until Running; then the run
-pod; it is watched (polling its status) until it ends, fails for good, stays
-Pending too long, or runs longer than the run's timeout; then its log is read,
-split (:mod:`.pod_log`) and its samples summarised (:mod:`.summary`).  Every pod
-the run created is deleted on the way out, Ctrl-C included.
+pod; it is watched (polling its status, :mod:`.pod_watch`) until it ends, fails
+for good, stays Pending too long, or runs longer than the run's timeout; then
+its log is read, split (:mod:`.pod_log`) and its samples summarised
+(:mod:`.summary`).  Every pod the run created is deleted on the way out,
+Ctrl-C included.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import logging
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,22 +20,13 @@ from throttlelab.errors import EnvironmentProblem, InputError
 
 from . import manifests as mf
 from .cleanup import delete_pod, wait_gone
-from .client import Cluster, api_error_message
+from .client import Cluster, api_error_message, api_exception
+from .labels import pod_name
 from .options import KubernetesOptions
 from .pod_log import split_pod_log
-from .pod_status import PodState, pod_state, scheduling_message
+from .pod_watch import Outcome, wait_for
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Outcome:
-    """How waiting for a pod ended."""
-
-    state: PodState
-    status: str = "ok"          # ok | failed | timeout
-    error: str | None = None
-    started_wall: dt.datetime | None = None
 
 
 @dataclass
@@ -48,70 +38,6 @@ class RunContext:
     experiment: str
     session: str
     node_cores: dict[str, float] = field(default_factory=dict)
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
-
-
-def _as_dict(ctx: RunContext, obj: Any) -> dict[str, Any]:
-    return ctx.cluster.api.sanitize_for_serialization(obj)
-
-
-def _api_error():
-    from kubernetes.client import ApiException
-
-    return ApiException
-
-
-def read_state(ctx: RunContext, name: str, container: str | None = None) -> PodState:
-    """The pod's current state (raises ``ApiException`` if it is gone)."""
-    pod = ctx.cluster.core.read_namespaced_pod(name, ctx.cluster.namespace)
-    return pod_state(_as_dict(ctx, pod), container)
-
-
-def scheduler_reason(ctx: RunContext, name: str, state: PodState) -> str:
-    """Why a pod is still Pending: the scheduler's condition message, else its events."""
-    if state.unschedulable:
-        return state.unschedulable
-    try:
-        events = ctx.cluster.core.list_namespaced_event(
-            ctx.cluster.namespace, field_selector=f"involvedObject.name={name}")
-        msg = scheduling_message([_as_dict(ctx, e) for e in events.items])
-    except _api_error() as exc:
-        msg = f"(events not readable: {api_error_message(exc)})"
-    return msg or ("bound to node, containers not started" if state.node else "not scheduled yet")
-
-
-def wait_for(ctx: RunContext, name: str, *, until_running: bool, run_timeout_s: float | None,
-             container: str | None = None) -> Outcome:
-    """Poll a pod until it is Running (``until_running``) or terminal.
-
-    Pending beyond ``options.pending_timeout_s`` gives status ``timeout`` with the
-    scheduler's reason; a fatal waiting reason (image pull...) gives ``failed``;
-    running longer than ``run_timeout_s`` gives ``timeout``.
-    """
-    opts = ctx.options
-    created = time.monotonic()
-    running_since: float | None = None
-    started_wall = None
-    while True:
-        state = read_state(ctx, name, container)
-        if state.fatal:
-            return Outcome(state, "failed", state.fatal)
-        if state.running:
-            if running_since is None:
-                running_since, started_wall = time.monotonic(), _now()
-            if until_running or state.terminal:
-                return Outcome(state, "ok", None, started_wall)
-            if run_timeout_s is not None and time.monotonic() - running_since > run_timeout_s:
-                return Outcome(state, "timeout", f"still running after the run timeout of {run_timeout_s:g} s",
-                               started_wall)
-        elif time.monotonic() - created > opts.pending_timeout_s:
-            reason = scheduler_reason(ctx, name, state)
-            return Outcome(state, "timeout",
-                           f"Pending for more than {opts.pending_timeout_s:g} s: {reason}")
-        time.sleep(opts.poll_interval_s)
 
 
 def node_cores(ctx: RunContext, node: str) -> float:
@@ -128,7 +54,7 @@ def node_cores(ctx: RunContext, node: str) -> float:
     if node not in ctx.node_cores:
         try:
             n = ctx.cluster.core.read_node(node)
-        except _api_error() as exc:
+        except api_exception() as exc:
             raise EnvironmentProblem(
                 f"cannot read node {node} to size the noisy neighbour ({api_error_message(exc)}); "
                 "set kubernetes.node_cpus in the spec") from None
@@ -141,7 +67,7 @@ def node_cores(ctx: RunContext, node: str) -> float:
 def _create(ctx: RunContext, body: dict[str, Any]) -> str:
     try:
         ctx.cluster.core.create_namespaced_pod(ctx.cluster.namespace, body)
-    except _api_error() as exc:
+    except api_exception() as exc:
         if exc.status in (401, 403):
             raise EnvironmentProblem(f"not allowed to create pods in namespace {ctx.cluster.namespace}: "
                                      f"{api_error_message(exc)} (see deploy/rbac.yaml)") from None
@@ -155,7 +81,7 @@ def start_neighbours(ctx: RunContext, plan: Any, node: str | None, created: list
     Returns the node it runs on and an error (``None`` when it runs).
     """
     con = plan.contention
-    name = mf.pod_name(plan.run_id, "stress")
+    name = pod_name(plan.run_id, "stress")
     cores = node_cores(ctx, node) if node else ctx.options.node_cpus
     if cores is None:
         return None, "contention without kubernetes.nodes needs kubernetes.node_cpus (the node size)"
@@ -185,7 +111,7 @@ def execute_run(ctx: RunContext, plan: Any, monitor_log: Path, node: str | None 
                 return row
         argv = mf.workload_argv(plan.workload.kind, opts.command or plan.workload.command, plan.threads,
                                 plan.limit_cores, plan.workload.options)
-        name = mf.pod_name(plan.run_id)
+        name = pod_name(plan.run_id)
         body = mf.run_pod(name=name, experiment=ctx.experiment, run_id=plan.run_id, session=ctx.session,
                           options=opts, argv=argv, limit_cores=plan.limit_cores, threads=plan.threads,
                           sampling_interval_s=plan.sampling_interval_s, node=node)
@@ -255,7 +181,7 @@ def _measure(ctx: RunContext, name: str, plan: Any, out: Outcome, monitor_log: P
 def _pod_log(ctx: RunContext, name: str) -> str | None:
     try:
         return ctx.cluster.core.read_namespaced_pod_log(name, ctx.cluster.namespace, container=mf.CONTAINER)
-    except _api_error() as exc:
+    except api_exception() as exc:
         log.debug("pod %s log: %s", name, api_error_message(exc))
         return None
     except Exception as exc:  # noqa: BLE001 - e.g. no kubelet behind the node (kwok)
