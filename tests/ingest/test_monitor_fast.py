@@ -158,6 +158,8 @@ def test_long_lines(small_chunks):
     assert_same(data[:i] + b"--- " + b"9" * 70_000 + b" ---\n" + data[i:])  # too long to be a header
     j = data.index(b"nr_periods 50")
     assert_same(data[:j] + b"nr_periods " + b"1" * 5000 + b"\n" + data[j:])
+    k = data.index(b"POD ", j)  # a column header line too long, in a block like all the others
+    assert_same(data[:k + 4] + b"x" * 70_000 + data[k + 4:])
 
 
 def test_truncated_and_nul(small_chunks):

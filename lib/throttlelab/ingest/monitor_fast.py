@@ -39,7 +39,7 @@ from throttlelab.ingest.monitor_format import SECTIONS
 from throttlelab.ingest.result import IngestResult
 
 #: Target size of a chunk scanned at once (small enough for its arrays to stay in cache).
-CHUNK_BYTES = 1 << 20
+CHUNK_BYTES = 2 << 20
 #: Inputs from this size on are parsed with :func:`.malloc_tuning.reuse_freed_memory`.
 BIG_INPUT = 4 << 20
 MAX_LINE = lines_mod.MAX_LINE_BYTES
@@ -139,9 +139,16 @@ def _scan(buf: np.ndarray, words: Words, start: int, stop: int, truncated: bool)
     starts = np.empty(n, dtype=np.int64)
     starts[0] = 0
     starts[1:] = ends[:-1] + 1
+    odd_bytes = bool(body.max() >= 128 or (body == 13).any())
+    if not truncated and not odd_bytes:
+        tpl = _template(buf, start, stop)
+        if tpl is not None and n % len(tpl) == 0:
+            chunk = _scan_template(buf, words, start, stop, tpl, starts, ends)
+            if chunk is not None:
+                return chunk
     bad = []  # lines that make their block unclean
     odd = None
-    if body.max() >= 128 or (body == 13).any():  # non-ASCII bytes, bare CRs; CRLF line ends are dropped from the line
+    if odd_bytes:  # non-ASCII bytes, bare CRs; CRLF line ends are dropped from the line
         pos = np.flatnonzero((body >= 128) | (body == 13))
         crlf = (c[pos] == 13) & (c[pos + 1] == 10)
         line_of = np.searchsorted(ends, pos)
@@ -265,6 +272,127 @@ def _scan(buf: np.ndarray, words: Words, start: int, stop: int, truncated: bool)
     ts_words = np.stack(words.at(starts[hdr] + 4, 4))
     return _Chunk(start, stop, n, hdr, starts[hdr], lens[hdr], ts_words, unclean, stat, stat_present, acct, acct_present,
                   blk[i3], max_id, max_rep, blk[i1], top_id, top_rep)
+
+
+# --- chunks of blocks that all look alike ---------------------------------------------
+
+_SECTION_OF_MARKER = {f"[{name}]".encode(): k for k, name in enumerate(SECTIONS, start=1)}
+_KEY_INDEX = {k.encode(): i for i, k in enumerate((*ml.STAT_KEYS, *ml.IGNORED_KEYS))}
+_LOG_HEADER_PREFIXES = (b"===", *(p.encode() for p in ml._HEADER_PREFIXES))
+
+
+def _template(buf: np.ndarray, start: int, stop: int) -> list[tuple] | None:
+    """The line layout of the chunk's first block, if every line of it is one the
+    fast path takes: ``[("hdr",), ("marker", k), ("blank",), ("tophead",),
+    ("top",), ("stat", key), ("max",), ("acct",), ...]``; else ``None``."""
+    second = _next_header(memoryview(buf), stop, start + 1)
+    if second >= stop or second - start > 1 << 16:
+        return None
+    lines = bytes(buf[start:second]).split(b"\n")[:-1]
+    out, section, seen = [("hdr",)], 0, set()
+    for line in lines[1:]:
+        if not line:
+            out.append(("blank",))
+        elif line in _SECTION_OF_MARKER:
+            section = _SECTION_OF_MARKER[line]
+            out.append(("marker", section))
+        elif line.startswith((b"[", b"--- ", *_LOG_HEADER_PREFIXES)):
+            return None
+        elif section == 1 and line.startswith((b"POD ", b"NAME ")):
+            out.append(("tophead",))
+        elif section == 1 and "top" not in seen and len(line) <= 8 * _TOP_WORDS:
+            out.append(("top",))
+            seen.add("top")
+        elif section == 2:
+            key, _, value = line.partition(b" ")
+            k = _KEY_INDEX.get(key)
+            if k is None or k in seen or not (value.isdigit() and 1 <= len(value) <= 18):
+                return None
+            out.append(("stat", k))
+            seen.add(k)
+        elif section == 3 and "max" not in seen and len(line) <= 8 * _MAX_WORDS:
+            out.append(("max",))
+            seen.add("max")
+        elif section == 4 and "acct" not in seen and line.isdigit() and 1 <= len(line) <= 18:
+            out.append(("acct",))
+            seen.add("acct")
+        else:
+            return None
+    return out
+
+
+def _scan_template(buf: np.ndarray, words: Words, start: int, stop: int, tpl: list[tuple],
+                   starts: np.ndarray, ends: np.ndarray) -> _Chunk | None:
+    """:func:`_scan` for a chunk whose blocks all have the layout ``tpl``: each
+    line position of the layout is checked across all blocks at once (a block
+    where one fails is unclean).  ``None`` when the blocks do not start every
+    ``len(tpl)`` lines (then the general scan decides)."""
+    L = len(tpl)
+    nb = len(starts) // L
+    S = starts.reshape(nb, L)
+    E = ends.reshape(nb, L)
+    hs = S[:, 0] + start
+    hl = E[:, 0] - S[:, 0]
+    (h0,) = words.at(hs)
+    (h1,) = words.at(hs + hl - 4)
+    if not ((hl >= 7) & (hl <= MAX_LINE) & ((h0 & _MASK4) == _OPEN) & ((h1 & _MASK4) == _CLOSE)).all():
+        return None
+    ok = np.ones(nb, dtype=bool)
+    stat = np.zeros((_NK, nb), dtype=np.int64)
+    stat_present = np.zeros((_NK, nb), dtype=bool)
+    acct = np.zeros(nb, dtype=np.int64)
+    acct_present = np.zeros(nb, dtype=bool)
+    blocks = np.arange(nb, dtype=np.int64)
+    max_rep = top_rep = np.zeros((0, 1), dtype=np.uint64)
+    max_id = top_id = max_block = top_block = np.zeros(0, dtype=np.int64)
+    for r, spec in enumerate(tpl[1:], start=1):
+        st = S[:, r] + start
+        ln = E[:, r] - S[:, r]
+        kind = spec[0]
+        if kind == "blank":
+            ok &= ln == 0
+        elif kind == "marker":
+            length, e0, e1, el = _MARKERS[spec[1] - 1]
+            w0, w1 = words.at(st, 2)
+            (wl,) = words.at(st + ln - 8)
+            m = (ln == length) & (w0 == e0) & (wl == el)
+            if length >= 16:
+                m &= w1 == e1
+            ok &= m
+        elif kind == "tophead":
+            (w0,) = words.at(st)
+            ok &= (((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME)) & (ln <= MAX_LINE)
+        elif kind == "stat":
+            k = spec[1]
+            w0, w1 = words.at(st, 2)
+            m = (w0 == _KPATT[0, k]) & ((w1 & _KMASK[1, k]) == _KPATT[1, k])
+            if _KLEN[k] >= 16:
+                w2, w3 = words.at(st + 16, 2)
+                m &= ((w2 & _KMASK[2, k]) == _KPATT[2, k]) & ((w3 & _KMASK[3, k]) == _KPATT[3, k])
+            value, vok = parse_digits(words, st + ln, ln - _KLEN[k] - 1)
+            ok &= m & vok
+            if k < _NK:
+                stat[k] = value
+                stat_present[k] = True
+        elif kind == "acct":
+            value, vok = parse_digits(words, st + ln, ln)
+            ok &= vok
+            acct, acct_present = value, np.ones(nb, dtype=bool)
+        elif kind == "max":
+            ok &= (ln >= 1) & (ln <= 8 * _MAX_WORDS)
+            max_rep, max_id = _distinct(_line_words(words, st, np.minimum(ln, 8 * _MAX_WORDS), _MAX_WORDS))
+            max_block = blocks
+        elif kind == "top":
+            (w0,) = words.at(st)
+            b0 = (w0 & np.uint64(0xFF)).astype(np.intp)
+            b1 = ((w0 >> np.uint64(8)) & np.uint64(0xFF)).astype(np.intp)
+            ok &= (ln >= 1) & (ln <= 8 * _TOP_WORDS) & ~ml._HEADER_PAIRS[b0, b1] & (b0 != 91) & ((w0 & _MASK4) != _OPEN)
+            ok &= ~(((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME))
+            top_rep, top_id = _distinct(_line_words(words, st, np.minimum(ln, 8 * _TOP_WORDS), _TOP_WORDS))
+            top_block = blocks
+    ts_words = np.stack(words.at(hs + 4, 4))
+    return _Chunk(start, stop, len(starts), blocks * L, hs, hl, ts_words, ~ok, stat, stat_present, acct, acct_present,
+                  max_block, max_id, max_rep, top_block, top_id, top_rep)
 
 
 def _line_words(words: Words, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
