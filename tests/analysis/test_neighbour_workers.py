@@ -10,12 +10,14 @@ from throttlelab import tables
 from throttlelab.analysis.neighbour_workers import analyse_neighbour_workers, choose_share
 
 
-def workers_requests(rng, *, runs: int = 1, n: int = 30, tail: float = 0.004) -> pl.DataFrame:
-    """Share 0.65, workers 2-10; the tail grows with the worker count; one timeout at 10 workers; plus share 0."""
+def workers_requests(rng, *, runs: int = 1, n: int = 30, tail: float = 0.004, run_scale=None) -> pl.DataFrame:
+    """Share 0.65, workers 2-10; the tail grows with the worker count; one timeout at 10 workers; plus share 0.
+    ``run_scale(w, r)``: a factor on run r's latencies (a noisy machine's run-to-run drift)."""
     rows = []
     for w in (2, 4, 6, 8, 10):
         for r in range(runs):
-            for i, lat in enumerate(0.05 + rng.exponential(0.01 + tail * w, n)):
+            scale = run_scale(w, r) if run_scale else 1.0
+            for i, lat in enumerate(scale * (0.05 + rng.exponential(0.01 + tail * w, n))):
                 rows.append({"experiment": "fx", "run_id": f"w{w}-r{r}", "config": "workers=8,semaphore=none",
                              "endpoint": "cpu", "contention": 0.65, "load": 13.3, "request_id": i,
                              "latency_seconds": float(lat), "status": "ok", "http_status": 200, "neighbour_workers": w})
@@ -55,7 +57,8 @@ def test_change_and_tests_against_two_workers():
     t = res["tests"].sort("neighbour_workers")
     assert t["neighbour_workers"].to_list() == [4, 6, 8, 10]
     assert (t["p_holm"] >= t["p_value"]).all()
-    assert t.filter(pl.col("neighbour_workers") == 10)["verdict"][0] == "slower"
+    assert t.filter(pl.col("neighbour_workers") == 10)["verdict"][0] == "slower (request level only)"
+    assert ch["interval"].str.starts_with("requests resampled (one run").all()
 
 
 def test_trend_is_request_level_without_replicates_and_run_level_with_them():
@@ -94,3 +97,33 @@ def test_wide_change_and_headline():
     assert line.startswith("Neighbour at 65% with 10 vs 2 busy workers at load 13.3: mean +")
     assert "p90" in line and "p95" in line and line.endswith("rising with workers (request level only)")
     assert headline({"note": "not enough data to decide"}) is None
+
+
+def test_replicate_runs_put_run_to_run_variation_in_the_intervals():
+    # worker count 10: one run 6x slower than the other (what a shared machine did to our live sweep)
+    drift = (lambda w, r: 6.0 if (w, r) == (10, 0) else 1.0)
+    res = analyse_neighbour_workers(workers_requests(np.random.default_rng(3), runs=2, n=50, tail=0.0,
+                                                     run_scale=drift), n_boot=200)
+    runs = res["runs"]
+    assert runs.height == 10 and runs["n_ok"].sum() == 500
+    ch = res["change"].filter((pl.col("neighbour_workers") == 10) & (pl.col("stat") == "mean")).row(0, named=True)
+    assert ch["interval"].startswith("runs and requests resampled")
+    assert ch["percent"] > 100 and ch["percent_low"] < 20  # the interval admits "no change": one run drove it
+    t10 = res["tests"].filter(pl.col("neighbour_workers") == 10).row(0, named=True)
+    assert t10["runs"] == 2 and t10["p_holm"] < 0.05  # the request-level test alone would call it slower
+    assert t10["verdict"].startswith("no difference shown (runs disagree")
+    assert "runs and requests resampled" in headline_of(res)
+
+
+def test_consistent_replicates_still_show_a_real_effect():
+    slow = (lambda w, r: 1.0 + 0.25 * (w == 10))
+    res = analyse_neighbour_workers(workers_requests(np.random.default_rng(4), runs=2, n=60, tail=0.0,
+                                                     run_scale=slow), n_boot=200)
+    t10 = res["tests"].filter(pl.col("neighbour_workers") == 10).row(0, named=True)
+    assert t10["verdict"] == "slower" and t10["median_change_low"] > 0
+
+
+def headline_of(res):
+    from throttlelab.analysis.neighbour_workers import headline
+
+    return headline(res)

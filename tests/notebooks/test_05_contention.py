@@ -94,7 +94,7 @@ def test_measured_worker_counts(run_notebook, tmp_path):
     assert [r["neighbour_workers"] for r in w["tests"]] == [4, 6, 8, 10]
     assert w["trend"][0]["workers"] == "2,4,6,8,10" and w["trend"][0]["jt_tau"] > 0
     assert "optimistic" in w["note"]
-    assert {"measured_workers_summary", "measured_workers_change", "measured_workers_tests",
+    assert {"measured_workers_summary", "measured_workers_runs", "measured_workers_change", "measured_workers_tests",
             "measured_workers_trend"} <= set(doc["tables"])
     headlines = json.loads((out / "headlines.json").read_text())
     assert any(h.startswith("Neighbour at 65% with 10 vs 2 busy workers") for h in headlines)

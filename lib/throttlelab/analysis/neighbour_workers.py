@@ -12,13 +12,20 @@ and load:
 ``summary``
     per worker count: counts, failures by kind, mean/p50/p90/p95/p99 of the
     answered requests with percentile-bootstrap intervals (resampling requests).
+``runs``
+    per run: worker count, answered requests, mean/p90/p95 (the run-to-run spread).
 ``change``
     each statistic against the baseline worker count (the fewest; 2 in the
-    paper): ratio and % change with a bootstrap interval (both groups resampled).
+    paper): % change with a bootstrap interval.  With two or more runs per
+    worker count the interval comes from a two-stage bootstrap (runs resampled,
+    then requests within them), so it includes run-to-run variation; with one
+    run per count it resamples requests only and says so (``interval``).
 ``tests``
     per worker count, a two-sided Mann-Whitney U test against the baseline
     (rank-biserial effect, positive = slower), Holm-corrected over the worker
-    counts of the group, and a verdict.
+    counts of the group, the median change with its interval, and a verdict
+    that needs both the test and, with replicates, a median-change interval
+    that excludes 0.
 ``trend``
     across all worker counts: the Jonckheere-Terpstra test for an ordered
     alternative (:func:`~throttlelab.analysis.trend_tests.jonckheere_terpstra`, effect = concordance tau in
@@ -39,14 +46,14 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from scipy import stats as st
 
 from throttlelab.analysis.concurrency import holm
 from throttlelab.analysis.latency import inflation, statistic, summarize_latency
-from throttlelab.analysis.trend_tests import jonckheere_terpstra, slope_per_worker
+from throttlelab.analysis.trend_tests import SLOPE_STATS, worker_trend
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
-SLOPE_STATS = ("mean", "p90", "p95")
+RUNS_INTERVAL = "runs and requests resampled (two-stage bootstrap)"
+REQUESTS_INTERVAL = "requests resampled (one run per worker count: run-to-run variation is not in the interval)"
 DEPENDENCE_NOTE = ("requests of one run share its queue and the neighbour's phase: request-level p-values are "
                    "optimistic; trust the run-level test (replicate runs) where there is one")
 
@@ -61,48 +68,69 @@ def choose_share(requests: pl.DataFrame) -> float | None:
     return float(best["contention"]) if best["k"] >= 2 else None
 
 
-def _groups(ok: pl.DataFrame, workers: list[int]) -> list[np.ndarray]:
-    return [ok.filter(pl.col("neighbour_workers") == w)["latency_seconds"].to_numpy() for w in workers]
-
-
-def _run_level(ok: pl.DataFrame, stat: str) -> dict:
-    """Spearman's rho of a per-run statistic against the worker count (replicate runs as units)."""
-    per_run = (ok.group_by("run_id", "neighbour_workers").agg(pl.col("latency_seconds"))
-               .with_columns(pl.col("latency_seconds").map_elements(lambda s: float(statistic(s.to_numpy(), stat)),
-                                                                    return_dtype=pl.Float64).alias("value")))
-    runs = per_run.group_by("neighbour_workers").len()
-    min_runs = int(runs["len"].min()) if runs.height else 0
-    out = {"runs_per_workers_min": min_runs, "run_stat": stat, "run_spearman_rho": None, "run_spearman_p": None}
-    if min_runs >= 2 and runs.height >= 3:
-        r = st.spearmanr(per_run["neighbour_workers"].to_numpy(), per_run["value"].to_numpy())
-        out |= {"run_spearman_rho": float(r.statistic), "run_spearman_p": float(r.pvalue)}
+def _two_stage(runs: list[np.ndarray], stats: tuple[str, ...], n_boot: int, rng: np.random.Generator) -> dict:
+    """Bootstrap replicates of ``stats``: resample runs, then requests within each drawn run."""
+    out = {s: np.empty(n_boot) for s in stats}
+    for b in range(n_boot):
+        x = np.concatenate([runs[i][rng.integers(0, runs[i].size, runs[i].size)]
+                            for i in rng.integers(0, len(runs), len(runs))])
+        for s in stats:
+            out[s][b] = statistic(x, s)
     return out
 
 
-def _trend_row(ok: pl.DataFrame, workers: list[int], *, alpha: float, n_boot: int, level: float, seed: int) -> dict:
-    groups = _groups(ok, workers)
-    row: dict = {"workers": ",".join(map(str, workers)), "n": int(sum(g.size for g in groups))}
-    jt = jonckheere_terpstra(groups, n_boot=n_boot, level=level, seed=seed)
-    row |= {"jt_statistic": jt.statistic, "jt_z": jt.z, "jt_p": jt.p_value, "jt_tau": jt.tau,
-            "jt_tau_low": jt.tau_low, "jt_tau_high": jt.tau_high}
-    w = ok["neighbour_workers"].to_numpy()
-    rho = st.spearmanr(w, ok["latency_seconds"].to_numpy()) if np.ptp(w) > 0 else None
-    row |= {"spearman_rho": float(rho.statistic) if rho else None, "spearman_p": float(rho.pvalue) if rho else None}
-    for s in SLOPE_STATS:
-        e = slope_per_worker(groups, workers, s, n_boot=n_boot, level=level, seed=seed)
-        row |= {f"slope_{s}_ms_per_worker": e.value * 1000, f"slope_{s}_low": e.low * 1000,
-                f"slope_{s}_high": e.high * 1000}
-    row |= _run_level(ok, "p95")
-    if len(workers) < 3 or min(g.size for g in groups) < 5:
-        verdict = "not enough data to decide"
-    elif row["run_spearman_p"] is not None:
-        verdict = ("rising with workers" if row["run_spearman_p"] < alpha and row["run_spearman_rho"] > 0 else
-                   "falling with workers" if row["run_spearman_p"] < alpha else "no trend shown (run level)")
-    elif jt.p_value < alpha:
-        verdict = ("rising with workers" if jt.tau > 0 else "falling with workers") + " (request level only)"
-    else:
-        verdict = "no trend shown"
-    return row | {"verdict": verdict, "note": DEPENDENCE_NOTE}
+def run_table(ok: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """One row per run: ``by``, worker count, answered requests, mean/p90/p95 (s)."""
+    return (ok.group_by(*by, "neighbour_workers", "run_id")
+            .agg(pl.len().alias("n_ok"), pl.col("latency_seconds").mean().alias("mean_seconds"),
+                 pl.col("latency_seconds").quantile(0.9, interpolation="linear").alias("p90_seconds"),
+                 pl.col("latency_seconds").quantile(0.95, interpolation="linear").alias("p95_seconds"))
+            .sort(*by, "neighbour_workers", "run_id"))
+
+
+def _compare(g: pl.DataFrame, labels: dict, base: int, present: list[int], stats: tuple[str, ...], *, min_n: int,
+             alpha: float, n_boot: int, level: float, seed: int) -> tuple[list[dict], list[dict]]:
+    """Change rows and test rows of one (config, load) group against the baseline worker count."""
+    runs = {w: [r["latency_seconds"].to_numpy() for r in g.filter(pl.col("neighbour_workers") == w)
+                .partition_by("run_id", maintain_order=True)] for w in present}
+    replicated = min(len(v) for v in runs.values()) >= 2
+    rng = np.random.default_rng(seed)
+    names = tuple(dict.fromkeys((*stats, "p50")))
+    boots = {w: _two_stage(v, names, n_boot, rng) for w, v in runs.items()} if replicated else {}
+    a = (1 - level) / 2
+    y = np.concatenate(runs[base])
+    change, tests = [], []
+    for w in (v for v in present if v != base):
+        x = np.concatenate(runs[w])
+        for s in stats:
+            inf = inflation(x, y, s, n_boot=n_boot, level=level, seed=seed)
+            if replicated:
+                lo, hi = np.quantile((boots[w][s] / boots[base][s] - 1) * 100, [a, 1 - a])
+            else:
+                lo, hi = inf.confidence_interval()
+            change.append(labels | {"neighbour_workers": w, "stat": s, "value_seconds": inf.value,
+                                    "baseline_seconds": inf.baseline, "percent": inf.percent, "percent_low": float(lo),
+                                    "percent_high": float(hi), "interval": RUNS_INTERVAL if replicated else REQUESTS_INTERVAL})
+        med = inflation(x, y, "p50", n_boot=n_boot, level=level, seed=seed)
+        mlo, mhi = (np.quantile((boots[w]["p50"] / boots[base]["p50"] - 1) * 100, [a, 1 - a]) if replicated
+                    else med.confidence_interval())
+        tests.append(labels | {"neighbour_workers": w, "n": int(x.size), "n_baseline": int(y.size),
+                               "runs": len(runs[w]), "runs_baseline": len(runs[base]), "p_value": med.p_value,
+                               "rank_biserial": med.rank_biserial, "median_change_percent": med.percent,
+                               "median_change_low": float(mlo), "median_change_high": float(mhi)})
+    adjusted = holm([t["p_value"] if t["n"] >= min_n and t["n_baseline"] >= min_n else np.nan for t in tests])
+    for t, p in zip(tests, adjusted):
+        t["p_holm"] = float(p) if np.isfinite(p) else None
+        excludes_zero = t["median_change_low"] > 0 or t["median_change_high"] < 0
+        if t["p_holm"] is None:
+            t["verdict"] = "not enough data to decide"
+        elif t["p_holm"] >= alpha:
+            t["verdict"] = "no difference shown"
+        elif replicated and not excludes_zero:
+            t["verdict"] = "no difference shown (runs disagree: the interval of the median change includes 0)"
+        else:
+            t["verdict"] = ("slower" if t["rank_biserial"] > 0 else "faster") + ("" if replicated else " (request level only)")
+    return change, tests
 
 
 def analyse_neighbour_workers(requests: pl.DataFrame, *, share: float | None = None, baseline_workers: int | None = None,
@@ -122,7 +150,7 @@ def analyse_neighbour_workers(requests: pl.DataFrame, *, share: float | None = N
     Returns
     -------
     dict
-        ``share``, ``baseline_workers``, ``workers`` (list), tables ``summary``,
+        ``share``, ``baseline_workers``, ``workers`` (list), tables ``summary``, ``runs``,
         ``change`` (long: one row per worker count and statistic), ``tests``,
         ``trend`` (one row per config and load), and ``note``; or only ``note``
         (``"not enough data to decide: ..."``) when fewer than two worker counts
@@ -145,30 +173,16 @@ def analyse_neighbour_workers(requests: pl.DataFrame, *, share: float | None = N
     for key, g in ok.partition_by(by, as_dict=True, maintain_order=True).items():
         labels = dict(zip(by, key))
         present = sorted(int(w) for w in g["neighbour_workers"].unique().to_list())
-        y = g.filter(pl.col("neighbour_workers") == base)["latency_seconds"].to_numpy()
-        group_tests = []
-        for w in (v for v in present if v != base):
-            x = g.filter(pl.col("neighbour_workers") == w)["latency_seconds"].to_numpy()
-            for s in stats:
-                inf = inflation(x, y, s, n_boot=n_boot, level=level, seed=seed)
-                ci = inf.confidence_interval()
-                change.append(labels | {"neighbour_workers": w, "stat": s, "value_seconds": inf.value,
-                                        "baseline_seconds": inf.baseline, "percent": inf.percent,
-                                        "percent_low": ci.low, "percent_high": ci.high})
-            group_tests.append(labels | {"neighbour_workers": w, "n": int(x.size), "n_baseline": int(y.size),
-                                         "p_value": inf.p_value, "rank_biserial": inf.rank_biserial,
-                                         "median_change_percent": (float(np.median(x) / np.median(y) - 1) * 100
-                                                                   if x.size and y.size else None)})
-        adjusted = holm([t["p_value"] if t["n"] >= min_n and t["n_baseline"] >= min_n else np.nan for t in group_tests])
-        for t, p in zip(group_tests, adjusted):
-            t["p_holm"] = float(p) if np.isfinite(p) else None
-            t["verdict"] = ("not enough data to decide" if t["p_holm"] is None else
-                            "no difference shown" if t["p_holm"] >= alpha else
-                            "slower" if t["rank_biserial"] > 0 else "faster")
-        tests += group_tests
+        if base in present:
+            c, tt = _compare(g, labels, base, present, stats, min_n=min_n, alpha=alpha, n_boot=n_boot, level=level,
+                             seed=seed)
+            change += c
+            tests += tt
         if len(present) >= 2:
-            trend.append(labels | _trend_row(g, present, alpha=alpha, n_boot=n_boot, level=level, seed=seed))
+            trend.append(labels | worker_trend(g, present, alpha=alpha, n_boot=n_boot, level=level, seed=seed)
+                         | {"note": DEPENDENCE_NOTE})
     return {"share": share, "baseline_workers": base, "workers": workers, "summary": summary,
+            "runs": run_table(ok, by),
             "change": pl.DataFrame(change, infer_schema_length=None), "tests": pl.DataFrame(tests, infer_schema_length=None),
             "trend": pl.DataFrame(trend, infer_schema_length=None),
             "note": f"answered requests only (failures are counted in the summary); {DEPENDENCE_NOTE}"}
@@ -192,7 +206,8 @@ def change_wide(change: pl.DataFrame, stats: tuple[str, ...] = STATS) -> pl.Data
 
 
 def headline(result: dict) -> str | None:
-    """One line: change of mean/p90/p95 at the most workers vs the baseline, and the trend verdict (first group)."""
+    """One line: change of mean/p90/p95 at the most workers vs the baseline (with what the interval resamples),
+    and the trend verdict with its run-level test when there is one (first config and load)."""
     change, trend = result.get("change"), result.get("trend")
     if change is None or change.is_empty():
         return None
@@ -201,7 +216,13 @@ def headline(result: dict) -> str | None:
     top = top.filter(*[pl.col(c) == first[c] for c in ("config", "load") if c in top.columns])
     parts = [f"{r['stat']} {r['percent']:+.0f}% [{r['percent_low']:+.0f}, {r['percent_high']:+.0f}]"
              for r in top.iter_rows(named=True) if r["stat"] in SLOPE_STATS]
-    verdict = trend["verdict"][0] if trend is not None and trend.height else "no trend test"
-    load = f" at load {first['load']:g}" if "load" in first and first["load"] is not None else ""
+    basis = "runs and requests resampled" if first["interval"] == RUNS_INTERVAL else "requests resampled, one run each"
+    verdict = "no trend test"
+    if trend is not None and trend.height:
+        tr = trend.row(0, named=True)
+        verdict = tr["verdict"]
+        if tr.get("run_spearman_rho") is not None:
+            verdict += f" (Spearman of run p95: rho {tr['run_spearman_rho']:+.2f}, p {tr['run_spearman_p']:.2g})"
+    load = f" at load {first['load']:g}" if first.get("load") is not None else ""
     return (f"Neighbour at {result['share']:.0%} with {first['neighbour_workers']} vs {result['baseline_workers']} busy "
-            f"workers{load}: " + ", ".join(parts) + f" (95% bootstrap CIs); trend across worker counts: {verdict}")
+            f"workers{load}: " + ", ".join(parts) + f" (95% CIs, {basis}); trend across worker counts: {verdict}")

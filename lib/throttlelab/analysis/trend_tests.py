@@ -5,7 +5,9 @@ order of the groups, with a concordance effect size; :func:`slope_per_worker`
 gives the least-squares slope of a statistic (mean, a percentile) against the
 group's numeric level with a bootstrap interval.  Both treat the values as
 independent: where they are not (requests of one run), the p-values are
-optimistic -- see :mod:`throttlelab.analysis.neighbour_workers`.
+optimistic -- see :mod:`throttlelab.analysis.neighbour_workers`.  :func:`worker_trend`
+combines them over the neighbour worker counts of a requests table, with a
+run-level Spearman test where replicate runs exist.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 from scipy import stats as st
 
 from throttlelab.analysis.latency import Estimate, bootstrap_distribution, statistic
@@ -127,3 +130,58 @@ def slope_per_worker(groups: list[np.ndarray], workers, stat: str = "p95", *, n_
     slopes = (boots - boots.mean(axis=1, keepdims=True)) @ wc / np.sum(wc ** 2)
     a = (1 - level) / 2
     return Estimate(value, float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a)), level, n)
+
+
+SLOPE_STATS = ("mean", "p90", "p95")
+
+
+def _groups(ok: pl.DataFrame, workers: list[int]) -> list[np.ndarray]:
+    return [ok.filter(pl.col("neighbour_workers") == w)["latency_seconds"].to_numpy() for w in workers]
+
+
+def _run_level(ok: pl.DataFrame, stat: str) -> dict:
+    """Spearman's rho of a per-run statistic against the worker count (replicate runs as units)."""
+    per_run = (ok.group_by("run_id", "neighbour_workers").agg(pl.col("latency_seconds"))
+               .with_columns(pl.col("latency_seconds").map_elements(lambda s: float(statistic(s.to_numpy(), stat)),
+                                                                    return_dtype=pl.Float64).alias("value")))
+    runs = per_run.group_by("neighbour_workers").len()
+    min_runs = int(runs["len"].min()) if runs.height else 0
+    out = {"runs_per_workers_min": min_runs, "run_stat": stat, "run_spearman_rho": None, "run_spearman_p": None}
+    if min_runs >= 2 and runs.height >= 3:
+        r = st.spearmanr(per_run["neighbour_workers"].to_numpy(), per_run["value"].to_numpy())
+        out |= {"run_spearman_rho": float(r.statistic), "run_spearman_p": float(r.pvalue)}
+    return out
+
+
+def worker_trend(ok: pl.DataFrame, workers: list[int], *, alpha: float = 0.05, n_boot: int = 500, level: float = 0.95,
+                 seed: int = 0) -> dict:
+    """Trend of answered requests' latency across neighbour worker counts (one row of the ``trend`` table).
+
+    Jonckheere-Terpstra (tau with interval), Spearman on requests, slope of
+    mean/p90/p95 per worker, and Spearman of per-run p95 when every worker
+    count has two or more runs (``run_id``); ``verdict`` rests on the run-level
+    test when there is one, else says "request level only".
+    """
+    groups = _groups(ok, workers)
+    row: dict = {"workers": ",".join(map(str, workers)), "n": int(sum(g.size for g in groups))}
+    jt = jonckheere_terpstra(groups, n_boot=n_boot, level=level, seed=seed)
+    row |= {"jt_statistic": jt.statistic, "jt_z": jt.z, "jt_p": jt.p_value, "jt_tau": jt.tau,
+            "jt_tau_low": jt.tau_low, "jt_tau_high": jt.tau_high}
+    w = ok["neighbour_workers"].to_numpy()
+    rho = st.spearmanr(w, ok["latency_seconds"].to_numpy()) if np.ptp(w) > 0 else None
+    row |= {"spearman_rho": float(rho.statistic) if rho else None, "spearman_p": float(rho.pvalue) if rho else None}
+    for s in SLOPE_STATS:
+        e = slope_per_worker(groups, workers, s, n_boot=n_boot, level=level, seed=seed)
+        row |= {f"slope_{s}_ms_per_worker": e.value * 1000, f"slope_{s}_low": e.low * 1000,
+                f"slope_{s}_high": e.high * 1000}
+    row |= _run_level(ok, "p95")
+    if len(workers) < 3 or min(g.size for g in groups) < 5:
+        verdict = "not enough data to decide"
+    elif row["run_spearman_p"] is not None:
+        verdict = ("rising with workers" if row["run_spearman_p"] < alpha and row["run_spearman_rho"] > 0 else
+                   "falling with workers" if row["run_spearman_p"] < alpha else "no trend shown (run level)")
+    elif jt.p_value < alpha:
+        verdict = ("rising with workers" if jt.tau > 0 else "falling with workers") + " (request level only)"
+    else:
+        verdict = "no trend shown"
+    return row | {"verdict": verdict}
