@@ -67,3 +67,15 @@ def test_slope_of_a_shifted_family():
     assert e.value == pytest.approx(0.001)
     assert e.low <= e.value <= e.high
     assert np.isnan(slope_per_worker(groups[:1], workers[:1], "mean").value)
+
+
+def test_slope_interval_widens_when_runs_disagree():
+    rng = np.random.default_rng(1)
+    workers = [2, 4, 6]
+    runs = [[rng.normal(0.1, 0.01, 40), rng.normal(0.1 * (5 if w == 6 else 1), 0.01, 40)] for w in workers]
+    groups = [np.concatenate(r) for r in runs]
+    requests_only = slope_per_worker(groups, workers, "mean", n_boot=200)
+    with_runs = slope_per_worker(groups, workers, "mean", n_boot=200, runs=runs)
+    assert with_runs.value == requests_only.value
+    assert (with_runs.high - with_runs.low) > 3 * (requests_only.high - requests_only.low)
+    assert with_runs.low <= 0.001  # one slow run is not evidence of a slope

@@ -48,8 +48,8 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.concurrency import holm
-from throttlelab.analysis.latency import inflation, statistic, summarize_latency
-from throttlelab.analysis.trend_tests import SLOPE_STATS, worker_trend
+from throttlelab.analysis.latency import inflation, summarize_latency
+from throttlelab.analysis.trend_tests import SLOPE_STATS, two_stage_bootstrap, worker_trend
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
 RUNS_INTERVAL = "runs and requests resampled (two-stage bootstrap)"
@@ -66,17 +66,6 @@ def choose_share(requests: pl.DataFrame) -> float | None:
     counts = sub.group_by("contention").agg(pl.col("neighbour_workers").n_unique().alias("k")).sort("k", "contention")
     best = counts.row(-1, named=True)
     return float(best["contention"]) if best["k"] >= 2 else None
-
-
-def _two_stage(runs: list[np.ndarray], stats: tuple[str, ...], n_boot: int, rng: np.random.Generator) -> dict:
-    """Bootstrap replicates of ``stats``: resample runs, then requests within each drawn run."""
-    out = {s: np.empty(n_boot) for s in stats}
-    for b in range(n_boot):
-        x = np.concatenate([runs[i][rng.integers(0, runs[i].size, runs[i].size)]
-                            for i in rng.integers(0, len(runs), len(runs))])
-        for s in stats:
-            out[s][b] = statistic(x, s)
-    return out
 
 
 def run_table(ok: pl.DataFrame, by: list[str]) -> pl.DataFrame:
@@ -96,7 +85,7 @@ def _compare(g: pl.DataFrame, labels: dict, base: int, present: list[int], stats
     replicated = min(len(v) for v in runs.values()) >= 2
     rng = np.random.default_rng(seed)
     names = tuple(dict.fromkeys((*stats, "p50")))
-    boots = {w: _two_stage(v, names, n_boot, rng) for w, v in runs.items()} if replicated else {}
+    boots = {w: two_stage_bootstrap(v, names, n_boot, rng) for w, v in runs.items()} if replicated else {}
     a = (1 - level) / 2
     y = np.concatenate(runs[base])
     change, tests = [], []

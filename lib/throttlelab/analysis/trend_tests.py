@@ -107,12 +107,25 @@ def jonckheere_terpstra(groups: list[np.ndarray], *, alternative: str = "two-sid
     return JonckheereTerpstra(float(j), pairs / 2, float(z), float(min(1.0, p)), float(tau), low, high, n, alternative)
 
 
+def two_stage_bootstrap(runs: list[np.ndarray], stats: tuple[str, ...], n_boot: int,
+                        rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Bootstrap replicates of ``stats`` of one group made of runs: resample runs, then requests within each drawn run."""
+    out = {s: np.empty(n_boot) for s in stats}
+    for b in range(n_boot):
+        x = np.concatenate([runs[i][rng.integers(0, runs[i].size, runs[i].size)]
+                            for i in rng.integers(0, len(runs), len(runs))])
+        for s in stats:
+            out[s][b] = statistic(x, s)
+    return out
+
+
 def slope_per_worker(groups: list[np.ndarray], workers, stat: str = "p95", *, n_boot: int = 500, level: float = 0.95,
-                     seed: int = 0) -> Estimate:
+                     seed: int = 0, runs: list[list[np.ndarray]] | None = None) -> Estimate:
     """Least-squares slope of ``stat`` (per group) against the worker count, in seconds per worker.
 
-    The interval resamples requests within each group (percentile bootstrap);
-    ``n`` is the number of requests.
+    The interval resamples requests within each group (percentile bootstrap),
+    or, given ``runs`` (each group's requests split by run, two or more runs
+    each), runs and then requests within them; ``n`` is the number of requests.
     """
     w = np.asarray(workers, float)
     groups = [np.asarray(g, float)[np.isfinite(np.asarray(g, float))] for g in groups]
@@ -126,7 +139,10 @@ def slope_per_worker(groups: list[np.ndarray], workers, stat: str = "p95", *, n_
     if any(g.size < 2 for g in groups):
         return Estimate(value, nan, nan, level, n)
     rng = np.random.default_rng(seed)
-    boots = np.column_stack([bootstrap_distribution(g, (stat,), n_boot, rng)[stat] for g in groups])
+    if runs is not None and all(len(r) >= 2 for r in runs):
+        boots = np.column_stack([two_stage_bootstrap(r, (stat,), n_boot, rng)[stat] for r in runs])
+    else:
+        boots = np.column_stack([bootstrap_distribution(g, (stat,), n_boot, rng)[stat] for g in groups])
     slopes = (boots - boots.mean(axis=1, keepdims=True)) @ wc / np.sum(wc ** 2)
     a = (1 - level) / 2
     return Estimate(value, float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a)), level, n)
@@ -170,8 +186,13 @@ def worker_trend(ok: pl.DataFrame, workers: list[int], *, alpha: float = 0.05, n
     w = ok["neighbour_workers"].to_numpy()
     rho = st.spearmanr(w, ok["latency_seconds"].to_numpy()) if np.ptp(w) > 0 else None
     row |= {"spearman_rho": float(rho.statistic) if rho else None, "spearman_p": float(rho.pvalue) if rho else None}
+    runs = [[r["latency_seconds"].to_numpy() for r in ok.filter(pl.col("neighbour_workers") == w)
+             .partition_by("run_id", maintain_order=True)] for w in workers]
+    replicated = all(len(r) >= 2 for r in runs)
+    row["slope_interval"] = "runs and requests resampled" if replicated else "requests resampled"
     for s in SLOPE_STATS:
-        e = slope_per_worker(groups, workers, s, n_boot=n_boot, level=level, seed=seed)
+        e = slope_per_worker(groups, workers, s, n_boot=n_boot, level=level, seed=seed,
+                             runs=runs if replicated else None)
         row |= {f"slope_{s}_ms_per_worker": e.value * 1000, f"slope_{s}_low": e.low * 1000,
                 f"slope_{s}_high": e.high * 1000}
     row |= _run_level(ok, "p95")
