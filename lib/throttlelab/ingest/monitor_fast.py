@@ -33,7 +33,7 @@ import polars as pl
 
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest import monitor_log as ml
-from throttlelab.ingest.byte_words import _ADD, _HIGH, _NIBBLES, _ZEROS, PAD, Words, low_bytes_mask, parse_digits, word
+from throttlelab.ingest.byte_words import _ADD, _HIGH, _NIBBLES, _ZEROS, PAD, Words, parse_digits, word
 from throttlelab.ingest.malloc_tuning import reuse_freed_memory
 from throttlelab.ingest.monitor_format import SECTIONS
 from throttlelab.ingest.result import IngestResult
@@ -343,7 +343,8 @@ def _scan_template(buf: np.ndarray, words: Words, start: int, stop: int, tpl: li
     acct = np.zeros(nb, dtype=np.int64)
     acct_present = np.zeros(nb, dtype=bool)
     blocks = np.arange(nb, dtype=np.int64)
-    max_rep = top_rep = np.zeros((0, 1), dtype=np.uint64)
+    max_rep = np.zeros((_MAX_WORDS + 1, 0), dtype=np.uint64)
+    top_rep = np.zeros((_TOP_WORDS + 1, 0), dtype=np.uint64)
     max_id = top_id = max_block = top_block = np.zeros(0, dtype=np.int64)
     for r, spec in enumerate(tpl[1:], start=1):
         st = S[:, r] + start
@@ -396,16 +397,21 @@ def _scan_template(buf: np.ndarray, words: Words, start: int, stop: int, tpl: li
 
 
 def _line_words(words: Words, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
-    """(lines x nw+1) array: the line's bytes as words (zero past its end), then its length."""
-    out = np.zeros((len(starts), nw + 1), dtype=np.uint64)
+    """(nw+1 x lines) array: each line's bytes as words (zero past its end), then
+    its length.  Lines are at most ``8 * nw`` bytes long."""
+    out = np.zeros((nw + 1, len(starts)), dtype=np.uint64)
     if len(starts) == 0:
         return out
     used = min(nw, int(-(-lens.max() // 8)))
     for j, w in enumerate(words.at(starts, used)):
-        w &= low_bytes_mask(np.clip(lens - 8 * j, 0, 8))
-        out[:, j] = w
-    out[:, nw] = lens
+        np.bitwise_and(w, _LINE_MASK[j].take(lens), out=out[j])
+    out[nw] = lens
     return out
+
+
+# _LINE_MASK[j, n]: the bytes of word j that belong to a line of n bytes.
+_LINE_MASK = np.array([[(1 << (8 * min(max(n - 8 * j, 0), 8))) - 1 for n in range(8 * _TOP_WORDS + 1)]
+                       for j in range(_TOP_WORDS)], dtype=np.uint64)
 
 
 def _ts_forms():
@@ -719,8 +725,8 @@ def _parse_lines(parse, chunks: list[_Chunk], field: str):
     """Parse the distinct lines of all chunks (``field``: ``"max"`` or ``"top"``) once:
     ``parse(words)`` -> per distinct line results; returns them per line of every chunk."""
     reps = [getattr(c, field + "_words") for c in chunks]
-    offset = np.cumsum([0] + [len(r) for r in reps])
-    rows, inv = _distinct(np.concatenate(reps))
+    offset = np.cumsum([0] + [r.shape[1] for r in reps])
+    rows, inv = _distinct(np.concatenate(reps, axis=1))
     line_ids = inv[np.concatenate([getattr(c, field + "_id") + offset[i] for i, c in enumerate(chunks)])]
     return parse(rows, line_ids)
 
@@ -742,38 +748,40 @@ def _parse_top(words: np.ndarray, ids: np.ndarray) -> tuple[pl.DataFrame, np.nda
     return rows, ids, (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()[ids]
 
 
-def _distinct(words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of ``words`` -> (the distinct rows, in order of first appearance; the
-    distinct row of each row).
+def _distinct(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of ``cols`` (as :func:`_line_words`) -> (the distinct columns, in
+    order of first appearance; the distinct column of each column).
 
-    Rows are hashed to one word and grouped by hash; the grouping is checked
+    Columns are hashed to one word and grouped by hash; the grouping is checked
     against the words themselves (a hash collision falls back to an exact
-    grouping of the rows' bytes).
+    grouping of the bytes).
     """
-    n = len(words)
-    if n == 0 or (words == words[0]).all():
-        return words[:1], np.zeros(n, dtype=np.int64)
-    h = words[:, 0].copy()
-    for j in range(1, words.shape[1]):
+    n = cols.shape[1]
+    if n == 0 or (cols == cols[:, :1]).all():
+        return cols[:, :1], np.zeros(n, dtype=np.int64)
+    h = cols[0].copy()
+    for j in range(1, len(cols)):
         h ^= h >> np.uint64(31)
         h *= np.uint64(0x9E3779B97F4A7C15)
-        h += words[:, j]
+        h += cols[j]
     h ^= h >> np.uint64(29)
     h *= np.uint64(0xBF58476D1CE4E5B9)
     h ^= h >> np.uint64(32)
     _, first, inv = np.unique(h, return_index=True, return_inverse=True)
-    if not (words[first[inv]] == words).all():  # a collision: group the bytes exactly
-        rows = np.ascontiguousarray(words).view(np.dtype((np.void, words.shape[1] * 8))).ravel()
+    inv = inv.ravel()
+    if not (cols[:, first[inv]] == cols).all():  # a collision: group the bytes exactly
+        rows = np.ascontiguousarray(cols.T).view(np.dtype((np.void, len(cols) * 8))).ravel()
         _, first, inv = np.unique(rows, return_index=True, return_inverse=True)
+        inv = inv.ravel()
     order = np.argsort(first)  # ids in order of first appearance
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
-    return words[first[order]], rank[inv.ravel()]
+    return cols[:, first[order]], rank[inv]
 
 
-def _texts(words: np.ndarray) -> pl.Series:
-    """The lines held in rows of words + length (see :func:`_line_words`)."""
-    lens = words[:, -1].astype(np.int64)
-    raw = words[:, :-1].astype("<u8").tobytes()
-    w = (words.shape[1] - 1) * 8
+def _texts(cols: np.ndarray) -> pl.Series:
+    """The lines held in columns of words + length (see :func:`_line_words`)."""
+    lens = cols[-1].astype(np.int64)
+    raw = np.ascontiguousarray(cols[:-1].T).astype("<u8").tobytes()
+    w = (len(cols) - 1) * 8
     return pl.Series("t", [raw[i * w: i * w + int(k)].decode("utf-8", "replace") for i, k in enumerate(lens)], dtype=pl.String)
