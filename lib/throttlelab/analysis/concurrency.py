@@ -35,6 +35,8 @@ import numpy as np
 import polars as pl
 from scipy import stats as st
 
+from throttlelab.analysis.multiple_testing import holm
+
 STAT_COLUMNS = {"avg": "avg_seconds", "p95": "p95_seconds", "max": "max_seconds"}
 STAGE_ORDER = ("embedding", "categories", "duplicates", "quality", "score", "total")
 TESTS_UNAVAILABLE = ("summary data (avg/p95/max per stage, as k6 prints them) hold no per-request samples: "
@@ -146,20 +148,6 @@ def stage_summary(stage_timings: pl.DataFrame, by: tuple[str, ...] = ("config", 
                  pl.col("seconds").quantile(0.95, interpolation="linear").alias("p95_seconds"),
                  pl.col("seconds").max().alias("max_seconds"), pl.len().alias("n"))
             .pipe(_order, [c for c in by if c != "config"]).sort("config", maintain_order=True))
-
-
-def holm(p_values) -> np.ndarray:
-    """Holm step-down adjusted p-values (family-wise error), NaNs kept as NaN."""
-    p = np.asarray(p_values, float)
-    out = np.full_like(p, np.nan)
-    ok = np.isfinite(p)
-    idx = np.argsort(p[ok])
-    m = idx.size
-    adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[ok][idx]))
-    res = np.empty(m)
-    res[idx] = adj
-    out[ok] = res
-    return out
 
 
 def compare_stages(stage_timings: pl.DataFrame, base: str, other: str, *, alpha: float = 0.05, min_n: int = 5,

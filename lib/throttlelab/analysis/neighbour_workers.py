@@ -47,7 +47,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from throttlelab.analysis.concurrency import holm
+from throttlelab.analysis.multiple_testing import holm
 from throttlelab.analysis.latency import inflation, summarize_latency
 from throttlelab.analysis.trend_tests import SLOPE_STATS, two_stage_bootstrap, worker_trend
 
