@@ -644,12 +644,13 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
         ts[naive] = local.cast(pl.Int64).fill_null(0).to_numpy()
         ts_ok[naive] = local.is_not_null().to_numpy()
 
-    clean = ~unclean
+    clean = slice(None) if not unclean.any() else ~unclean  # a slice: no copies
     fast = ml.Blocks(
         line=line[clean], ts=ts[clean], ts_ok=ts_ok[clean], stat=stat[:, clean], stat_present=stat_present[:, clean],
         quota=quota[clean], period=period[clean], max_present=max_present[clean],
         acct=acct[clean], acct_present=acct_present[clean],
-        top=None if top is None else {k: v.filter(pl.Series(clean)) for k, v in top.items()},
+        top=None if top is None else {k: v if isinstance(clean, slice) else v.filter(pl.Series(clean))
+                                      for k, v in top.items()},
     )
 
     # The careful path: the preamble and the unclean blocks, as one text.

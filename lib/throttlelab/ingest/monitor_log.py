@@ -367,7 +367,8 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
 
     def col(name: str, dtype=pl.Int64) -> pl.Series:
         v, p = S[name]
-        return pl.Series(name, v, dtype=pl.Int64).scatter(np.flatnonzero(~p), None).cast(dtype)
+        s = pl.Series(name, v, dtype=pl.Int64)
+        return (s if p.all() else s.scatter(np.flatnonzero(~p), None)).cast(dtype)
 
     acct_v, acct_p = blocks.acct[kb], blocks.acct_present[kb]
 
@@ -385,7 +386,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
                 return pl.Series(np.divide(v, scale, dtype=np.float64))
             out[m] = v[m] / scale
             have |= m
-        return pl.Series(out).scatter(np.flatnonzero(~have), None)
+        return pl.Series(out) if have.all() else pl.Series(out).scatter(np.flatnonzero(~have), None)
 
     top = blocks.top or {}
     ts = pl.Series("ts", blocks.ts[kb], dtype=pl.Int64).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
