@@ -35,7 +35,8 @@ import datetime as dt
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Mapping
+from typing import Any, Callable
 from urllib.parse import parse_qsl
 
 import polars as pl
@@ -148,6 +149,25 @@ class Scan:
     def note_vus(self, value: float) -> None:
         self.peak_vus = value if self.peak_vus is None else max(self.peak_vus, value)
 
+    def add_point(self, metric: str, stage: str | None, end: dt.datetime, value: float, vu, it,
+                  tags: Mapping[str, Any], line: int) -> None:
+        """File one point (JSON and CSV alike): a ``vus`` gauge value, a stage timing or a request.
+
+        ``tags`` holds the point's tags (``status``, ``expected_response``,
+        ``error``, ``name``, ``url``) as either format writes them.
+        """
+        if metric == VUS_METRIC:
+            self.note_vus(value)
+        elif stage is not None:
+            self.stage_points.append({"stage": stage, "metric": metric, "time": end, "value": value, "vu": vu,
+                                      "iter": it, "line": line})
+        else:
+            http = _int(tags.get("status"))
+            err = tags.get("error") or None
+            self.requests.append({"end": end, "latency_seconds": value / 1000.0, "http_status": http,
+                                  "status": _status(http, tags.get("expected_response"), err), "error": err,
+                                  "endpoint": tags.get("name") or tags.get("url") or None, "vu": vu, "iter": it})
+
 
 def requests_result(scan: Scan, experiment: str, run_id: str, strict: bool = False,
                     load: float | None = None) -> IngestResult:
@@ -213,17 +233,7 @@ def scan_json(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
         if end.tzinfo is None:
             end = end.replace(tzinfo=dt.timezone.utc)
         vu, it = _vu_iter(tags, data.get("metadata") or {})
-        if metric == VUS_METRIC:
-            scan.note_vus(value)
-        elif stage is not None:
-            scan.stage_points.append({"stage": stage, "metric": metric, "time": end, "value": value, "vu": vu,
-                                      "iter": it, "line": n})
-        else:
-            http = _int(tags.get("status"))
-            err = tags.get("error") or None
-            scan.requests.append({"end": end, "latency_seconds": value / 1000.0, "http_status": http,
-                                  "status": _status(http, tags.get("expected_response"), err), "error": err,
-                                  "endpoint": tags.get("name") or tags.get("url"), "vu": vu, "iter": it})
+        scan.add_point(metric, stage, end, value, vu, it, tags, n)
     return scan
 
 
@@ -280,17 +290,7 @@ def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
         extra = dict(parse_qsl(rec.get("extra_tags") or ""))
         vu, it = _vu_iter({**extra, **{k: rec[k] for k in ("vu", "iter") if k in rec}},
                           dict(parse_qsl(rec.get("metadata") or "")))
-        if metric == VUS_METRIC:
-            scan.note_vus(value)
-        elif stage is not None:
-            scan.stage_points.append({"stage": stage, "metric": metric, "time": end, "value": value, "vu": vu,
-                                      "iter": it, "line": n})
-        else:
-            http = _int(rec.get("status"))
-            err = rec.get("error") or None
-            scan.requests.append({"end": end, "latency_seconds": value / 1000.0, "http_status": http,
-                                  "status": _status(http, rec.get("expected_response"), err), "error": err,
-                                  "endpoint": rec.get("name") or rec.get("url") or None, "vu": vu, "iter": it})
+        scan.add_point(metric, stage, end, value, vu, it, rec, n)
     return scan
 
 
