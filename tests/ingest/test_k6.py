@@ -8,7 +8,8 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.errors import InputError
-from throttlelab.ingest.k6 import names_from_path, read_k6_csv, read_k6_json, read_k6_summary
+from throttlelab.ingest.k6 import names_from_path, read_k6_csv, read_k6_json
+from throttlelab.ingest.k6_summary import read_k6_summary
 
 from .conftest import count_lines
 

@@ -12,7 +12,7 @@ cgroup directory           :func:`.cgroup_dir.read_cgroup_dir`     samples (1 ro
 Prometheus query_range     :func:`.prometheus.read_prometheus`     samples
 k6 ``--out json``          :func:`.k6.read_k6_json`                requests
 k6 ``--out csv``           :func:`.k6.read_k6_csv`                 requests
-k6 ``--summary-export``    :func:`.k6.read_k6_summary`             k6_summary
+k6 ``--summary-export``    :func:`.k6_summary.read_k6_summary`     k6_summary
 ``time`` / GNU ``time -v`` :func:`.time_output.read_time_output`   timings
 ========================== ======================================= ===============
 

@@ -74,7 +74,7 @@ def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: s
 
         return read_k6_csv(path, strict=strict, **names)
     if fmt == "k6-summary":
-        from throttlelab.ingest.k6 import read_k6_summary
+        from throttlelab.ingest.k6_summary import read_k6_summary
 
         return read_k6_summary(path, strict=strict)
     if fmt == "prometheus":

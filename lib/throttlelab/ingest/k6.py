@@ -44,7 +44,8 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.ingest import lines as lines_mod
-from throttlelab.ingest.result import EXAMPLES_PER_REASON, IngestResult, Skip, SkipReport, excerpt
+from throttlelab.ingest.result import IngestResult
+from throttlelab.ingest.skip_counter import SkipCounter
 
 REQUEST_METRIC = "http_req_duration"
 VUS_METRIC = "vus"
@@ -57,28 +58,6 @@ def names_from_path(path: str | Path) -> tuple[str, str]:
         exp, run = stem.split("__", 1)
         return exp or "k6", run or stem
     return "k6", stem
-
-
-class _Skips:
-    """Collects skipped lines per reason (first examples kept)."""
-
-    def __init__(self, source: str):
-        self.source = source
-        self.counts: dict[str, int] = {}
-        self.examples: dict[str, list[Skip]] = {}
-        self.first: Skip | None = None
-
-    def add(self, line: int | None, reason: str, text: str | None = None) -> None:
-        self.counts[reason] = self.counts.get(reason, 0) + 1
-        s = Skip(self.source, line, reason, excerpt(text))
-        ex = self.examples.setdefault(reason, [])
-        if len(ex) < EXAMPLES_PER_REASON:
-            ex.append(s)
-        if self.first is None or (line or 0) < (self.first.line or 0):
-            self.first = s
-
-    def report(self) -> SkipReport:
-        return SkipReport(dict(self.counts), {k: tuple(v) for k, v in self.examples.items()}, self.first)
 
 
 def _status(http: int | None, expected: str | None, error: str | None) -> str:
@@ -141,7 +120,7 @@ class Scan:
 
     source: str
     lines_total: int
-    skips: _Skips
+    skips: SkipCounter
     requests: list[dict] = field(default_factory=list)
     stage_points: list[dict] = field(default_factory=list)
     peak_vus: float | None = None
@@ -202,7 +181,7 @@ def scan_json(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
     """One pass over k6 ``--out json`` NDJSON (see :class:`Scan`)."""
     lines = lines_mod.read_lines(path)
     codes = lines.problem_codes(lines.lengths())
-    scan = Scan(str(path), len(lines), _Skips(str(path)))
+    scan = Scan(str(path), len(lines), SkipCounter(str(path)))
     skips = scan.skips
     for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
         if code:
@@ -253,7 +232,7 @@ def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
     """One pass over k6 ``--out csv`` (see :class:`Scan`); ``vu``/``iter`` from columns or the ``metadata`` field."""
     lines = lines_mod.read_lines(path)
     codes = lines.problem_codes(lines.lengths())
-    scan = Scan(str(path), len(lines), _Skips(str(path)))
+    scan = Scan(str(path), len(lines), SkipCounter(str(path)))
     skips = scan.skips
     header: list[str] | None = None
     for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
@@ -299,50 +278,3 @@ def read_k6_csv(path, *, experiment: str | None = None, run_id: str | None = Non
     exp0, run0 = names_from_path(path)
     scan = scan_csv(path)
     return requests_result(scan, experiment or exp0, run_id or run0, strict, scan.peak_vus)
-
-
-SUMMARY_SCHEMA = {"source": pl.String, "metric": pl.String, "stat": pl.String, "value": pl.Float64}
-
-
-def read_k6_summary(path, *, strict: bool = False) -> IngestResult:
-    """k6 ``--summary-export`` JSON -> a ``source, metric, stat, value`` frame (``table="k6_summary"``).
-
-    Counts are of metric statistics (``unit="values"``); a non-numeric one is skipped.
-    """
-    source = str(path)
-    doc = _load_json(path)
-    metrics = doc.get("metrics") if isinstance(doc, dict) else None
-    if not isinstance(metrics, dict):
-        raise InputError(source, None, "not a k6 summary export", "no 'metrics' object")
-    skips = _Skips(source)
-    rows, total = [], 0
-    for name, stats in metrics.items():
-        if not isinstance(stats, dict):
-            total += 1
-            skips.add(None, "metric is not an object", f"{name}: {stats!r}")
-            continue
-        for stat, value in stats.items():
-            if stat == "thresholds" or isinstance(value, dict):
-                continue
-            total += 1
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                skips.add(None, "non-numeric statistic", f"{name}.{stat}: {value!r}")
-                continue
-            rows.append({"source": source, "metric": name, "stat": stat, "value": float(value)})
-    report = skips.report()
-    if strict and report.first is not None:
-        raise InputError(source, None, report.first.reason, report.first.excerpt)
-    frame = pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
-    return IngestResult("k6_summary", frame, report, total, total - report.total, (source,), unit="values")
-
-
-def _load_json(path) -> object:
-    data = lines_mod.read_bytes(path)
-    if not data.strip():
-        raise InputError(path, None, "empty file")
-    try:
-        return json.loads(data)
-    except UnicodeDecodeError:
-        raise InputError(path, None, "not UTF-8 JSON") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(path, exc.lineno, "invalid JSON", exc.msg) from None

@@ -31,7 +31,8 @@ import polars as pl
 
 from throttlelab import tables
 from throttlelab.errors import InputError
-from throttlelab.ingest.k6 import _load_json, _Skips
+from throttlelab.ingest.json_input import load_json
+from throttlelab.ingest.skip_counter import SkipCounter
 from throttlelab.ingest.monitor_log import assign_segments
 from throttlelab.ingest.result import IngestResult
 
@@ -56,9 +57,9 @@ def _metric_name(labels: dict, path: str) -> str | None:
     return None
 
 
-def _points(path: str | Path, skips: _Skips) -> tuple[list[dict], int]:
+def _points(path: str | Path, skips: SkipCounter) -> tuple[list[dict], int]:
     source = str(path)
-    doc = _load_json(path)
+    doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), dict):
         raise InputError(source, None, "not a Prometheus API response", "no 'data' object")
     if doc.get("status") not in (None, "success"):
@@ -99,17 +100,14 @@ def read_prometheus(paths, *, strict: bool = False) -> IngestResult:
     if isinstance(paths, (str, Path)):
         paths = [paths]
     sources = tuple(str(p) for p in paths)
-    skips = _Skips(", ".join(sources) if len(sources) > 1 else sources[0])
+    skips = SkipCounter(", ".join(sources) if len(sources) > 1 else sources[0])
     rows, total = [], 0
     for p in paths:
-        s = _Skips(str(p))
+        s = SkipCounter(str(p))
         r, t = _points(p, s)
         if strict and s.first is not None:
             raise InputError(p, None, s.first.reason, s.first.excerpt)
-        for reason, n in s.counts.items():
-            skips.counts[reason] = skips.counts.get(reason, 0) + n
-            skips.examples.setdefault(reason, []).extend(s.examples[reason])
-        skips.first = skips.first or s.first
+        skips.merge(s)
         rows.extend(r)
         total += t
     report = skips.report()

@@ -21,7 +21,7 @@ import polars as pl
 
 from throttlelab.errors import InputError
 from throttlelab.ingest import lines as lines_mod
-from throttlelab.ingest.k6 import _Skips
+from throttlelab.ingest.skip_counter import SkipCounter
 from throttlelab.ingest.result import IngestResult
 
 SCHEMA = {
@@ -74,7 +74,7 @@ def read_time_output(path, *, strict: bool = False) -> IngestResult:
     source = str(path)
     lines = lines_mod.read_lines(path)
     codes = lines.problem_codes(lines.lengths())
-    skips = _Skips(source)
+    skips = SkipCounter(source)
     rows: list[dict] = []
     cur: dict | None = None
     for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
