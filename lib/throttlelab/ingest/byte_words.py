@@ -18,10 +18,10 @@ PAD = 64
 
 _U = np.uint64
 ALL = _U(0xFFFF_FFFF_FFFF_FFFF)
-_ZEROS = _U(0x3030_3030_3030_3030)  # "00000000"
+ZEROS = _U(0x3030_3030_3030_3030)  #: "00000000"
 _ADD = _U(0x4646_4646_4646_4646)
 _HIGH = _U(0x8080_8080_8080_8080)
-_NIBBLES = _U(0x0F0F_0F0F_0F0F_0F0F)
+NIBBLES = _U(0x0F0F_0F0F_0F0F_0F0F)  #: the digit values of "0".."9" bytes
 _B8 = _U(8)
 _B64 = _U(64)
 
@@ -85,6 +85,16 @@ def low_bytes_mask(k: np.ndarray) -> np.ndarray:
     return ALL >> ((_B8 - k.astype(np.uint64)) * _B8)  # a shift by 64 gives 0 in numpy
 
 
+def non_digits(w: np.ndarray) -> np.ndarray:
+    """Per word, the high bit of every byte that is not an ASCII digit is set
+    (0 when all 8 bytes are digits).  Exact for any bytes: a borrow or carry
+    only ever spills from a byte that is flagged itself."""
+    out = w + _ADD
+    out |= w - ZEROS
+    out &= _HIGH
+    return out
+
+
 def parse_digits(words: Words, end: np.ndarray, ndigits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The decimal numbers written in bytes ``[end - ndigits, end)``.
 
@@ -126,10 +136,9 @@ def parse_digits(words: Words, end: np.ndarray, ndigits: np.ndarray) -> tuple[np
         w = loaded[nw - 1 - j]  # j = 0: the last 8 bytes
         w &= _KEEP[j].take(d)  # the word's digits; the bytes before the number ...
         w |= _PAD_ZEROS[j].take(d)  # ... become "0"
-        b = w + _ADD
-        b |= w - _ZEROS
+        b = non_digits(w)
         bad = b if bad is None else bad | b
-        w &= _NIBBLES
+        w &= NIBBLES
         w *= _U(2561)
         w >>= _B8
         w &= _U(0x00FF_00FF_00FF_00FF)
@@ -143,7 +152,7 @@ def parse_digits(words: Words, end: np.ndarray, ndigits: np.ndarray) -> tuple[np
             value += w
         else:
             value = w
-    ok &= (bad & _HIGH) == 0
+    ok &= bad == 0
     return value.view(np.int64), ok
 
 
@@ -155,7 +164,7 @@ def _digit_masks():
         for d in range(19):
             k = min(max(d - 8 * j, 0), 8)  # digits in word j: its last k bytes
             keep[j, d] = ((1 << (8 * k)) - 1) << (8 * (8 - k)) if k else 0
-    return keep, (_ZEROS & ~keep)
+    return keep, (ZEROS & ~keep)
 
 
 _KEEP, _PAD_ZEROS = _digit_masks()

@@ -1,9 +1,18 @@
 """Read monitor logs (the ``monitor_cpu.sh`` format, see :mod:`.monitor_format`).
 
-The parser is vectorised: the file is split into a polars column of lines
-(:mod:`.lines`), each line is classified with string expressions, block ids and
-sections are forward-filled, and the ``key value`` lines are scattered into a
-(block x key) matrix with numpy.  No Python code runs per line.
+Two stages, both vectorised (no Python code runs per line):
+
+* the **line stage** reads the lines into per-block arrays (:class:`Blocks`)
+  and a skip reason per line.  :func:`read_monitor_log` runs the fast path
+  (:mod:`.monitor_fast`): blocks whose every line is well formed are read
+  straight from the bytes with numpy, everything else goes, whole blocks at a
+  time, through the careful line stage here (:func:`line_stage`: the lines in a
+  polars column, classified with string expressions, sections forward-filled,
+  ``key value`` lines scattered into a (key x block) matrix).  Both give the
+  same result; :func:`parse_monitor_lines` is the careful path alone;
+* the **block stage** (:func:`assemble`) skips blocks with bad, duplicate or
+  out-of-order timestamps or mixed cgroup versions, assigns runs, pods and
+  segments, and builds the samples table.
 
 Rules
 -----
@@ -57,9 +66,9 @@ _FIRST_BYTE_CLASS[ord("-")] = 1
 _FIRST_BYTE_CLASS[ord("[")] = 2
 _FIRST_BYTE_CLASS[np.frombuffer(b"=PNIL", dtype=np.uint8)] = 3
 # First two bytes of the header lines ("==", "Po", "Na", "In", "Lo"): not "POD ..." or "NAME ..." of kubectl top.
-_HEADER_PAIRS = np.zeros((256, 256), dtype=bool)
+HEADER_PAIRS = np.zeros((256, 256), dtype=bool)
 for _a, _b in ("==", "Po", "Na", "In", "Lo"):
-    _HEADER_PAIRS[ord(_a), ord(_b)] = True
+    HEADER_PAIRS[ord(_a), ord(_b)] = True
 _UNKNOWN = 255
 
 # Skip reasons; 0 means "used".  Order = index in the per-line reason array.
@@ -87,7 +96,7 @@ REASONS = (
 )
 R = {r: i for i, r in enumerate(REASONS) if r}
 
-_HEADER_PREFIXES = ("Pod: ", "Namespace: ", "Interval: ", "Log file: ")
+HEADER_PREFIXES = ("Pod: ", "Namespace: ", "Interval: ", "Log file: ")
 
 
 def read_monitor_log(path: str | Path, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
@@ -131,7 +140,7 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     source = lines.path
     n = len(lines)
     if n == 0:
-        return _empty_result(source, strict)
+        return empty_result(source, strict)
     text = lines.text
     rc, blocks, headers = line_stage(lines, tz)
     if lines.binary:
@@ -139,7 +148,7 @@ def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str
     return assemble(source, n, rc, blocks, headers, lambda j: text[j], strict)
 
 
-def _empty_result(source: str, strict: bool) -> IngestResult:
+def empty_result(source: str, strict: bool) -> IngestResult:
     skip = Skip(source, None, "empty file")
     if strict:
         raise InputError(source, None, "empty file")
@@ -204,7 +213,7 @@ class Blocks:
         top = None
         if any(p.top is not None for p in parts):
             top = {}
-            for k, dtype in _TOP_DTYPES.items():
+            for k, dtype in TOP_DTYPES.items():
                 s = pl.concat([p.top[k] if p.top is not None else pl.Series(k, [None] * len(p), dtype=dtype) for p in parts])
                 top[k] = s if order is None else s.gather(order)
         return Blocks(**arrays, top=top)
@@ -217,7 +226,7 @@ class Blocks:
         return Blocks(z, z, b, np.zeros((nk, 0), np.int64), np.zeros((nk, 0), bool), z, z, b, z, b, None)
 
 
-_TOP_DTYPES = {"pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
+TOP_DTYPES = {"pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
 
 
 def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blocks, tuple[np.ndarray, pl.Series]]:
@@ -250,9 +259,9 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blo
         cls[rc != 0] = 0
     blk_idx = _confirm(text, (cls == 1) & (b1 == ord("-")), lambda t: t.str.starts_with("--- ") & t.str.ends_with(" ---"))
     hdr_cand = np.flatnonzero(cls == 3)
-    hdr_cand = hdr_cand[_HEADER_PAIRS[b0[hdr_cand], b1[hdr_cand]]]
+    hdr_cand = hdr_cand[HEADER_PAIRS[b0[hdr_cand], b1[hdr_cand]]]
     hdr_idx = _confirm(text, hdr_cand, lambda t: t.str.starts_with("===")
-                       | pl.any_horizontal(t.str.starts_with(p) for p in _HEADER_PREFIXES))
+                       | pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES))
     sec_idx = np.flatnonzero(cls == 2)
     sec_code = pl.select(_section_code(pl.lit(text.gather(sec_idx)))).to_series().to_numpy()
     sec_idx, sec_code = sec_idx[sec_code > 0], sec_code[sec_code > 0]
@@ -293,7 +302,7 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blo
         return idx, block[idx].astype(np.int64), text.filter(pl.Series(mask))
 
     stat, stat_present = _stat_matrix(*section(2), nb, rc)
-    cpu_max = _first_per_block(*section(3), nb, rc, _cpu_max_expr, R["bad cpu.max line"], R["extra cpu.max line"])
+    cpu_max = _first_per_block(*section(3), nb, rc, cpu_max_exprs, R["bad cpu.max line"], R["extra cpu.max line"])
     acct = _first_per_block(*section(4), nb, rc, _acct_expr, R["bad cpuacct.usage line"], R["extra cpuacct.usage line"])
     top = _top_per_block(*section(1), nb, rc)
 
@@ -309,7 +318,7 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blo
         max_present=cpu_max["present"][1:],
         acct=acct["value"][1:],
         acct_present=acct["present"][1:],
-        top=None if top["pod"] is None else {k: top[k].slice(1) for k in _TOP_DTYPES},
+        top=None if top["pod"] is None else {k: top[k].slice(1) for k in TOP_DTYPES},
     )
     return rc, blocks, (hdr_idx.astype(np.int64), text.gather(hdr_idx))
 
@@ -339,7 +348,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
     bad_blocks = np.flatnonzero(block_reason)
     if len(bad_blocks):
         ends = np.append(blocks.line[1:], n)
-        idx = _ranges(blocks.line[bad_blocks], ends[bad_blocks])
+        idx = line_ranges(blocks.line[bad_blocks], ends[bad_blocks])
         br = np.repeat(block_reason[bad_blocks], ends[bad_blocks] - blocks.line[bad_blocks])
         free = rc[idx] == 0
         rc[idx[free]] = br[free]
@@ -418,7 +427,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
     return _result(source, rc, line_text, _to_samples(frame, source), n, strict)
 
 
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def line_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """The integers of the ranges ``[starts[i], ends[i])``, concatenated."""
     lengths = ends - starts
     total = int(lengths.sum())
@@ -501,7 +510,7 @@ def _stat_matrix(i: np.ndarray, b: np.ndarray, text: pl.Series, nb: int, rc: np.
     return values, present
 
 
-def _cpu_max_expr(t: pl.Expr) -> dict[str, pl.Expr]:
+def cpu_max_exprs(t: pl.Expr) -> dict[str, pl.Expr]:
     g = t.str.extract_groups(r"^(max|-?\d+)\s+(\d+)$")
     q = g.struct.field("1")
     return {
@@ -542,7 +551,7 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
         return empty
     head = pl.select((pl.lit(text).str.starts_with("POD ") | pl.lit(text).str.starts_with("NAME "))).to_series().to_numpy()
     i, b = i[~head], b[~head]
-    rows = _top_rows(text.filter(pl.Series(~head)))
+    rows = top_rows(text.filter(pl.Series(~head)))
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
     rows, b = rows.filter(pl.Series(~bad)), b[~bad]
@@ -563,7 +572,7 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     return {k: rows[k].gather(np.maximum(idx, 0)).scatter(missing, None) for k in ("pod", "container", "cpu", "mem")}
 
 
-def _top_rows(text: pl.Series) -> pl.DataFrame:
+def top_rows(text: pl.Series) -> pl.DataFrame:
     """kubectl top rows (not the column header) -> ``pod``, ``container``, ``cpu``
     (cores), ``mem`` (bytes); ``cpu``/``mem`` null when the row is bad."""
     t = pl.col("t")
