@@ -236,3 +236,20 @@ def test_mutated_logs(n, version, top, edits, truncate, chunk):
         assert_same(data)
     finally:
         monitor_fast.CHUNK_BYTES = old
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 4)), max_size=40))
+def test_fill_within_runs_is_polars_fill_over_runs(cells):
+    """The block stage fills kubectl top's container with numpy as polars' expression would."""
+    import numpy as np
+    import polars as pl
+
+    from throttlelab.ingest.monitor_log import _fill_within_runs
+
+    runs = sorted(r for r, _ in cells)  # runs are contiguous and increasing
+    codes = [c for _, c in cells]
+    got = _fill_within_runs(np.array(codes, dtype=np.int64), np.array(runs, dtype=np.int64))
+    df = pl.DataFrame({"run": runs, "c": [c if c >= 0 else None for c in codes]}, schema={"run": pl.Int64, "c": pl.Int64})
+    expected = df.select(pl.col("c").forward_fill().backward_fill().over("run")).to_series().fill_null(-1).to_list()
+    assert got.tolist() == expected

@@ -131,16 +131,13 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
 
     # kubectl top: at most one row per clean block (several containers: careful path).
     tb = np.concatenate([c.top_block + boff[i] for i, c in enumerate(chunks)])
-    top = None
+    top_rows, top_row = None, np.full(nb, -1, dtype=np.int64)
     if len(tb):
-        rows, ids, bad = top_job.result()
+        top_rows, ids, bad = top_job.result()
         unclean[tb[bad]] = True
         if len(tb) > 1:
             unclean[tb[1:][tb[1:] == tb[:-1]]] = True
-        slot = np.full(nb, -1, dtype=np.int64)
-        slot[tb] = ids
-        have = slot >= 0
-        top = {k: rows[k].gather(np.maximum(slot, 0)).scatter(np.flatnonzero(~have), None) for k in ml.TOP_DTYPES}
+        top_row[tb] = ids
     ts_parts = [f.result() for f in ts_parts]
     ts = np.concatenate([t for t, _ in ts_parts])
     ts_kind = np.concatenate([k for _, k in ts_parts])
@@ -165,8 +162,7 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
         line=line[clean], ts=ts[clean], ts_ok=ts_ok[clean], stat=stat[:, clean], stat_present=stat_present[:, clean],
         quota=quota[clean], period=period[clean], max_present=max_present[clean],
         acct=acct[clean], acct_present=acct_present[clean],
-        top=None if top is None else {k: v if isinstance(clean, slice) else v.filter(pl.Series(clean))
-                                      for k, v in top.items()},
+        top_rows=top_rows, top_row=top_row[clean],
     )
 
     # The careful path: the preamble and the unclean blocks, as one text.

@@ -173,9 +173,11 @@ class Blocks:
         The first good cpu.max line (``max`` -> quota -1).
     acct, acct_present
         The first good cpuacct.usage line (ns).
-    top
-        ``pod``, ``container``, ``cpu``, ``mem`` Series (one value per block,
-        null without a kubectl top row); ``None`` when no block has one.
+    top_rows, top_row
+        kubectl top rows (``pod``, ``container``, ``cpu`` cores, ``mem``
+        bytes; one row per block, containers summed, or distinct rows shared by
+        blocks) and the row of each block (-1: none); ``top_rows`` is ``None``
+        when no block has one.
     """
 
     line: np.ndarray
@@ -188,7 +190,8 @@ class Blocks:
     max_present: np.ndarray
     acct: np.ndarray
     acct_present: np.ndarray
-    top: dict[str, pl.Series] | None
+    top_rows: pl.DataFrame | None
+    top_row: np.ndarray
 
     def __len__(self) -> int:
         return len(self.line)
@@ -210,20 +213,21 @@ class Blocks:
         for f in ("stat", "stat_present"):
             a = np.concatenate([getattr(p, f) for p in parts], axis=1)
             arrays[f] = a if order is None else a[:, order]
-        top = None
-        if any(p.top is not None for p in parts):
-            top = {}
-            for k, dtype in TOP_DTYPES.items():
-                s = pl.concat([p.top[k] if p.top is not None else pl.Series(k, [None] * len(p), dtype=dtype) for p in parts])
-                top[k] = s if order is None else s.gather(order)
-        return Blocks(**arrays, top=top)
+        rows, row, offset = [], [], 0
+        for p in parts:
+            row.append(np.where(p.top_row >= 0, p.top_row + offset, -1))
+            if p.top_rows is not None:
+                rows.append(p.top_rows)
+                offset += p.top_rows.height
+        row = np.concatenate(row)
+        return Blocks(**arrays, top_rows=pl.concat(rows) if rows else None, top_row=row if order is None else row[order])
 
     @staticmethod
     def empty() -> Blocks:
         z = np.zeros(0, dtype=np.int64)
         b = np.zeros(0, dtype=bool)
         nk = len(STAT_KEYS)
-        return Blocks(z, z, b, np.zeros((nk, 0), np.int64), np.zeros((nk, 0), bool), z, z, b, z, b, None)
+        return Blocks(z, z, b, np.zeros((nk, 0), np.int64), np.zeros((nk, 0), bool), z, z, b, z, b, None, z)
 
 
 TOP_DTYPES = {"pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
@@ -304,7 +308,7 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blo
     stat, stat_present = _stat_matrix(*section(2), nb, rc)
     cpu_max = _first_per_block(*section(3), nb, rc, cpu_max_exprs, R["bad cpu.max line"], R["extra cpu.max line"])
     acct = _first_per_block(*section(4), nb, rc, _acct_expr, R["bad cpuacct.usage line"], R["extra cpuacct.usage line"])
-    top = _top_per_block(*section(1), nb, rc)
+    top_rows_, top_row = _top_per_block(*section(1), nb, rc)
 
     ts = parse_timestamps(text.gather(blk_idx).str.slice(4).str.head(-4), tz)
     blocks = Blocks(
@@ -318,7 +322,8 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blo
         max_present=cpu_max["present"][1:],
         acct=acct["value"][1:],
         acct_present=acct["present"][1:],
-        top=None if top["pod"] is None else {k: top[k].slice(1) for k in TOP_DTYPES},
+        top_rows=top_rows_,
+        top_row=top_row[1:],
     )
     return rc, blocks, (hdr_idx.astype(np.int64), text.gather(hdr_idx))
 
@@ -367,7 +372,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
     run = np.searchsorted(starts, line_i, side="right")
     pod_pos = np.searchsorted(pods["i"].to_numpy(), line_i, side="right") - 1
     pod_names = pods["t"].str.slice(5).str.strip_chars()
-    header_pod = pl.Series([None], dtype=pl.String).extend(pod_names).gather(pod_pos + 1)
+    pod, container, top_cpu, top_mem = _pods_and_top(pod_names, pod_pos, blocks.top_rows, blocks.top_row[kb], run)
 
     n_kept = int(keep.sum())
     version = np.where(has_v2, 2, np.where(has_v1, 1, 0))[kb]
@@ -397,14 +402,14 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
             have |= m
         return pl.Series(out) if have.all() else pl.Series(out).scatter(np.flatnonzero(~have), None)
 
-    top = blocks.top or {}
     ts = pl.Series("ts", blocks.ts[kb], dtype=pl.Int64).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
     frame = pl.DataFrame(
         {
             "timestamp": ts,
             "line": line_i + 1,
             "run": run,
-            "header_pod": header_pod,
+            "pod": pod,
+            "container": container,
             "version": pl.Series(version, dtype=pl.Int8),
             "usage_seconds": seconds("usage_usec", "acct"),
             "user_seconds": seconds("user_usec", None),
@@ -417,14 +422,60 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
             "quota": blocks.quota[kb],
             "period": blocks.period[kb],
             "max_present": blocks.max_present[kb],
-            "top_pod": _take(top.get("pod"), kb),
-            "top_container": _take(top.get("container"), kb),
-            "top_cpu": _take(top.get("cpu"), kb),
-            "top_mem": _take(top.get("mem"), kb),
+            "top_cpu": top_cpu,
+            "top_mem": top_mem,
         },
         strict=False,
     )
     return _result(source, rc, line_text, _to_samples(frame, source), n, strict)
+
+
+def _pods_and_top(pod_names: pl.Series, pod_pos: np.ndarray, rows: pl.DataFrame | None, row: np.ndarray,
+                  run: np.ndarray) -> tuple[pl.Series, pl.Series, pl.Series, pl.Series]:
+    """Per block: the pod (from the log header before the block, else from kubectl
+    top), the container (kubectl top's, filled forward then backward within a
+    run), and kubectl top's CPU and memory; each column built once."""
+    n = len(row)
+    if rows is None:
+        rows = pl.DataFrame(schema=TOP_DTYPES)
+        row = np.full(n, -1, dtype=np.int64)
+    names = pl.concat([pod_names.cast(pl.String), rows["pod"]])
+    pod = _gather(names, np.where(pod_pos >= 0, pod_pos, np.where(row >= 0, len(pod_names) + row, -1)))
+    has_container = rows["container"].is_not_null().to_numpy()
+    own = np.where(row >= 0, row, 0)
+    c = np.where((row >= 0) & has_container[own] if len(has_container) else False, row, -1)
+    container = _gather(rows["container"], _fill_within_runs(c, run))
+    cpu = _gather(rows["cpu"], row)
+    mem = _gather(rows["mem"], row)
+    return pod.alias("pod"), container.alias("container"), cpu, mem
+
+
+def _gather(s: pl.Series, idx: np.ndarray) -> pl.Series:
+    """``s[idx]``, null where ``idx`` is -1."""
+    if len(s) == 0:
+        return pl.Series(s.name, [None] * len(idx), dtype=s.dtype)
+    missing = idx < 0
+    out = s.gather(np.where(missing, 0, idx))
+    return out.scatter(np.flatnonzero(missing), None) if missing.any() else out
+
+
+def _fill_within_runs(code: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """``code`` (-1: missing) filled forward, then backward, within each run
+    (runs are contiguous): polars' ``forward_fill().backward_fill().over(run)``."""
+    n = len(code)
+    if n == 0 or (code >= 0).all() or (code < 0).all():
+        return code
+    pos = np.arange(n)
+    first = np.r_[True, run[1:] != run[:-1]]
+    run_start = np.maximum.accumulate(np.where(first, pos, 0))
+    last = np.r_[run[1:] != run[:-1], True]
+    run_end = np.minimum.accumulate(np.where(last, pos, n)[::-1])[::-1]
+    fwd = np.maximum.accumulate(np.where(code >= 0, pos, -1))
+    fwd = np.where(fwd >= run_start, fwd, -1)
+    bwd = np.minimum.accumulate(np.where(code >= 0, pos, n)[::-1])[::-1]
+    bwd = np.where(bwd <= run_end, bwd, -1)
+    src = np.where(fwd >= 0, fwd, bwd)
+    return np.where(src >= 0, code[np.maximum(src, 0)], -1)
 
 
 def line_ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -544,11 +595,12 @@ def _first_per_block(i, b, text, nb, rc, expr_fn, bad_reason, extra_reason) -> d
     return out
 
 
-def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
-    """kubectl top rows -> per block pod, container(s), CPU cores and memory bytes (summed)."""
-    empty = {"pod": None, "container": None, "cpu": None, "mem": None}
+def _top_per_block(i, b, text, nb, rc) -> tuple[pl.DataFrame | None, np.ndarray]:
+    """kubectl top rows -> per block pod, container(s), CPU cores and memory bytes
+    (summed over containers): the rows, and the row of each block (-1: none)."""
+    none = np.full(nb, -1, dtype=np.int64)
     if len(i) == 0:
-        return empty
+        return None, none
     head = pl.select((pl.lit(text).str.starts_with("POD ") | pl.lit(text).str.starts_with("NAME "))).to_series().to_numpy()
     i, b = i[~head], b[~head]
     rows = top_rows(text.filter(pl.Series(~head)))
@@ -556,7 +608,7 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
     rc[i[bad]] = R["bad kubectl top row"]
     rows, b = rows.filter(pl.Series(~bad)), b[~bad]
     if rows.height == 0:
-        return empty
+        return None, none
     if len(b) > 1 and np.any(b[1:] == b[:-1]):  # several containers: pod totals
         rows = rows.with_columns(block=b).group_by("block", maintain_order=True).agg(
             pl.col("pod").first(),
@@ -566,10 +618,9 @@ def _top_per_block(i, b, text, nb, rc) -> dict[str, pl.Series | None]:
             pl.col("mem").sum(),
         )
         b = rows["block"].to_numpy()
-    idx = np.full(nb, -1, dtype=np.int64)
-    idx[b] = np.arange(len(b))
-    missing = np.flatnonzero(idx < 0)
-    return {k: rows[k].gather(np.maximum(idx, 0)).scatter(missing, None) for k in ("pod", "container", "cpu", "mem")}
+        rows = rows.drop("block")
+    none[b] = np.arange(len(b))
+    return rows, none
 
 
 def top_rows(text: pl.Series) -> pl.DataFrame:
@@ -592,14 +643,6 @@ def _parse_distinct(text: pl.Series, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
     df = pl.DataFrame({"t": text})
     parsed = df.unique().select("t", **exprs)
     return df.join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
-
-
-def _take(s: pl.Series | None, idx: np.ndarray | slice) -> pl.Series | None:
-    if s is None:
-        return None
-    if isinstance(idx, slice):
-        return s.slice(idx.start, idx.stop - idx.start)
-    return s.gather(idx)
 
 
 # --- timestamps -----------------------------------------------------------------
@@ -658,15 +701,12 @@ def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
     v = c("version")
     quota, period = c("quota"), c("period")
     has_max = c("max_present")
-    for name in ("top_pod", "top_container", "top_cpu", "top_mem"):
-        if name not in f.columns or f[name].dtype == pl.Null:
-            f = f.with_columns(pl.lit(None, dtype=pl.Float64 if name in ("top_cpu",) else pl.Int64 if name == "top_mem" else pl.String).alias(name))
     out = f.select(
         "timestamp",
         source=pl.lit(source),
         line="line",
-        pod=pl.coalesce(c("header_pod"), c("top_pod")),
-        container=c("top_container").forward_fill().backward_fill().over("run"),
+        pod="pod",
+        container="container",
         run="run",
         cgroup_version=pl.when(v > 0).then(v),
         usage_seconds="usage_seconds",
