@@ -373,6 +373,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
     pod_pos = np.searchsorted(pods["i"].to_numpy(), line_i, side="right") - 1
     pod_names = pods["t"].str.slice(5).str.strip_chars()
     pod, container, top_cpu, top_mem = _pods_and_top(pod_names, pod_pos, blocks.top_rows, blocks.top_row[kb], run)
+    literals = {k: v for k, v in (("pod", pod), ("container", container)) if isinstance(v, pl.Expr)}
 
     n_kept = int(keep.sum())
     version = np.where(has_v2, 2, np.where(has_v1, 1, 0))[kb]
@@ -408,8 +409,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
             "timestamp": ts,
             "line": line_i + 1,
             "run": run,
-            "pod": pod,
-            "container": container,
+            **{k: v for k, v in (("pod", pod), ("container", container)) if k not in literals},
             "version": pl.Series(version, dtype=pl.Int8),
             "usage_seconds": seconds("usage_usec", "acct"),
             "user_seconds": seconds("user_usec", None),
@@ -427,7 +427,7 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
         },
         strict=False,
     )
-    return _result(source, rc, line_text, _to_samples(frame, source), n, strict)
+    return _result(source, rc, line_text, _to_samples(frame, source, literals), n, strict)
 
 
 def _pods_and_top(pod_names: pl.Series, pod_pos: np.ndarray, rows: pl.DataFrame | None, row: np.ndarray,
@@ -440,22 +440,29 @@ def _pods_and_top(pod_names: pl.Series, pod_pos: np.ndarray, rows: pl.DataFrame 
         rows = pl.DataFrame(schema=TOP_DTYPES)
         row = np.full(n, -1, dtype=np.int64)
     names = pl.concat([pod_names.cast(pl.String), rows["pod"]])
-    pod = _gather(names, np.where(pod_pos >= 0, pod_pos, np.where(row >= 0, len(pod_names) + row, -1)))
+    pod = _gather(names, np.where(pod_pos >= 0, pod_pos, np.where(row >= 0, len(pod_names) + row, -1)), constant=True)
     has_container = rows["container"].is_not_null().to_numpy()
     own = np.where(row >= 0, row, 0)
     c = np.where((row >= 0) & has_container[own] if len(has_container) else False, row, -1)
-    container = _gather(rows["container"], _fill_within_runs(c, run))
+    container = _gather(rows["container"], _fill_within_runs(c, run), constant=True)
     cpu = _gather(rows["cpu"], row)
     mem = _gather(rows["mem"], row)
-    return pod.alias("pod"), container.alias("container"), cpu, mem
+    return pod, container, cpu, mem
 
 
-def _gather(s: pl.Series, idx: np.ndarray) -> pl.Series:
-    """``s[idx]``, null where ``idx`` is -1."""
+def _gather(s: pl.Series, idx: np.ndarray, constant: bool = False) -> pl.Series | pl.Expr:
+    """``s[idx]``, null where ``idx`` is -1; with ``constant``, a literal when
+    all of ``idx`` are the same (polars then keeps one value, not a column)."""
+    if constant and (len(idx) == 0 or (idx == idx[0]).all()):
+        return pl.lit(s[int(idx[0])] if len(idx) and idx[0] >= 0 else None, dtype=s.dtype)
     if len(s) == 0:
         return pl.Series(s.name, [None] * len(idx), dtype=s.dtype)
     missing = idx < 0
-    out = s.gather(np.where(missing, 0, idx))
+    safe = np.where(missing, 0, idx)
+    if s.dtype.is_numeric():  # numpy memory, which polars takes without a copy
+        out = pl.Series(s.name, s.fill_null(0).to_numpy()[safe], dtype=s.dtype)
+    else:
+        out = s.gather(safe)
     return out.scatter(np.flatnonzero(missing), None) if missing.any() else out
 
 
@@ -696,7 +703,7 @@ def parse_timestamps(text: pl.Series, tz: str = "UTC") -> pl.Series:
 # --- assembly -----------------------------------------------------------------
 
 
-def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
+def _to_samples(f: pl.DataFrame, source: str, literals: dict[str, pl.Expr]) -> pl.DataFrame:
     c = pl.col
     v = c("version")
     quota, period = c("quota"), c("period")
@@ -705,8 +712,8 @@ def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
         "timestamp",
         source=pl.lit(source),
         line="line",
-        pod="pod",
-        container="container",
+        pod=literals.get("pod", "pod"),
+        container=literals.get("container", "container"),
         run="run",
         cgroup_version=pl.when(v > 0).then(v),
         usage_seconds="usage_seconds",
