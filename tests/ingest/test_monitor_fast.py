@@ -253,3 +253,25 @@ def test_fill_within_runs_is_polars_fill_over_runs(cells):
     df = pl.DataFrame({"run": runs, "c": [c if c >= 0 else None for c in codes]}, schema={"run": pl.Int64, "c": pl.Int64})
     expected = df.select(pl.col("c").forward_fill().backward_fill().over("run")).to_series().fill_null(-1).to_list()
     assert got.tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.sampled_from([0, 1, 2]),
+                          st.one_of(st.none(), st.integers(0, 5)), st.one_of(st.none(), st.floats(0, 5, allow_nan=False))),
+                max_size=30))
+def test_segments_in_numpy_are_assign_segments(rows):
+    """The block stage numbers counter segments in numpy exactly as :func:`assign_segments` does."""
+    import numpy as np
+    import polars as pl
+
+    from throttlelab.ingest.monitor_log import assign_segments, segments
+
+    rows = sorted(rows, key=lambda r: r[0])  # runs are contiguous
+    run = np.array([r[0] for r in rows], dtype=np.int64)
+    version = np.array([r[1] for r in rows], dtype=np.int8)
+    ints = pl.Series("nr_periods", [r[2] for r in rows], dtype=pl.Int64)
+    floats = pl.Series("usage_seconds", [r[3] for r in rows], dtype=pl.Float64)
+    df = pl.DataFrame({"run": run, "cgroup_version": pl.Series(version).cast(pl.Int8), "nr_periods": ints,
+                       "usage_seconds": floats}).with_columns(
+        cgroup_version=pl.when(pl.col("cgroup_version") > 0).then(pl.col("cgroup_version")))
+    assert segments([floats, ints], version, run).tolist() == assign_segments(df)["segment"].to_list()

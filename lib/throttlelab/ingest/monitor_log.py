@@ -404,6 +404,15 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
         return pl.Series(out) if have.all() else pl.Series(out).scatter(np.flatnonzero(~have), None)
 
     ts = pl.Series("ts", blocks.ts[kb], dtype=pl.Int64).cast(pl.Datetime("us")).dt.replace_time_zone("UTC")
+    counters = {
+        "usage_seconds": seconds("usage_usec", "acct"),
+        "nr_periods": col("nr_periods"),
+        "nr_throttled": col("nr_throttled"),
+        "throttled_seconds": seconds("throttled_usec", "throttled_time"),
+        "nr_bursts": col("nr_bursts"),
+        "burst_seconds": seconds("burst_usec", "burst_time"),
+    }
+    segment = segments(list(counters.values()), version, run)
     frame = pl.DataFrame(
         {
             "timestamp": ts,
@@ -411,14 +420,10 @@ def assemble(source: str, n: int, rc: np.ndarray, blocks: Blocks, headers: tuple
             "run": run,
             **{k: v for k, v in (("pod", pod), ("container", container)) if k not in literals},
             "version": pl.Series(version, dtype=pl.Int8),
-            "usage_seconds": seconds("usage_usec", "acct"),
+            **counters,
             "user_seconds": seconds("user_usec", None),
             "system_seconds": seconds("system_usec", None),
-            "nr_periods": col("nr_periods"),
-            "nr_throttled": col("nr_throttled"),
-            "throttled_seconds": seconds("throttled_usec", "throttled_time"),
-            "nr_bursts": col("nr_bursts"),
-            "burst_seconds": seconds("burst_usec", "burst_time"),
+            "segment": segment,
             "quota": blocks.quota[kb],
             "period": blocks.period[kb],
             "max_present": blocks.max_present[kb],
@@ -728,11 +733,37 @@ def _to_samples(f: pl.DataFrame, source: str, literals: dict[str, pl.Expr]) -> p
         period_us=pl.when(has_max).then(period),
         top_cpu_cores="top_cpu",
         top_memory_bytes="top_mem",
+        segment="segment",
     )
-    return tables.conform(assign_segments(out), "samples")
+    return tables.conform(out, "samples")
 
 
 COUNTERS = ("usage_seconds", "nr_periods", "nr_throttled", "throttled_seconds", "nr_bursts", "burst_seconds")
+
+
+def segments(counters: list[pl.Series], version: np.ndarray, run: np.ndarray) -> np.ndarray:
+    """:func:`assign_segments` in numpy, for the block stage: the segment of each
+    sample given its cumulative counters (nulls allowed), cgroup version (0:
+    unknown) and run."""
+    n = len(run)
+    new = np.zeros(n, dtype=bool)
+    if n < 2:
+        return np.zeros(n, dtype=np.int64)
+    pos = np.arange(n)
+
+    def filled(x: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if valid.all():
+            return x, valid
+        idx = np.maximum.accumulate(np.where(valid, pos, -1))  # forward fill
+        return x[np.maximum(idx, 0)], idx >= 0
+
+    for s in counters:
+        x, valid = filled(s.fill_null(0).to_numpy(), s.is_not_null().to_numpy())
+        new[1:] |= (x[1:] < x[:-1]) & valid[1:] & valid[:-1]  # the counter went backwards
+    v, valid = filled(version, version > 0)
+    new[1:] |= (v[1:] != v[:-1]) & valid[1:] & valid[:-1]
+    new[1:] |= run[1:] != run[:-1]
+    return np.cumsum(new, dtype=np.int64)
 
 
 def assign_segments(samples: pl.DataFrame, *, by: str | None = "run") -> pl.DataFrame:
