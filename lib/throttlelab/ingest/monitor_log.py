@@ -445,10 +445,15 @@ def _pods_and_top(pod_names: pl.Series, pod_pos: np.ndarray, rows: pl.DataFrame 
         rows = pl.DataFrame(schema=TOP_DTYPES)
         row = np.full(n, -1, dtype=np.int64)
     names = pl.concat([pod_names.cast(pl.String), rows["pod"]])
-    pod = _gather(names, np.where(pod_pos >= 0, pod_pos, np.where(row >= 0, len(pod_names) + row, -1)), constant=True)
+    if n and pod_pos[0] >= 0 and (pod_pos == pod_pos[0]).all():  # one log header for all: no arrays
+        pod = pl.lit(names[int(pod_pos[0])], dtype=pl.String)
+    else:
+        pod = _gather(names, np.where(pod_pos >= 0, pod_pos, np.where(row >= 0, len(pod_names) + row, -1)), constant=True)
     has_container = rows["container"].is_not_null().to_numpy()
-    own = np.where(row >= 0, row, 0)
-    c = np.where((row >= 0) & has_container[own] if len(has_container) else False, row, -1)
+    if has_container.all():
+        c = row
+    else:
+        c = np.where((row >= 0) & has_container[np.maximum(row, 0)], row, -1)
     container = _gather(rows["container"], _fill_within_runs(c, run), constant=True)
     cpu = _gather(rows["cpu"], row)
     mem = _gather(rows["mem"], row)
@@ -463,12 +468,13 @@ def _gather(s: pl.Series, idx: np.ndarray, constant: bool = False) -> pl.Series 
     if len(s) == 0:
         return pl.Series(s.name, [None] * len(idx), dtype=s.dtype)
     missing = idx < 0
-    safe = np.where(missing, 0, idx)
+    any_missing = bool(missing.any())
+    safe = np.where(missing, 0, idx) if any_missing else idx
     if s.dtype.is_numeric():  # numpy memory, which polars takes without a copy
         out = pl.Series(s.name, s.fill_null(0).to_numpy()[safe], dtype=s.dtype)
     else:
         out = s.gather(safe)
-    return out.scatter(np.flatnonzero(missing), None) if missing.any() else out
+    return out.scatter(np.flatnonzero(missing), None) if any_missing else out
 
 
 def _fill_within_runs(code: np.ndarray, run: np.ndarray) -> np.ndarray:
