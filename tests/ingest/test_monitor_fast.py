@@ -275,3 +275,16 @@ def test_segments_in_numpy_are_assign_segments(rows):
                        "usage_seconds": floats}).with_columns(
         cgroup_version=pl.when(pl.col("cgroup_version") > 0).then(pl.col("cgroup_version")))
     assert segments([floats, ints], version, run).tolist() == assign_segments(df)["segment"].to_list()
+
+
+def test_a_chunk_not_starting_at_a_block_goes_the_careful_way():
+    """Defensive path: a chunk whose first line is not a block header is read carefully, whole."""
+    from throttlelab.ingest.byte_words import Words
+
+    data = log(12).encode()
+    buf, size = read_padded_bytes(data, PAD)
+    chunk = monitor_scan.scan_chunk(buf, Words(buf), 0, size, False)  # starts at the log header
+    assert chunk.unclean.tolist() == [True]
+    r = monitor_fast._combine(buf, Words(buf), size, "x.log", 0, [chunk], False, "UTC", monitor_fast._Done)
+    c = careful(data)
+    assert r.samples.equals(c[0]) and (r.skipped, r.lines_total, r.lines_used) == c[1:]

@@ -158,7 +158,8 @@ def scan_chunk(buf: np.ndarray, words: Words, start: int, stop: int, truncated: 
         ok &= hc != n - 1
     hdr = hc[ok]
     nb = len(hdr)
-    assert nb and hdr[0] == 0, "a chunk starts with a block header"
+    if nb == 0 or hdr[0] != 0:  # cannot happen (chunks start at a certain header); if it did: all careful
+        return _all_careful(start, stop, n)
 
     # Section markers: exact "[kubectl top]" ... lines; other "[..." lines go the careful way.
     mc = np.flatnonzero(b0 == 91)
@@ -255,6 +256,15 @@ def scan_chunk(buf: np.ndarray, words: Words, start: int, stop: int, truncated: 
     ts_words = np.stack(words.at(starts[hdr] + 4, 4))
     return Chunk(start, stop, n, hdr, starts[hdr], lens[hdr], ts_words, unclean, stat, stat_present, acct, acct_present,
                   blk[i3], max_id, max_rep, blk[i1], top_id, top_rep)
+
+
+def _all_careful(start: int, stop: int, n_lines: int) -> Chunk:
+    """The whole chunk as one unclean block (the careful line stage reads it)."""
+    z = np.zeros(1, dtype=np.int64)
+    e = np.zeros(0, dtype=np.int64)
+    return Chunk(start, stop, n_lines, z, z + start, z, np.zeros((4, 1), dtype=np.uint64), np.ones(1, dtype=bool),
+                 np.zeros((_NK, 1), dtype=np.int64), np.zeros((_NK, 1), dtype=bool), z, np.zeros(1, dtype=bool),
+                 e, e, np.zeros((_MAX_WORDS + 1, 0), dtype=np.uint64), e, e, np.zeros((_TOP_WORDS + 1, 0), dtype=np.uint64))
 
 
 # --- chunks of blocks that all look alike ---------------------------------------------
