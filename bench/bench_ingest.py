@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Benchmark: reading monitor logs.
 
-Generates a day of samples at 100 ms (864,000 blocks, cgroup v2, ~300 MB) in a
-temporary folder and times, in the same run:
+Generates a day of samples at 100 ms (864,000 blocks, cgroup v2, ~320 MB) in a
+temporary folder and times, in rounds (each round in one stretch of time):
 
-* ``wc -l`` on the file (the floor: reading the bytes once);
-* :func:`throttlelab.ingest.monitor_log.read_monitor_log` (vectorised);
-* a straightforward line-by-line Python parser (the baseline below);
+* ``wc -l`` on the file (the floor: reading the bytes once; best of 3);
+* :func:`throttlelab.ingest.monitor_log.read_monitor_log` (best of ``--repeat``;
+  its process CPU time is printed too: on a shared machine wall time follows
+  the load, CPU time much less);
+* a straightforward line-by-line Python parser (the baseline below; once);
 
-then ``throttlelab ingest`` as a whole process on a day at 1 s (86,400 blocks).
-Goals (issue 3): >= 5x the baseline, >= 250 MB/s, CLI < 1 s.  The machine is
-shared and noisy: the ratios measured in one run are what to look at.
+and reports the medians over the rounds of the times and of the per-round
+ratios; then ``throttlelab ingest`` as a whole process on a day at 1 s (86,400
+blocks).  Goals (issue 3): >= 5x the baseline, >= 250 MB/s, CLI < 1 s.
 
     .venv/bin/python bench/bench_ingest.py [--blocks 864000] [--repeat 3] [--rounds 3]
 """
