@@ -288,3 +288,18 @@ def test_a_chunk_not_starting_at_a_block_goes_the_careful_way():
     r = monitor_fast._combine(buf, Words(buf), size, "x.log", 0, [chunk], False, "UTC", monitor_fast._Done)
     c = careful(data)
     assert r.samples.equals(c[0]) and (r.skipped, r.lines_total, r.lines_used) == c[1:]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_distinct_columns_groups_exactly(monkeypatch, collide):
+    """Distinct kubectl top rows / cpu.max lines: exact even when hashes collide."""
+    import numpy as np
+
+    if collide:  # every column gets the same hash: the exact fallback must group them
+        monkeypatch.setattr(monitor_scan, "_hash_columns", lambda cols: np.zeros(cols.shape[1], dtype=np.uint64))
+    rng = np.random.default_rng(1)
+    cols = rng.integers(0, 4, (3, 500)).astype(np.uint64)
+    distinct, ids = monitor_scan.distinct_columns(cols)
+    assert (distinct[:, ids] == cols).all()
+    keys = [tuple(c) for c in cols.T]
+    assert [tuple(c) for c in distinct.T] == list(dict.fromkeys(keys))  # in order of first appearance

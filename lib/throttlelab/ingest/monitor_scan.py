@@ -451,6 +451,19 @@ def chunk_bounds(mv: memoryview, size: int, first: int, chunk_bytes: int) -> lis
 
 
 
+def _hash_columns(cols: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per column of words (multiply-xorshift mixing)."""
+    h = cols[0].copy()
+    for j in range(1, len(cols)):
+        h ^= h >> np.uint64(31)
+        h *= np.uint64(0x9E3779B97F4A7C15)
+        h += cols[j]
+    h ^= h >> np.uint64(29)
+    h *= np.uint64(0xBF58476D1CE4E5B9)
+    h ^= h >> np.uint64(32)
+    return h
+
+
 def distinct_columns(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Columns of ``cols`` (as :func:`_line_words`) -> (the distinct columns, in
     order of first appearance; the distinct column of each column).
@@ -462,16 +475,11 @@ def distinct_columns(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = cols.shape[1]
     if n == 0 or (cols == cols[:, :1]).all():
         return cols[:, :1], np.zeros(n, dtype=np.int64)
-    h = cols[0].copy()
-    for j in range(1, len(cols)):
-        h ^= h >> np.uint64(31)
-        h *= np.uint64(0x9E3779B97F4A7C15)
-        h += cols[j]
-    h ^= h >> np.uint64(29)
-    h *= np.uint64(0xBF58476D1CE4E5B9)
-    h ^= h >> np.uint64(32)
-    _, first, inv = np.unique(h, return_index=True, return_inverse=True)
-    inv = inv.ravel()
+    h = _hash_columns(cols)
+    uniq = np.unique(h)
+    inv = np.searchsorted(uniq, h)
+    first = np.empty(len(uniq), dtype=np.int64)
+    first[inv[::-1]] = np.arange(n - 1, -1, -1)  # the last write wins: the first occurrence
     if not (cols[:, first[inv]] == cols).all():  # a collision: group the bytes exactly
         rows = np.ascontiguousarray(cols.T).view(np.dtype((np.void, len(cols) * 8))).ravel()
         _, first, inv = np.unique(rows, return_index=True, return_inverse=True)
