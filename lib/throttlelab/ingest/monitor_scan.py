@@ -104,7 +104,7 @@ class Chunk:
     acct_present: np.ndarray
     max_block: np.ndarray  # block of each cpu.max line
     max_id: np.ndarray  # its row in max_words
-    max_words: np.ndarray  # distinct cpu.max lines (see _line_words)
+    max_words: np.ndarray  # distinct cpu.max lines (see line_words)
     top_block: np.ndarray
     top_id: np.ndarray
     top_words: np.ndarray
@@ -240,7 +240,7 @@ def scan_chunk(buf: np.ndarray, words: Words, start: int, stop: int, truncated: 
     i3 = np.flatnonzero(kind == 3)
     bad.append(i3[lens[i3] > 8 * _MAX_WORDS])
     i3 = i3[lens[i3] <= 8 * _MAX_WORDS]
-    max_rep, max_id = distinct_columns(_line_words(words, starts[i3], lens[i3], _MAX_WORDS))
+    max_rep, max_id = distinct_columns(line_words(words, starts[i3], lens[i3], _MAX_WORDS))
     i1 = np.flatnonzero(kind == 1)
     (w0,) = words.at(starts[i1])
     head = ((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME)
@@ -248,7 +248,7 @@ def scan_chunk(buf: np.ndarray, words: Words, start: int, stop: int, truncated: 
     b1 = ((w0[~head] >> np.uint64(8)) & np.uint64(0xFF)).astype(np.intp)
     bad.append(i1[ml.HEADER_PAIRS[b0[i1], b1] | (lens[i1] > 8 * _TOP_WORDS)])
     i1 = i1[lens[i1] <= 8 * _TOP_WORDS]
-    top_rep, top_id = distinct_columns(_line_words(words, starts[i1], lens[i1], _TOP_WORDS))
+    top_rep, top_id = distinct_columns(line_words(words, starts[i1], lens[i1], _TOP_WORDS))
 
     bad_lines = np.concatenate(bad)
     if len(bad_lines):
@@ -374,7 +374,7 @@ def _scan_template(buf: np.ndarray, words: Words, start: int, stop: int, tpl: li
             acct, acct_present = value, np.ones(nb, dtype=bool)
         elif kind == "max":
             ok &= (ln >= 1) & (ln <= 8 * _MAX_WORDS)
-            max_rep, max_id = distinct_columns(_line_words(words, st, np.minimum(ln, 8 * _MAX_WORDS), _MAX_WORDS))
+            max_rep, max_id = distinct_columns(line_words(words, st, np.minimum(ln, 8 * _MAX_WORDS), _MAX_WORDS))
             max_block = blocks
         elif kind == "top":
             (w0,) = words.at(st)
@@ -382,14 +382,14 @@ def _scan_template(buf: np.ndarray, words: Words, start: int, stop: int, tpl: li
             b1 = ((w0 >> np.uint64(8)) & np.uint64(0xFF)).astype(np.intp)
             ok &= (ln >= 1) & (ln <= 8 * _TOP_WORDS) & ~ml.HEADER_PAIRS[b0, b1] & (b0 != 91) & ((w0 & _MASK4) != _OPEN)
             ok &= ~(((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME))
-            top_rep, top_id = distinct_columns(_line_words(words, st, np.minimum(ln, 8 * _TOP_WORDS), _TOP_WORDS))
+            top_rep, top_id = distinct_columns(line_words(words, st, np.minimum(ln, 8 * _TOP_WORDS), _TOP_WORDS))
             top_block = blocks
     ts_words = np.stack(words.at(hs + 4, 4))
     return Chunk(start, stop, len(starts), blocks * L, hs, hl, ts_words, ~ok, stat, stat_present, acct, acct_present,
                   max_block, max_id, max_rep, top_block, top_id, top_rep)
 
 
-def _line_words(words: Words, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
+def line_words(words: Words, starts: np.ndarray, lens: np.ndarray, nw: int) -> np.ndarray:
     """(nw+1 x lines) array: each line's bytes as words (zero past its end), then
     its length.  Lines are at most ``8 * nw`` bytes long."""
     out = np.zeros((nw + 1, len(starts)), dtype=np.uint64)
@@ -465,7 +465,7 @@ def _hash_columns(cols: np.ndarray) -> np.ndarray:
 
 
 def distinct_columns(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Columns of ``cols`` (as :func:`_line_words`) -> (the distinct columns, in
+    """Columns of ``cols`` (as :func:`line_words`) -> (the distinct columns, in
     order of first appearance; the distinct column of each column).
 
     Columns are hashed to one word and grouped by hash; the grouping is checked
