@@ -31,7 +31,6 @@ import polars as pl
 
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest import monitor_log as ml
-from throttlelab.ingest.block_timestamps import plain_timestamps
 from throttlelab.ingest.byte_words import PAD, Words
 from throttlelab.ingest.malloc_tuning import reuse_freed_memory
 from throttlelab.ingest.monitor_scan import NEWLINE, Chunk, chunk_bounds, distinct_columns, next_header, scan_chunk
@@ -103,12 +102,8 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
     boff = np.cumsum([0] + [len(c.hdr_line) for c in chunks])
     nb = int(boff[-1])
 
-    # Independent work, on all cores: timestamps (in two halves), distinct
-    # cpu.max lines and kubectl top rows.
-    byte, hlen = cat("hdr_byte"), cat("hdr_len")
-    half = nb // 2
-    ts_words = np.concatenate([c.ts_words for c in chunks], axis=1)
-    ts_parts = [submit(_batched, plain_timestamps, a, b, ts_words, hlen - 8) for a, b in ((0, half), (half, nb))]
+    # Independent work, on all cores: distinct cpu.max lines and kubectl top rows.
+    byte = cat("hdr_byte")
     max_job = submit(_parse_lines, _parse_max, chunks, "max")
     top_job = submit(_parse_lines, _parse_top, chunks, "top")
 
@@ -140,9 +135,7 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
         if len(tb) > 1:
             unclean[tb[1:][tb[1:] == tb[:-1]]] = True
         top_row[tb] = ids
-    ts_parts = [f.result() for f in ts_parts]
-    ts = np.concatenate([t for t, _ in ts_parts])
-    ts_kind = np.concatenate([k for _, k in ts_parts])
+    ts, ts_kind = cat("ts"), cat("ts_kind")
 
     # Timestamps that are not in the plain forms, and naive ones in another zone.
     ts_ok = ts_kind < 2
@@ -226,15 +219,6 @@ class _LineText:
         text = seg[a:b].decode("utf-8", "replace")
         text = text[:-1] if text.endswith("\r") else text
         return text or None
-
-
-def _batched(fn, start: int, stop: int, words: np.ndarray, length: np.ndarray, size: int = 1 << 16):
-    """``fn(words[:, a:b], length[a:b])`` over ``[start, stop)`` in batches of ``size``
-    (arrays of a few hundred KB: in cache, and reused by malloc), results concatenated."""
-    parts = [fn(words[:, a: min(a + size, stop)], length[a: min(a + size, stop)]) for a in range(start, stop, size)]
-    if not parts:
-        return fn(words[:, start:stop], length[start:stop])
-    return tuple(np.concatenate(x) for x in zip(*parts))
 
 
 def _parse_lines(parse, chunks: list[Chunk], field: str):

@@ -22,6 +22,7 @@ import numpy as np
 
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest import monitor_log as ml
+from throttlelab.ingest.block_timestamps import plain_timestamps
 from throttlelab.ingest.byte_words import Words, parse_digits, word
 from throttlelab.ingest.monitor_format import SECTIONS
 
@@ -96,7 +97,8 @@ class Chunk:
     hdr_line: np.ndarray  # block header line of each block
     hdr_byte: np.ndarray  # its byte offset
     hdr_len: np.ndarray  # its length
-    ts_words: np.ndarray  # (4 x block) the 32 bytes after "--- "
+    ts: np.ndarray  # timestamp (µs) of each block, from block_timestamps.plain_timestamps
+    ts_kind: np.ndarray  # 0 UTC, 1 naive, 2 for polars to parse
     unclean: np.ndarray  # block needs the careful path
     stat: np.ndarray  # (key x block)
     stat_present: np.ndarray
@@ -253,8 +255,8 @@ def scan_chunk(buf: np.ndarray, words: Words, start: int, stop: int, truncated: 
     bad_lines = np.concatenate(bad)
     if len(bad_lines):
         unclean[blk[bad_lines]] = True
-    ts_words = np.stack(words.at(starts[hdr] + 4, 4))
-    return Chunk(start, stop, n, hdr, starts[hdr], lens[hdr], ts_words, unclean, stat, stat_present, acct, acct_present,
+    ts, ts_kind = plain_timestamps(np.stack(words.at(starts[hdr] + 4, 4)), lens[hdr] - 8)
+    return Chunk(start, stop, n, hdr, starts[hdr], lens[hdr], ts, ts_kind, unclean, stat, stat_present, acct, acct_present,
                   blk[i3], max_id, max_rep, blk[i1], top_id, top_rep)
 
 
@@ -262,7 +264,7 @@ def _all_careful(start: int, stop: int, n_lines: int) -> Chunk:
     """The whole chunk as one unclean block (the careful line stage reads it)."""
     z = np.zeros(1, dtype=np.int64)
     e = np.zeros(0, dtype=np.int64)
-    return Chunk(start, stop, n_lines, z, z + start, z, np.zeros((4, 1), dtype=np.uint64), np.ones(1, dtype=bool),
+    return Chunk(start, stop, n_lines, z, z + start, z, z, np.full(1, 2, dtype=np.uint8), np.ones(1, dtype=bool),
                  np.zeros((_NK, 1), dtype=np.int64), np.zeros((_NK, 1), dtype=bool), z, np.zeros(1, dtype=bool),
                  e, e, np.zeros((_MAX_WORDS + 1, 0), dtype=np.uint64), e, e, np.zeros((_TOP_WORDS + 1, 0), dtype=np.uint64))
 
@@ -384,8 +386,8 @@ def _scan_template(buf: np.ndarray, words: Words, start: int, stop: int, tpl: li
             ok &= ~(((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME))
             top_rep, top_id = distinct_columns(line_words(words, st, np.minimum(ln, 8 * _TOP_WORDS), _TOP_WORDS))
             top_block = blocks
-    ts_words = np.stack(words.at(hs + 4, 4))
-    return Chunk(start, stop, len(starts), blocks * L, hs, hl, ts_words, ~ok, stat, stat_present, acct, acct_present,
+    ts, ts_kind = plain_timestamps(np.stack(words.at(hs + 4, 4)), hl - 8)
+    return Chunk(start, stop, len(starts), blocks * L, hs, hl, ts, ts_kind, ~ok, stat, stat_present, acct, acct_present,
                   max_block, max_id, max_rep, top_block, top_id, top_rep)
 
 
