@@ -87,13 +87,13 @@ def small_chunks(monkeypatch):
 def careful_lines(monkeypatch):
     """Number of lines the fast path hands to the careful line stage, per call."""
     seen = []
-    real = monitor_fast.ml.line_stage
+    real = monitor_fast.monitor_lines.line_stage
 
     def spy(lines, tz="UTC"):
         seen.append(len(lines))
         return real(lines, tz)
 
-    monkeypatch.setattr(monitor_fast.ml, "line_stage", spy)
+    monkeypatch.setattr(monitor_fast.monitor_lines, "line_stage", spy)
     return seen
 
 

@@ -13,7 +13,7 @@ sorted into
   ASCII, no line too long.  Their values are read straight from the bytes;
 * everything else (the lines before the first block, blocks with any odd or
   bad line, several containers...), which goes, whole blocks at a time, through
-  the careful line stage (:func:`~.monitor_log.line_stage`), so that every
+  the careful line stage (:func:`~.monitor_lines.line_stage`), so that every
   message, skip reason and value is the careful path's.
 
 Both feed the same block stage (:func:`~.monitor_log.assemble`): the result is
@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest import monitor_lines
 from throttlelab.ingest import monitor_log as ml
 from throttlelab.ingest.byte_words import PAD, Words
 from throttlelab.ingest.malloc_tuning import reuse_freed_memory
@@ -183,7 +184,7 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
         gmap = ml.line_ranges(np.array([a for a, _ in r_line]), np.array([b for _, b in r_line]))
         if len(gmap) != len(sub):  # the two ways of counting lines disagree (a bug): be careful instead
             return ml.parse_monitor_lines(lines_mod.split_lines(buf[:size].tobytes(), source), strict=strict, tz=tz)
-        sub_rc, sub_blocks, (h_idx, h_text) = ml.line_stage(sub, tz)
+        sub_rc, sub_blocks, (h_idx, h_text) = monitor_lines.line_stage(sub, tz)
         rc[gmap] = sub_rc
         sub_blocks.line = gmap[sub_blocks.line]
         parts.append(sub_blocks)
@@ -236,7 +237,7 @@ def _parse_max(words: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarr
     per line (``ids``) quota, period, bad."""
     if len(ids) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
-    parsed = pl.DataFrame({"t": _texts(words)}).select(**ml.cpu_max_exprs(pl.col("t")))
+    parsed = pl.DataFrame({"t": _texts(words)}).select(**monitor_lines.cpu_max_exprs(pl.col("t")))
     bad = (parsed["quota"].is_null() | parsed["period"].is_null()).to_numpy()[ids]
     return parsed["quota"].fill_null(0).to_numpy()[ids], parsed["period"].fill_null(0).to_numpy()[ids], bad
 
@@ -245,7 +246,7 @@ def _parse_top(words: np.ndarray, ids: np.ndarray) -> tuple[pl.DataFrame, np.nda
     """Distinct kubectl top rows (words) -> (rows parsed, ``ids``, bad per line)."""
     if len(ids) == 0:
         return None, ids, np.zeros(0, bool)
-    rows = ml.top_rows(_texts(words))
+    rows = monitor_lines.top_rows(_texts(words))
     return rows, ids, (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()[ids]
 
 

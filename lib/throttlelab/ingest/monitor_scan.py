@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest import monitor_lines
 from throttlelab.ingest import monitor_log as ml
 from throttlelab.ingest.block_timestamps import plain_timestamps
 from throttlelab.ingest.byte_words import Words, parse_digits, word
@@ -248,7 +249,7 @@ def scan_chunk(buf: np.ndarray, words: Words, start: int, stop: int, truncated: 
     head = ((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME)
     i1 = i1[~head]
     b1 = ((w0[~head] >> np.uint64(8)) & np.uint64(0xFF)).astype(np.intp)
-    bad.append(i1[ml.HEADER_PAIRS[b0[i1], b1] | (lens[i1] > 8 * _TOP_WORDS)])
+    bad.append(i1[monitor_lines.HEADER_PAIRS[b0[i1], b1] | (lens[i1] > 8 * _TOP_WORDS)])
     i1 = i1[lens[i1] <= 8 * _TOP_WORDS]
     top_rep, top_id = distinct_columns(line_words(words, starts[i1], lens[i1], _TOP_WORDS))
 
@@ -273,7 +274,7 @@ def _all_careful(start: int, stop: int, n_lines: int) -> Chunk:
 
 _SECTION_OF_MARKER = {f"[{name}]".encode(): k for k, name in enumerate(SECTIONS, start=1)}
 _KEY_INDEX = {k.encode(): i for i, k in enumerate((*ml.STAT_KEYS, *ml.IGNORED_KEYS))}
-_LOG_HEADER_PREFIXES = (b"===", *(p.encode() for p in ml.HEADER_PREFIXES))
+_LOG_HEADER_PREFIXES = (b"===", *(p.encode() for p in monitor_lines.HEADER_PREFIXES))
 
 
 def _template(buf: np.ndarray, start: int, stop: int) -> list[tuple] | None:
@@ -382,7 +383,7 @@ def _scan_template(buf: np.ndarray, words: Words, start: int, stop: int, tpl: li
             (w0,) = words.at(st)
             b0 = (w0 & np.uint64(0xFF)).astype(np.intp)
             b1 = ((w0 >> np.uint64(8)) & np.uint64(0xFF)).astype(np.intp)
-            ok &= (ln >= 1) & (ln <= 8 * _TOP_WORDS) & ~ml.HEADER_PAIRS[b0, b1] & (b0 != 91) & ((w0 & _MASK4) != _OPEN)
+            ok &= (ln >= 1) & (ln <= 8 * _TOP_WORDS) & ~monitor_lines.HEADER_PAIRS[b0, b1] & (b0 != 91) & ((w0 & _MASK4) != _OPEN)
             ok &= ~(((w0 & _MASK4) == _POD) | ((w0 & _MASK5) == _NAME))
             top_rep, top_id = distinct_columns(line_words(words, st, np.minimum(ln, 8 * _TOP_WORDS), _TOP_WORDS))
             top_block = blocks
