@@ -245,11 +245,11 @@ def test_fill_within_runs_is_polars_fill_over_runs(cells):
     import numpy as np
     import polars as pl
 
-    from throttlelab.ingest.monitor_log import _fill_within_runs
+    from throttlelab.ingest.monitor_pods import fill_within_runs
 
     runs = sorted(r for r, _ in cells)  # runs are contiguous and increasing
     codes = [c for _, c in cells]
-    got = _fill_within_runs(np.array(codes, dtype=np.int64), np.array(runs, dtype=np.int64))
+    got = fill_within_runs(np.array(codes, dtype=np.int64), np.array(runs, dtype=np.int64))
     df = pl.DataFrame({"run": runs, "c": [c if c >= 0 else None for c in codes]}, schema={"run": pl.Int64, "c": pl.Int64})
     expected = df.select(pl.col("c").forward_fill().backward_fill().over("run")).to_series().fill_null(-1).to_list()
     assert got.tolist() == expected
@@ -264,7 +264,7 @@ def test_segments_in_numpy_are_assign_segments(rows):
     import numpy as np
     import polars as pl
 
-    from throttlelab.ingest.monitor_log import assign_segments, segments
+    from throttlelab.ingest.counter_segments import assign_segments, segments
 
     rows = sorted(rows, key=lambda r: r[0])  # runs are contiguous
     run = np.array([r[0] for r in rows], dtype=np.int64)

@@ -7,6 +7,7 @@ import datetime as dt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from throttlelab.ingest.monitor_blocks import V1_KEYS, V2_KEYS
 from throttlelab.ingest.monitor_format import (
     HEADER_END,
     HEADER_START,
@@ -15,7 +16,7 @@ from throttlelab.ingest.monitor_format import (
     format_header,
     format_timestamp,
 )
-from throttlelab.ingest.monitor_log import V1_KEYS, V2_KEYS, parse_monitor_text
+from throttlelab.ingest.monitor_log import parse_monitor_text
 
 UTC = dt.timezone.utc
 

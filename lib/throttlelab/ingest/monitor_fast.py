@@ -16,7 +16,7 @@ sorted into
   the careful line stage (:func:`~.monitor_lines.line_stage`), so that every
   message, skip reason and value is the careful path's.
 
-Both feed the same block stage (:func:`~.monitor_log.assemble`): the result is
+Both feed the same block stage (:func:`~.monitor_assemble.assemble`): the result is
 the same as :func:`~.monitor_log.parse_monitor_lines` on the whole file (the
 tests check this on a corpus of bad input).
 """
@@ -34,7 +34,10 @@ from throttlelab.ingest import monitor_lines
 from throttlelab.ingest import monitor_log as ml
 from throttlelab.ingest.byte_words import PAD, Words
 from throttlelab.ingest.malloc_tuning import reuse_freed_memory
+from throttlelab.ingest.monitor_assemble import assemble, line_ranges
+from throttlelab.ingest.monitor_blocks import Blocks
 from throttlelab.ingest.monitor_scan import NEWLINE, Chunk, chunk_bounds, distinct_columns, next_header, scan_chunk
+from throttlelab.ingest.monitor_skips import empty_result
 from throttlelab.ingest.result import IngestResult
 
 #: Target size of a chunk scanned at once (small enough for its arrays to stay in cache).
@@ -62,7 +65,7 @@ def read_monitor_buffer(buf: np.ndarray, size: int, source: str, *, strict: bool
                         workers: int | None = None) -> IngestResult:
     """Parse the monitor log in ``buf[:size]`` (followed by :data:`~.byte_words.PAD` zero bytes)."""
     if size == 0:
-        return ml.empty_result(source, strict)
+        return empty_result(source, strict)
     mv = memoryview(buf)
     binary = bool((buf[: lines_mod.BINARY_SNIFF_BYTES if size > lines_mod.BINARY_SNIFF_BYTES else size] == 0).any())
     first = size if binary else next_header(mv, size, 0)
@@ -154,7 +157,7 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
         ts_ok[naive] = local.is_not_null().to_numpy()
 
     clean = slice(None) if not unclean.any() else ~unclean  # a slice: no copies
-    fast = ml.Blocks(
+    fast = Blocks(
         line=line[clean], ts=ts[clean], ts_ok=ts_ok[clean], stat=stat[:, clean], stat_present=stat_present[:, clean],
         quota=quota[clean], period=period[clean], max_present=max_present[clean],
         acct=acct[clean], acct_present=acct_present[clean],
@@ -181,7 +184,7 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
     gmap = np.zeros(0, dtype=np.int64)
     if r_byte:
         sub = lines_mod.split_lines(b"".join(buf[a:b].tobytes() for a, b in r_byte), source, binary=False)
-        gmap = ml.line_ranges(np.array([a for a, _ in r_line]), np.array([b for _, b in r_line]))
+        gmap = line_ranges(np.array([a for a, _ in r_line]), np.array([b for _, b in r_line]))
         if len(gmap) != len(sub):  # the two ways of counting lines disagree (a bug): be careful instead
             return ml.parse_monitor_lines(lines_mod.split_lines(buf[:size].tobytes(), source), strict=strict, tz=tz)
         sub_rc, sub_blocks, (h_idx, h_text) = monitor_lines.line_stage(sub, tz)
@@ -190,9 +193,9 @@ def _combine(buf: np.ndarray, words: Words, size: int, source: str, first: int, 
         parts.append(sub_blocks)
         headers = (gmap[h_idx], h_text)
         sub_text = sub.text
-    blocks = ml.Blocks.concat(parts)
+    blocks = Blocks.concat(parts)
     line_text = _LineText(buf, chunks, line0, gmap, sub_text)
-    return ml.assemble(source, n, rc, blocks, headers, line_text, strict)
+    return assemble(source, n, rc, blocks, headers, line_text, strict)
 
 
 def _header_text(buf: np.ndarray, size: int, p: int) -> str:

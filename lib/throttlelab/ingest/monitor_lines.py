@@ -14,8 +14,10 @@ import numpy as np
 import polars as pl
 
 from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest.monitor_blocks import IGNORED_KEYS, STAT_KEYS, Blocks
 from throttlelab.ingest.monitor_format import SECTIONS
-from throttlelab.ingest.monitor_log import IGNORED_KEYS, STAT_KEYS, Blocks, R, parse_timestamps
+from throttlelab.ingest.monitor_log import parse_timestamps
+from throttlelab.ingest.monitor_skips import R
 from throttlelab.ingest.quantities import cpu_cores, memory_bytes
 
 _KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
@@ -43,7 +45,7 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blo
     -------
     rc
         Per line, the index in :data:`REASONS` of why it is skipped (0: used);
-        block-level reasons (timestamps, mixed versions) are left to :func:`assemble`.
+        block-level reasons (timestamps, mixed versions) are left to :func:`.monitor_assemble.assemble`.
     blocks
         The blocks found (lines before the first block header are not a block).
     headers

@@ -22,9 +22,9 @@ import numpy as np
 
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest import monitor_lines
-from throttlelab.ingest import monitor_log as ml
 from throttlelab.ingest.block_timestamps import plain_timestamps
 from throttlelab.ingest.byte_words import Words, parse_digits, word
+from throttlelab.ingest.monitor_blocks import IGNORED_KEYS, STAT_KEYS
 from throttlelab.ingest.monitor_format import SECTIONS
 
 MAX_LINE = lines_mod.MAX_LINE_BYTES
@@ -42,9 +42,9 @@ _MARKERS = [(len(m), word(m), word(m[8:16]), word(m[-8:])) for m in (f"[{s}]".en
 
 
 def _key_table():
-    """cpu.stat keys (:data:`~.monitor_log.STAT_KEYS` then the ignored ones) as
+    """cpu.stat keys (:data:`~.monitor_blocks.STAT_KEYS` then the ignored ones) as
     word patterns, and a perfect hash of their first 8 bytes."""
-    keys = [k.encode() for k in (*ml.STAT_KEYS, *ml.IGNORED_KEYS)]
+    keys = [k.encode() for k in (*STAT_KEYS, *IGNORED_KEYS)]
     assert all(8 <= len(k) <= 31 for k in keys)
     nw = 4
     patt = np.zeros((len(keys) + 1, nw), dtype=np.uint64)  # last row: no key (never matches)
@@ -83,8 +83,8 @@ def _key_table():
 
 
 _KPATT, _KMASK, _KLEN, _KALT, _KMAGIC, _KSLOT = _key_table()
-_NK = len(ml.STAT_KEYS)
-_NKALL = len(ml.STAT_KEYS) + len(ml.IGNORED_KEYS)
+_NK = len(STAT_KEYS)
+_NKALL = len(STAT_KEYS) + len(IGNORED_KEYS)
 
 
 @dataclass
@@ -273,7 +273,7 @@ def _all_careful(start: int, stop: int, n_lines: int) -> Chunk:
 # --- chunks of blocks that all look alike ---------------------------------------------
 
 _SECTION_OF_MARKER = {f"[{name}]".encode(): k for k, name in enumerate(SECTIONS, start=1)}
-_KEY_INDEX = {k.encode(): i for i, k in enumerate((*ml.STAT_KEYS, *ml.IGNORED_KEYS))}
+_KEY_INDEX = {k.encode(): i for i, k in enumerate((*STAT_KEYS, *IGNORED_KEYS))}
 _LOG_HEADER_PREFIXES = (b"===", *(p.encode() for p in monitor_lines.HEADER_PREFIXES))
 
 

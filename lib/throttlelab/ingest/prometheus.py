@@ -31,9 +31,9 @@ import polars as pl
 
 from throttlelab import tables
 from throttlelab.errors import InputError
+from throttlelab.ingest.counter_segments import assign_segments
 from throttlelab.ingest.json_input import load_json
 from throttlelab.ingest.skip_counter import SkipCounter
-from throttlelab.ingest.monitor_log import assign_segments
 from throttlelab.ingest.result import IngestResult
 
 METRICS = {
