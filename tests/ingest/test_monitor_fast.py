@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from throttlelab.errors import InputError
-from throttlelab.ingest import monitor_fast, monitor_scan
+from throttlelab.ingest import distinct_lines, monitor_chunks, monitor_fast, monitor_scan
 from throttlelab.ingest.byte_words import PAD
 from throttlelab.ingest.lines import read_padded_bytes, split_lines
 from throttlelab.ingest.monitor_format import format_block, format_cpu_max, format_header
@@ -124,7 +124,7 @@ def test_bad_blocks_at_chunk_edges(small_chunks, careful_lines, workers):
     bad_lines = sum(b.count("\n") for b in (blocks[0], blocks[7], blocks[8], blocks[20], blocks[39]))
     assert careful_lines == [6 + bad_lines]  # the header and the bad blocks, nothing else
     assert_same(data, workers)
-    assert len(monitor_scan.chunk_bounds(memoryview(data), len(data), 0, monitor_fast.CHUNK_BYTES)) > 10
+    assert len(monitor_chunks.chunk_bounds(memoryview(data), len(data), 0, monitor_fast.CHUNK_BYTES)) > 10
 
 
 def test_crlf(small_chunks):
@@ -296,10 +296,10 @@ def test_distinct_columns_groups_exactly(monkeypatch, collide):
     import numpy as np
 
     if collide:  # every column gets the same hash: the exact fallback must group them
-        monkeypatch.setattr(monitor_scan, "_hash_columns", lambda cols: np.zeros(cols.shape[1], dtype=np.uint64))
+        monkeypatch.setattr(distinct_lines, "_hash_columns", lambda cols: np.zeros(cols.shape[1], dtype=np.uint64))
     rng = np.random.default_rng(1)
     cols = rng.integers(0, 4, (3, 500)).astype(np.uint64)
-    distinct, ids = monitor_scan.distinct_columns(cols)
+    distinct, ids = distinct_lines.distinct_columns(cols)
     assert (distinct[:, ids] == cols).all()
     keys = [tuple(c) for c in cols.T]
     assert [tuple(c) for c in distinct.T] == list(dict.fromkeys(keys))  # in order of first appearance

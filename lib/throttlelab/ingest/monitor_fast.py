@@ -33,10 +33,12 @@ from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest import monitor_lines
 from throttlelab.ingest import monitor_log as ml
 from throttlelab.ingest.byte_words import PAD, Words
+from throttlelab.ingest.distinct_lines import distinct_columns
 from throttlelab.ingest.malloc_tuning import reuse_freed_memory
 from throttlelab.ingest.monitor_assemble import assemble, line_ranges
 from throttlelab.ingest.monitor_blocks import Blocks
-from throttlelab.ingest.monitor_scan import NEWLINE, Chunk, chunk_bounds, distinct_columns, next_header, scan_chunk
+from throttlelab.ingest.monitor_chunks import NEWLINE, Chunk, chunk_bounds, next_header
+from throttlelab.ingest.monitor_scan import scan_chunk
 from throttlelab.ingest.monitor_skips import empty_result
 from throttlelab.ingest.result import IngestResult
 
@@ -236,7 +238,7 @@ def _parse_lines(parse, chunks: list[Chunk], field: str):
 
 
 def _parse_max(words: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct cpu.max lines (words, as :func:`.monitor_scan.line_words` gives them) ->
+    """Distinct cpu.max lines (words, as :func:`.distinct_lines.line_words` gives them) ->
     per line (``ids``) quota, period, bad."""
     if len(ids) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, bool)
@@ -254,7 +256,7 @@ def _parse_top(words: np.ndarray, ids: np.ndarray) -> tuple[pl.DataFrame, np.nda
 
 
 def _texts(cols: np.ndarray) -> pl.Series:
-    """The lines held in columns of words + length (see :func:`.monitor_scan.line_words`)."""
+    """The lines held in columns of words + length (see :func:`.distinct_lines.line_words`)."""
     lens = cols[-1].astype(np.int64)
     raw = np.ascontiguousarray(cols[:-1].T).astype("<u8").tobytes()
     w = (len(cols) - 1) * 8
