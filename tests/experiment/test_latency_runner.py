@@ -13,8 +13,8 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.errors import SpecError
-from throttlelab.experiment.latency_runner import (LatencyPoint, LatencySweep, read_latency_store, run_latency_sweep,
-                                                   run_point)
+from throttlelab.experiment.latency_runner import read_latency_store, run_latency_sweep, run_point
+from throttlelab.experiment.latency_sweep import LatencyPoint, LatencySweep
 from throttlelab.experiment.service.work import CHUNK
 
 LIGHT = dict(cpu_elements=CHUNK * 4, heavy_elements=CHUNK * 4, light_elements=CHUNK, score_elements=CHUNK,
