@@ -16,7 +16,8 @@ curve over the observed range: where its slope equals the average slope over
 the range (the point farthest below the chord).  ``doubling`` is the share at
 which the fitted time reaches twice the fitted no-contention time.  Intervals
 come from a bootstrap: residual resampling for summary points, request
-resampling for measured requests (:func:`fit_from_requests`).
+resampling for measured requests (:func:`fit_from_requests`).  The models and
+the least-squares fit are :mod:`.response_curve_models`.
 :func:`analyse_measured` gathers what notebook 05 shows for measured requests.
 
 The paper's table 1 itself is rebuilt in :mod:`throttlelab.analysis.contention_paper`.
@@ -24,31 +25,14 @@ The paper's table 1 itself is rebuilt in :mod:`throttlelab.analysis.contention_p
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from scipy import optimize
 
 from throttlelab.analysis.latency import Estimate
+from throttlelab.analysis.response_curve_models import MODELS, fit_params, knee_doubling_pole
 from throttlelab.results import ConfidenceInterval
-
-
-def _hyperbolic(x, lam, a, b, c):
-    d = c - x
-    return np.where(d > 1e-6, a + b / np.maximum(d, 1e-6), 1e6)
-
-
-def _mm1(x, lam, s, cap):
-    rho = lam * s / (cap * np.maximum(1 - x, 1e-9))
-    return np.where(rho < 0.999, s / np.maximum(1 - rho, 1e-3), 1e6)
-
-
-MODELS = {
-    "hyperbolic": (_hyperbolic, ("a", "b", "c")),
-    "mm1": (_mm1, ("service_seconds", "effective_cores")),
-}
 
 
 @dataclass(frozen=True)
@@ -102,58 +86,6 @@ class ResponseCurveFit:
         return self.knee.confidence_interval()
 
 
-def _fit_params(model: str, x, lam, y, p0=None) -> np.ndarray:
-    fn, names = MODELS[model]
-    if p0 is not None:
-        starts = [tuple(p0)]
-        lower, upper = ((-np.inf, 0.0, float(np.max(x)) + 1e-4), (np.inf, np.inf, 10.0)) if model == "hyperbolic" \
-            else ((1e-6, 1e-3), (np.inf, 1e3))
-    elif model == "hyperbolic":
-        y0 = float(np.min(y))
-        starts = [(y0 * 0.5, y0 * 0.3, c0) for c0 in (float(np.max(x)) + d for d in (0.05, 0.2, 0.5))]
-        lower, upper = (-np.inf, 0.0, float(np.max(x)) + 1e-4), (np.inf, np.inf, 10.0)
-    else:
-        starts = [(float(np.min(y)), cap) for cap in (1.0, 2.0, 4.0)]
-        lower, upper = (1e-6, 1e-3), (np.inf, 1e3)
-    best, best_rss = None, np.inf
-    for p0 in starts:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                res = optimize.least_squares(lambda p: fn(x, lam, *p) - y, p0, bounds=(lower, upper), max_nfev=2000)
-        except (ValueError, RuntimeError):
-            continue
-        rss = float(np.sum(res.fun ** 2))
-        if res.success and rss < best_rss:
-            best, best_rss = res.x, rss
-    if best is None:
-        raise RuntimeError(f"{model} fit did not converge")
-    return best
-
-
-def _derived(model: str, p: np.ndarray, lam: float, x_max: float) -> tuple[float, float, float]:
-    """knee, doubling share, pole of the curve with parameters ``p`` (rate ``lam``)."""
-    nan = float("nan")
-    if model == "hyperbolic":
-        a, b, c = p
-        pole = float(c)
-        span = (b / (c - x_max) - b / c) / x_max if x_max > 0 else nan  # average slope over [0, x_max]
-        knee = float(np.clip(c - np.sqrt(b / span), 0.0, x_max)) if span > 0 else nan
-        denom = a + 2 * b / c
-        doubling = float(c - b / denom) if denom > 0 else nan
-    else:
-        s, cap = p
-        rho0 = lam * s / cap
-        pole = float(1 - rho0)
-        doubling = float(1 - 2 * lam * s / (cap * (1 + rho0))) if lam > 0 else nan
-        grid = np.linspace(0.0, x_max, 401)
-        y = _mm1(grid, lam, s, cap)
-        avg = (y[-1] - y[0]) / x_max if x_max > 0 else nan
-        slope = np.gradient(y, grid)
-        knee = float(grid[np.argmax(slope >= avg)]) if np.isfinite(avg) and avg > 0 and np.any(slope >= avg) else nan
-    pole = pole if 0 < pole < 1 else nan
-    doubling = doubling if 0 <= doubling < 1 and not (np.isfinite(pole) and doubling >= pole) else nan
-    return knee, doubling, pole
 
 
 def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: int = 300, level: float = 0.95,
@@ -176,7 +108,7 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
     if x.size < len(MODELS[model][1]) + 1:
         raise ValueError(f"{model} fit needs at least {len(MODELS[model][1]) + 1} points, got {x.size}")
     fn, names = MODELS[model]
-    p = _fit_params(model, x, lam, y)
+    p = fit_params(model, x, lam, y)
     fitted = fn(x, lam, *p)
     resid = y - fitted
     rss = float(np.sum(resid ** 2))
@@ -185,17 +117,17 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
     r2 = 1 - rss / float(np.sum((y - y.mean()) ** 2)) if n > 1 else np.nan
     lam_ref = float(np.mean(lam))
     x_max = float(np.max(x))
-    knee, doubling, pole = _derived(model, p, lam_ref, x_max)
+    knee, doubling, pole = knee_doubling_pole(model, p, lam_ref, x_max)
     rng = np.random.default_rng(seed)
     boots, failed = [], 0
     for _ in range(n_boot):
         y_star = resample(rng) if resample is not None else fitted + rng.choice(resid, size=n, replace=True)
         try:
-            pb = _fit_params(model, x, lam, y_star, p0=p)
+            pb = fit_params(model, x, lam, y_star, p0=p)
         except RuntimeError:
             failed += 1
             continue
-        d = list(_derived(model, pb, lam_ref, x_max))
+        d = list(knee_doubling_pole(model, pb, lam_ref, x_max))
         if model == "hyperbolic" and (pb[2] >= 9.9 or pb[2] <= x_max + 2e-3):
             d[0] = np.nan
         boots.append([*pb, *d])
