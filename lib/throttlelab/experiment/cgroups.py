@@ -21,10 +21,6 @@ from throttlelab.errors import EnvironmentProblem
 from throttlelab.experiment.cgroup_files import read_file, read_kv, read_pids, remove_tree, write_file
 from throttlelab.experiment.cgroup_layout import PARENT, WHAT_IS_NEEDED, CgroupLayout
 
-# Also reachable as ``cgroups.detect_layout`` / ``cgroups.owner_name``: latency_placement uses them so.
-from throttlelab.experiment.cgroup_layout import detect_layout  # noqa: F401  (re-export)
-from throttlelab.experiment.cgroup_orphans import owner_name  # noqa: F401  (re-export)
-
 
 @dataclass(frozen=True)
 class Counters:

@@ -30,10 +30,12 @@ class Placement:
 
     def __enter__(self) -> Placement:
         if self.backend == "local":
-            from throttlelab.experiment import cgroups
+            from throttlelab.experiment.cgroup_layout import detect_layout
+            from throttlelab.experiment.cgroup_orphans import owner_name
+            from throttlelab.experiment.cgroups import Cgroup
 
-            self.layout = cgroups.detect_layout()
-            self.cgroup = cgroups.Cgroup(self.layout, f"{cgroups.owner_name()}/latency-{self.run_id}").create()
+            self.layout = detect_layout()
+            self.cgroup = Cgroup(self.layout, f"{owner_name()}/latency-{self.run_id}").create()
             quota = None if self.cpu_limit_cores is None else round(self.cpu_limit_cores * 100_000)
             self.cgroup.set_limit(quota, 100_000)
         elif self.cpu_limit_cores is not None:
