@@ -45,7 +45,7 @@ from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest.result import IngestResult
-from throttlelab.ingest.skip_counter import SkipCounter
+from throttlelab.ingest.skip_counter import SkipCounter, usable_lines
 
 REQUEST_METRIC = "http_req_duration"
 VUS_METRIC = "vus"
@@ -180,15 +180,9 @@ def _no_stage(metric: str) -> str | None:
 def scan_json(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
     """One pass over k6 ``--out json`` NDJSON (see :class:`Scan`)."""
     lines = lines_mod.read_lines(path)
-    codes = lines.problem_codes(lines.lengths())
     scan = Scan(str(path), len(lines), SkipCounter(str(path)))
     skips = scan.skips
-    for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
-        if code:
-            skips.add(n, lines_mod.LINE_REASONS[code], text)
-            continue
-        if text is None:
-            continue
+    for n, text in usable_lines(lines, skips):
         try:
             obj = json.loads(text)
         except ValueError:
@@ -231,16 +225,10 @@ def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = No
 def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
     """One pass over k6 ``--out csv`` (see :class:`Scan`); ``vu``/``iter`` from columns or the ``metadata`` field."""
     lines = lines_mod.read_lines(path)
-    codes = lines.problem_codes(lines.lengths())
     scan = Scan(str(path), len(lines), SkipCounter(str(path)))
     skips = scan.skips
     header: list[str] | None = None
-    for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
-        if code:
-            skips.add(n, lines_mod.LINE_REASONS[code], text)
-            continue
-        if text is None:
-            continue
+    for n, text in usable_lines(lines, skips):
         try:
             fields = next(csv.reader([text]))
         except csv.Error:

@@ -8,6 +8,9 @@ that every input line is either in the output or counted.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from throttlelab.ingest.lines import LINE_REASONS, Lines
 from throttlelab.ingest.result import EXAMPLES_PER_REASON, Skip, SkipReport, excerpt
 
 
@@ -38,3 +41,17 @@ class SkipCounter:
             self.counts[reason] = self.counts.get(reason, 0) + n
             self.examples.setdefault(reason, []).extend(other.examples[reason])
         self.first = self.first or other.first
+
+
+def usable_lines(lines: Lines, skips: SkipCounter) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every line a reader can look at.
+
+    Lines with a file-level problem (binary, not UTF-8, too long, truncated) are
+    counted in ``skips`` with their reason and not yielded.
+    """
+    codes = lines.problem_codes(lines.lengths())
+    for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
+        if code:
+            skips.add(n, LINE_REASONS[code], text)
+        elif text is not None:
+            yield n, text

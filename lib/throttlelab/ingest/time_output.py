@@ -21,7 +21,7 @@ import polars as pl
 
 from throttlelab.errors import InputError
 from throttlelab.ingest import lines as lines_mod
-from throttlelab.ingest.skip_counter import SkipCounter
+from throttlelab.ingest.skip_counter import SkipCounter, usable_lines
 from throttlelab.ingest.result import IngestResult
 
 SCHEMA = {
@@ -73,15 +73,11 @@ def read_time_output(path, *, strict: bool = False) -> IngestResult:
     """Read ``time`` output (see the module docstring) into ``table="timings"``."""
     source = str(path)
     lines = lines_mod.read_lines(path)
-    codes = lines.problem_codes(lines.lengths())
     skips = SkipCounter(source)
     rows: list[dict] = []
     cur: dict | None = None
-    for n, (text, code) in enumerate(zip(lines.text, codes), start=1):
-        if code:
-            skips.add(n, lines_mod.LINE_REASONS[code], text)
-            continue
-        if text is None or not text.strip():
+    for n, text in usable_lines(lines, skips):
+        if not text.strip():
             continue
         s = text.strip()
         m = _BASH.match(s)
