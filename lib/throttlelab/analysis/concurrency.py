@@ -210,3 +210,23 @@ def analyse_measured_stages(stage_timings: pl.DataFrame, *, base: str | None = N
     summary = stage_summary(stage_timings)
     return {"summary": summary, "percent_change": percent_change_table(summary, base, other),
             "tests": compare_stages(stage_timings, base, other, alpha=alpha), "base": base, "other": other}
+
+
+LIGHT_STAGES = ("categories", "duplicates", "quality", "score")
+
+
+def measured_headlines(measured: dict, *, alpha: float = 0.05) -> list[str]:
+    """One-line findings of :func:`analyse_measured_stages` for the reports index."""
+    t = measured["tests"]
+    light = t.filter(pl.col("stage").is_in(LIGHT_STAGES))
+    better = light.filter(pl.col("verdict") == "better").height
+    lines = [f"Measured ({measured['other']} vs {measured['base']}): light stages faster in {better}/{light.height} "
+             f"(load, stage) cells after Holm correction (alpha {alpha})"]
+    tot = t.filter(pl.col("stage") == "total").sort("load")
+    if tot.height:
+        r = tot.row(-1, named=True)
+        rb = r["rank_biserial"] if r["rank_biserial"] is not None else float("nan")
+        ph = r["p_holm"] if r["p_holm"] is not None else float("nan")
+        lines.append(f"Measured total at {r['load']:g} VUs: avg {r['avg_change_percent']:+.0f}%, "
+                     f"rank-biserial {rb:+.2f}, Holm p={ph:.2g} ({r['verdict']})")
+    return lines

@@ -255,3 +255,14 @@ def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0
     return {"summary": summary, "inflation_mean": inf_mean, "inflation_p95": inf_p95,
             "fits": pl.DataFrame(rows, infer_schema_length=None), "fit_objects": objs,
             "neighbour_workers": main_workers}
+
+
+def inflation_headline(inflation_mean: pl.DataFrame) -> str | None:
+    """Mean response-time inflation at the highest neighbour share, per load, as one line."""
+    if not inflation_mean.height:
+        return None
+    top = inflation_mean.filter(pl.col("contention") == inflation_mean["contention"].max()).sort("load")
+    parts = [f"{r['percent']:+.0f}% [{r['percent_low']:+.0f}, {r['percent_high']:+.0f}] at load {r['load']:g}"
+             for r in top.iter_rows(named=True)]
+    return (f"Measured mean response time at neighbour share {top['contention'][0]:.0%} vs none: "
+            + "; ".join(parts) + " (95% bootstrap CIs)")

@@ -136,6 +136,17 @@ def run_latency_sweep(sweep: LatencySweep, data_root: str | Path, *, backend: st
     return store.directory
 
 
+def run_live_sweep(mapping: dict, data_root: str | Path, *, backend: str = "local") -> tuple[str, dict]:
+    """Run (or resume) the sweep a notebook parameter describes.
+
+    Returns the run-store folder (to read with ``analysis.latency.load_measured``)
+    and what ``results.json`` records of it (store, number of points, backend).
+    """
+    sweep = LatencySweep.from_mapping(dict(mapping), source="live_sweep")
+    folder = run_latency_sweep(sweep, data_root, backend=backend)
+    return str(folder), {"store": str(folder), "points": len(sweep.points()), "backend": backend}
+
+
 def _write_parquet(df: pl.DataFrame, path: Path) -> None:
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     df.write_parquet(tmp)
