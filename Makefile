@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STUDY ?= studies/default.yaml
 
-.PHONY: setup system-tools report test bench control-plane clean-reports help
+.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks
 
 help:
 	@echo "make report   - run the default study (sets up .venv and system tools if missing)"
@@ -36,7 +36,12 @@ control-plane:
 report: setup system-tools
 	$(VENV)/bin/throttlelab run $(STUDY)
 
-test: setup system-tools control-plane
+# Paired notebooks: sync each .ipynb with its percent script and strip outputs (the tests run this first).
+notebooks: setup
+	@$(VENV)/bin/jupytext --quiet --sync notebooks/[0-9]*.ipynb
+	@$(VENV)/bin/nbstripout notebooks/[0-9]*.ipynb
+
+test: setup system-tools control-plane notebooks
 	$(PY) -m pytest -q
 
 bench: setup system-tools

@@ -1,0 +1,139 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · Run a CPU-limit x thread-count sweep on this machine
+#
+# **Question:** what happens to a workload's wall time, CPU use and CFS throttling when this machine's Linux
+# scheduler caps it at a CPU limit, the way Kubernetes does with `limits.cpu`, and at each thread count?
+#
+# This notebook runs (or resumes) a sweep described by a spec (`studies/local_sweep.yaml` shows every key): each run
+# gets its own cgroup with the run's CFS quota, the workload starts inside it, and a sampler writes the cgroup's
+# `cpu.stat` into a monitor log in the same format as the write-up's `monitor_cpu.sh`. Finished runs are stored in
+# `data/raw/<experiment>/` and never rerun: executing the notebook again resumes where it stopped. Where this machine
+# has no writable CPU cgroup the notebook says why and shows what is already stored.
+
+# %% tags=["parameters"]
+output_dir: str = "../data/processed/01_run_sweep"  # where tables, charts and results.json go
+spec: str = "../studies/sweeps/tiny_burner.yaml"  # sweep spec (YAML); "": only the inline fields below
+inline: dict = {}  # spec keys that override the file's (e.g. {"limits": [0.5, 1], "replicates": 3})
+data_root: str = "../data/raw"  # run store root: runs go to data_root/<experiment name>
+run: bool = True  # run the missing runs; False: only show what is stored
+retry_failed: bool = False  # also redo runs that failed or timed out
+example_run: str = ""  # run whose monitor intervals are shown; "": the most throttled run
+
+# %%
+import polars as pl
+from IPython.display import Markdown, display
+
+from throttlelab.experiment.backend import get_backend
+from throttlelab.experiment.run_store import RunStore
+from throttlelab.experiment.spec import spec_from
+from throttlelab.experiment.summary import pick_example_run, run_intervals, sweep_summary
+from throttlelab.experiment.sweep import pending_runs, run_sweep
+from throttlelab.report import notebook as tn
+from throttlelab.report.charts.sweep import limit_wall_chart, run_intervals_chart
+
+out = tn.start(output_dir, name="01_run_sweep")
+
+# %% [markdown]
+# ## The sweep
+# The spec after the inline overrides, and how many of its runs are already stored.
+
+# %%
+sweep = spec_from(spec or inline, **{**(inline if spec else {}), "data_root": data_root})
+store = RunStore(sweep.experiment_dir)
+plan = sweep.plan()
+todo = pending_runs(sweep, store, retry_failed=retry_failed)
+available, reason = get_backend(sweep.backend).available()
+display(Markdown(
+    f"Experiment **{sweep.name}**: {sweep.workload.kind} workload, limits "
+    f"{', '.join('unlimited' if v is None else f'{v:g}' for v in sweep.limits)} cores, threads "
+    f"{', '.join(sweep.threads)}, {sweep.replicates} replicate(s), {sweep.warmup} warm-up run(s): "
+    f"**{len(plan)} runs, {len(plan) - len(todo)} already stored** in `{store.directory}`. "
+    f"Backend `{sweep.backend}`: " + ("available." if available else f"**not available here**: {reason}")))
+
+# %% [markdown]
+# ## Running
+# The progress bar counts stored runs; its ETA comes from the runs done in this session. Interrupting the kernel
+# stops the current run cleanly (its cgroup is removed, no row written): execute again to resume.
+
+# %%
+skipped_reason = None
+if run and todo and available:
+    runs = run_sweep(sweep, progress=True, retry_failed=retry_failed)
+else:
+    skipped_reason = None if not todo else (reason if not available else "run=False")
+    runs = store.read_runs()
+runs = runs.filter(pl.col("run_id").is_in([p.run_id for p in plan]))
+tn.save_table(runs, "runs")
+if skipped_reason:
+    display(Markdown(f"**{len(todo)} runs were not run**: {skipped_reason}."))
+runs
+
+# %% [markdown]
+# ## Per point
+# Medians over replicates of each (neighbour, limit, threads) point; `throttled_ratio` pools the CFS periods of its
+# runs (throttled periods / periods), `median_effective_cores` is CPU time / wall time. Warm-ups are left out.
+
+# %%
+summary = sweep_summary(runs)
+tn.save_table(summary, "summary")
+summary
+
+# %% [markdown]
+# ## Wall time against the CPU limit
+# Each dot is one run, lines join the medians of each thread count; the x axis is logarithmic and the rightmost
+# position is "unlimited". Under CFS bandwidth control, a CPU-bound run whose threads want more than the limit takes
+# about CPU seconds / limit; where the lines flatten the limit no longer binds. Hover a dot for its counters.
+
+# %%
+limit_wall_chart(runs, title=f"{sweep.name}: wall time by CPU limit and thread count") if runs.height else None
+
+# %% [markdown]
+# ## One run, interval by interval
+# From the run's monitor log (read back with the ingest parser): the CPU the cgroup used in each sampling interval
+# against its limit (dashed), and the share of 100 ms CFS periods in which it was throttled. A run pinned at its limit
+# with most periods throttled is CPU-starved; short bursts over the limit are impossible: the quota is a hard cap.
+
+# %%
+shown = example_run or pick_example_run(runs)
+intervals = run_intervals(store, shown) if shown else None
+if intervals is not None:
+    tn.save_table(intervals, "example_intervals")
+    display(run_intervals_chart(intervals, title=shown))
+
+# %%
+ok = runs.filter((pl.col("status") == "ok") & ~pl.col("warmup").fill_null(False))
+limited = summary.filter(pl.col("cpu_limit_cores").is_not_null() & pl.col("throttled_ratio").is_not_null())
+if ok.height:
+    worst = limited.sort("throttled_ratio", descending=True).row(0, named=True) if limited.height else None
+    measured = sum(1 for p in plan if not p.warmup)
+    tn.headline(f"Local sweep {sweep.name}: {ok.height} of {measured} measured runs ok" + (
+        f"; at {worst['limit']} cores x {worst['threads']} threads {worst['throttled_ratio']:.0%} of CFS periods "
+        f"were throttled, median wall {worst['median_wall_seconds']:.2f} s" if worst else ""))
+elif skipped_reason:
+    tn.headline(f"Local sweep {sweep.name} not run here: {skipped_reason}")
+tn.write_results({
+    "experiment": sweep.name,
+    "store": str(store.directory),
+    "planned_runs": len(plan),
+    "stored_runs": runs.height,
+    "status_counts": {s: n for s, n in runs["status"].value_counts().iter_rows()} if runs.height else {},
+    "skipped_reason": skipped_reason,
+    "example_run": shown,
+    "summary": summary,
+})

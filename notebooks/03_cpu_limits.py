@@ -1,0 +1,185 @@
+# ---
+# jupyter:
+#   jupytext:
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 03 · CPU limits: how fast does a run get with more CPU, where does more CPU make it slower, and what limit should it get?
+#
+# For each group of runs (workload, thread count, noisy-neighbour share) this notebook fits scaling models of run time
+# against the CPU limit (Amdahl, the Universal Scalability Law, a CFS quota model), finds the knee and the cost in
+# core-seconds, tests for **dead zones** (limits at which a run is slower than at a lower limit) with effect sizes,
+# intervals and multiplicity-adjusted p-values, and recommends a limit. A last section fits the **active-time** view of
+# the Go write-up (CPU time / wall time against the limit share). By default it reads the published ffmpeg sweep
+# (both experiments of the write-up, pooled as replicates where their limits overlap).
+
+# %% tags=["parameters"]
+runs_path: str = ""  # runs table: "": published ffmpeg sweep; a .parquet/.csv runs table or a run-store folder (data/raw/<experiment>)
+machine_cores: float = 0.0  # host cores, used as the position of 'unlimited' in fits; 0: read from the runs' node column, else unlimited is left out of fits
+threshold_pct: float = 5.0  # practical threshold: a dead zone is at least this much slower (%) than the best lower limit
+knee_tolerance_pct: float = 10.0  # knee is the smallest limit within this % of the best time
+alpha: float = 0.05  # family-wise error rate of the dead-zone tests, per group
+prior_cv: float = 0.20  # run-to-run noise assumed when no limit has replicates (15-25% on shared machines)
+n_boot: int = 200  # bootstrap refits per scaling model (intervals and bands)
+n_sim: int = 20000  # Monte-Carlo draws for the dead-zone null distributions
+seed: int = 0  # seed of every resampling
+active_time_path: str = ""  # Go active-time table (CSV); "": published (seed 003); "none": skip the section
+output_dir: str = "../data/processed/03_cpu_limits"  # where tables, results.json and headlines go
+
+# %% [markdown]
+# ## Setup
+# Imports, the output folder, and the offline chart renderer.
+
+# %%
+import polars as pl
+from IPython.display import Markdown, display
+
+from throttlelab.analysis import cpu_limits as cl
+from throttlelab.analysis.active_time import fit_active_time, slowdown_table
+from throttlelab.analysis.prepare import limit_summary, prepare_runs
+from throttlelab.analysis.runs_input import load_runs
+from throttlelab.ingest.published import load_go_active_time
+from throttlelab.report import notebook as tn
+from throttlelab.report.charts.active_time import active_time_chart
+from throttlelab.report.charts.dead_zones import dead_zone_chart
+from throttlelab.report.charts.scaling import scaling_chart
+
+out = tn.start(output_dir, name="03_cpu_limits")
+
+# %% [markdown]
+# ## Runs analysed
+# Warm-up runs, runs that did not finish `ok` and runs without a wall time are left out and counted below.
+
+# %%
+prepared = prepare_runs(load_runs(runs_path), machine_cores=machine_cores or None)
+display(prepared.summary())
+tn.save_table(prepared.excluded, "excluded_runs")
+summary = limit_summary(prepared.runs)
+tn.save_table(summary, "limits")
+summary
+
+# %%
+groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_tolerance_pct=knee_tolerance_pct,
+                               alpha=alpha, prior_cv=prior_cv, n_boot=n_boot, n_sim=n_sim, seed=seed)
+
+# %% [markdown]
+# ## Scaling curves
+# **What the chart shows:** every run's wall time (black points) against its CPU limit on log-log axes, the fitted
+# Amdahl, USL and quota models (lines; the legend lists them best AIC first, the best drawn solid) and the best model's
+# 95% bootstrap band (shaded). **How to read it:** a straight line of slope -1 is perfect scaling (twice the CPU, half
+# the time); flattening means extra CPU buys little; points far above the curve are limits where the run did worse than
+# any smooth model allows (candidate dead zones, tested below). Unlimited runs sit at the machine's core count when it
+# is known.
+
+# %%
+fit_rows = []
+for g in groups:
+    display(scaling_chart(prepared.runs.filter(pl.col("workload") == g.group["workload"],
+                                               pl.col("threads") == g.group["threads"],
+                                               pl.col("contention") == g.group["contention"]),
+                          list(g.fits), title=f"Wall time vs CPU limit: {g.label}"))
+    for f in g.fits:
+        for name, value in f.parameters.items():
+            ci = f.intervals[name]
+            fit_rows.append({"group": g.label, "model": f.model, "parameter": name, "estimate": value,
+                             "ci_low": ci.low, "ci_high": ci.high, "aic": f.aic})
+    if g.fit_note:
+        display(Markdown(f"*{g.label}: {g.fit_note}*"))
+fits_table = pl.DataFrame(fit_rows) if fit_rows else pl.DataFrame()
+tn.save_table(fits_table, "fits")
+fits_table
+
+# %% [markdown]
+# ## Dead zones
+# **What the chart shows:** for every limit, how much slower (in %) it is than the best lower limit, with its 95%
+# interval; colour = verdict (red: dead zone, adjusted p < alpha and at least the practical threshold slower; green: not
+# a dead zone, the interval's upper end is below the threshold; grey: undecided, the data cannot tell). The dashed lines
+# mark 0% and the practical threshold. **How to read it:** only red points are claims; a grey point above the threshold
+# is a suspicion that needs more replicates. The p-values are corrected for testing every limit (step-down max-T;
+# plain Holm is in the tooltip and the table).
+
+# %%
+dz_tables = []
+for g in groups:
+    display(dead_zone_chart(g.dead_zones, title=f"Slowdown against the best lower limit: {g.label}"))
+    display(Markdown("\n".join(f"- {s}" for s in cl.dead_zone_sentences(g.dead_zones))))
+    dz_tables.append(g.dead_zones.limits_table().with_columns(pl.lit("pooled").alias("model")))
+    if g.dead_zones_block is not None:
+        effects = ", ".join(f"{k} {100 * (2.718281828459045 ** v - 1):+.1f}%"
+                            for k, v in g.dead_zones_block.block_effects.items())
+        zones = "; ".join(", ".join(z.limits_labels) for z in g.dead_zones_block.zones) or "none"
+        display(Markdown(f"**Sensitivity, experiment as a block effect** ({effects}): dead zones: {zones}."))
+        dz_tables.append(g.dead_zones_block.limits_table().with_columns(pl.lit("block=experiment").alias("model")))
+dead_zone_table = pl.concat(dz_tables) if dz_tables else pl.DataFrame()
+tn.save_table(dead_zone_table, "dead_zones")
+
+# %% [markdown]
+# ## Knee, cost and recommendation
+# The knee is the smallest limit within the tolerance of the best time; core-seconds = limit x wall time (what the run
+# reserves). The recommendation steps past any dead-zone limit.
+
+# %%
+rec_rows = []
+for g in groups:
+    r, k = g.recommendation, g.knee
+    rec_rows.append({"group": g.label, "limit": r.limit_label, "threads": r.threads,
+                     "expected_seconds": r.expected_seconds, "ci_low": r.expected_seconds_ci.low,
+                     "ci_high": r.expected_seconds_ci.high, "core_seconds": r.core_seconds,
+                     "knee": k.limit_label, "best": k.best_limit_label, "reason": r.reason})
+recommendations = pl.DataFrame(rec_rows)
+tn.save_table(recommendations, "recommendations")
+recommendations
+
+# %% [markdown]
+# ## Active time under a quota (the Go write-up)
+# **What the chart shows:** the share of a request's wall time spent on CPU (pprof CPU time / response time) against
+# the CPU limit as a share of one core (points), the least-squares line through the origin with its 95% band, and the
+# dashed y = x line (the quota alone explains the waiting). **How to read it:** points on the dashed line mean the
+# request is CPU-bound and the quota is the only reason it waits; the implied slowdown is 1 / (CPU time / wall time).
+
+# %%
+active = None
+if active_time_path != "none":
+    go = load_go_active_time(active_time_path or None)
+    act_fit = fit_active_time(go["limit_share"], go["active_over_wall"])
+    display(active_time_chart(go, act_fit, title="CPU time / wall time vs CPU limit (Go JSON endpoint)"))
+    act_table = slowdown_table(go, act_fit)
+    tn.save_table(act_table, "active_time")
+    factor, factor_ci = act_fit.slowdown_factor(float(go["limit_share"].min()))
+    active = {"fit": act_fit, "table": act_table, "smallest_limit_share": float(go["limit_share"].min()),
+              "slowdown_factor": factor, "slowdown_factor_ci": factor_ci}
+    display(act_table)
+
+# %%
+for g in groups[:2]:
+    for z in g.dead_zones.zones[:1]:
+        tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — up to {z.slowdown_pct:+.0f}% "
+                    f"(95% CI {z.slowdown_ci_pct.low:+.0f}% to {z.slowdown_ci_pct.high:+.0f}%) slower than "
+                    f"{z.baseline_label}, adjusted p = {z.p_value:.3f}")
+    r = g.recommendation
+    tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds:.3g} s (95% CI {r.expected_seconds_ci.low:.3g}-"
+                f"{r.expected_seconds_ci.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run")
+if active:
+    tn.headline(f"Go endpoint: CPU time / wall time = {active['fit'].slope:.2f} x limit share; at "
+                f"{1000 * active['smallest_limit_share']:.0f}m a request takes {active['slowdown_factor']:.1f}x "
+                f"(95% CI {active['slowdown_factor_ci'].low:.1f}-{active['slowdown_factor_ci'].high:.1f}x) its CPU time")
+
+tn.write_results({
+    "input": {"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
+    "runs": prepared.summary(),
+    "parameters": {"threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
+                   "prior_cv": prior_cv, "n_boot": n_boot, "n_sim": n_sim, "seed": seed},
+    "groups": [cl.group_results(g) for g in groups],
+    "active_time": active,
+})
