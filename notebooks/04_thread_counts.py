@@ -42,7 +42,7 @@ from throttlelab.analysis.prepare import prepare_runs
 from throttlelab.analysis.runs_input import load_runs
 from throttlelab.analysis.thread_counts import analyse_thread_counts, thread_results
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.threads import auto_vs_best_chart, thread_heatmap
+from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
 out = tn.start(output_dir, name="04_thread_counts")
 

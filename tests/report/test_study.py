@@ -49,7 +49,7 @@ def test_default_study_parses():
 
 
 def test_study_paths_become_absolute(tmp_path):
-    from throttlelab.report.runner import resolve_parameters
+    from throttlelab.report.study_runner import resolve_parameters
 
     (tmp_path / "data").mkdir()
     (tmp_path / "spec.yaml").write_text("x: 1\n")

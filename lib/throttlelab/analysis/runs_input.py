@@ -5,7 +5,7 @@
 * ``""``: the bundled published ffmpeg sweep (:func:`~throttlelab.ingest.published.load_ffmpeg_sweep`);
 * a ``.parquet`` or ``.csv`` file holding a canonical runs table;
 * a run-store folder ``data/raw/<experiment>/`` written by a sweep
-  (:class:`throttlelab.experiment.run_store.RunStore`), or a folder holding
+  (:class:`throttlelab.experiment.sweeps.run_store.RunStore`), or a folder holding
   several experiments (every sub-folder with a ``runs/`` folder is read).
 """
 
@@ -49,7 +49,7 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
 
 
 def _read_store(path: Path) -> pl.DataFrame:
-    from throttlelab.experiment.run_store import RunStore
+    from throttlelab.experiment.sweeps.run_store import RunStore
 
     stores = [path] if (path / "runs").is_dir() else sorted(p for p in path.iterdir() if (p / "runs").is_dir())
     if not stores:

@@ -1,0 +1,93 @@
+"""Run the fixture study end to end: reports, index, failure handling, escaping."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from throttlelab.cli import main
+from throttlelab.report.browser import check_page, chromium_path
+
+REPO = Path(__file__).resolve().parents[3]
+FIXTURE = REPO / "tests" / "fixtures" / "notebooks" / "study.yaml"
+
+
+@pytest.fixture(scope="module")
+def fixture_reports(tmp_path_factory):
+    reports = tmp_path_factory.mktemp("reports")
+    rc = main(["run", str(FIXTURE), "--reports", str(reports)])
+    return reports, rc
+
+
+def test_exit_status_names_the_failure(fixture_reports, capsys):
+    _, rc = fixture_reports
+    assert rc == 1
+
+
+def test_good_run_writes_everything(fixture_reports):
+    reports, _ = fixture_reports
+    good = reports / "fixture" / "good"
+    for name in ("notebook.ipynb", "report.html", "results.json", "run.json", "table.csv", "table.parquet"):
+        assert (good / name).exists(), name
+    run = json.loads((good / "run.json").read_text())
+    assert run["status"] == "ok"
+    assert run["provenance"]["git_commit"]
+    assert run["provenance"]["machine"]["kernel"]
+    assert run["provenance"]["machine"]["cgroup"]
+    assert run["provenance"]["packages"]["polars"]
+    assert any(k.startswith("data/published/") for k in run["provenance"]["inputs"])
+    results = json.loads((good / "results.json").read_text())
+    assert results["results"] == {"best_limit": 2.0}
+    import sys
+
+    assert results["kernel_python"] == sys.executable, "the notebook ran in the project's interpreter"
+
+
+def test_failed_run_still_has_a_report_showing_the_error(fixture_reports):
+    reports, _ = fixture_reports
+    bad = reports / "fixture" / "bad"
+    run = json.loads((bad / "run.json").read_text())
+    assert run["status"] == "failed"
+    assert "fixture failure as asked" in run["error"]
+    html = (bad / "report.html").read_text()
+    assert "fixture failure as asked" in html
+
+
+def test_skipped_run_says_why_in_the_index(fixture_reports):
+    reports, _ = fixture_reports
+    index = (reports / "index.html").read_text()
+    assert "no_such_thing" in index
+    assert "skipped" in index
+
+
+def test_untrusted_strings_are_escaped(fixture_reports):
+    reports, _ = fixture_reports
+    index = (reports / "index.html").read_text()
+    assert "<script>window.__pwned" not in index
+    assert "&lt;b&gt;with markup" in index
+    html = (reports / "fixture" / "good" / "report.html").read_text()
+    assert "<script>window.__pwned" not in html
+
+
+def test_reports_have_no_external_loads(fixture_reports):
+    reports, _ = fixture_reports
+    html = (reports / "fixture" / "good" / "report.html").read_text()
+    for needle in ("cdn.jsdelivr", "cdnjs", "unpkg.com", "require.min.js", "mathjax", "<link rel=\"stylesheet\" href=\"http"):
+        assert needle not in html.lower() or needle == "mathjax" and "mathjax" not in html.lower()
+    assert html.count("window.vegaEmbed=") == 1, "one vega bundle per page"
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(chromium_path() is None, reason="chromium not installed (make system-tools installs it)")
+def test_report_renders_offline_in_chromium(fixture_reports, tmp_path):
+    reports, _ = fixture_reports
+    check = check_page(reports / "fixture" / "good" / "report.html", screenshot=tmp_path / "good.png",
+                       expression="window.__pwned || null")
+    assert check.charts == 2
+    assert check.drawn == 2, check
+    assert check.console_errors == ()
+    assert check.network_requests == ()
+    assert check.extra["value"] is None, "an untrusted string ran as script"
+    assert (tmp_path / "good.png").stat().st_size > 1000
+    index = check_page(reports / "index.html")
+    assert index.ok, index
