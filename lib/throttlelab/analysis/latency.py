@@ -248,7 +248,7 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     if not p.exists():
         raise InputError(p, None, "not found", "expected a latency run store, a requests table or k6 output")
     if p.is_dir() and (p / "requests").is_dir():
-        from throttlelab.experiment.latency.latency_runner import read_latency_store
+        from throttlelab.experiment.stores import read_latency_store
 
         _, req, st = read_latency_store(p)
         return req, st

@@ -17,6 +17,7 @@ import polars as pl
 
 from throttlelab import tables
 from throttlelab.errors import InputError
+from throttlelab.experiment.stores import read_store_runs
 
 
 def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
@@ -29,7 +30,7 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
     if not path.exists():
         raise InputError(path, None, "runs table not found", "expected a .parquet/.csv runs table or a run-store folder")
     if path.is_dir():
-        return _read_store(path)
+        return read_store_runs(path)
     if path.suffix == ".parquet":
         df = pl.read_parquet(path)
     elif path.suffix == ".csv":
@@ -46,16 +47,3 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
         raise InputError(path, 1, "not a runs table", str(exc)) from None
     except pl.exceptions.PolarsError as exc:
         raise InputError(path, None, "runs table has a column of the wrong type", str(exc).splitlines()[0]) from None
-
-
-def _read_store(path: Path) -> pl.DataFrame:
-    from throttlelab.experiment.sweeps.run_store import RunStore
-
-    stores = [path] if (path / "runs").is_dir() else sorted(p for p in path.iterdir() if (p / "runs").is_dir())
-    if not stores:
-        raise InputError(path, None, "no run store here", "expected <experiment>/runs/*.json")
-    frames = [RunStore(p).read_runs() for p in stores]
-    frames = [f for f in frames if f.height]
-    if not frames:
-        raise InputError(path, None, "run store holds no runs")
-    return pl.concat(frames, how="diagonal_relaxed")

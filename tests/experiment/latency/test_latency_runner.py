@@ -13,7 +13,8 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.errors import SpecError
-from throttlelab.experiment.latency.latency_runner import read_latency_store, run_latency_sweep, run_point
+from throttlelab.experiment.latency.latency_runner import run_latency_sweep, run_point
+from throttlelab.experiment.stores import read_latency_store
 from throttlelab.experiment.latency.latency_sweep import LatencyPoint, LatencySweep
 from throttlelab.experiment.latency.service.work import CHUNK
 

@@ -102,8 +102,21 @@ def test_bad_yaml_names_line(tmp_path):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(SpecError, match="cannot read"):
+    with pytest.raises(SpecError, match="nope.yaml: file not found"):
         load_spec(tmp_path / "nope.yaml")
+
+
+def test_errors_name_the_line_and_the_allowed_keys(tmp_path):
+    path = write(tmp_path, "name: a\nlimits: [1]\nreplicate: 3\n")
+    with pytest.raises(SpecError, match=rf"{path}:3: key 'replicate': unknown key \(allowed: .*replicates") as info:
+        load_spec(path)
+    assert "\n" not in str(info.value)
+    path = write(tmp_path, "name: a\nlimits:\n  - 1\n  - lots\n")
+    with pytest.raises(SpecError, match=rf"{path}:4: key 'limits\[1\]': cannot read 'lots' as CPU cores"):
+        load_spec(path)
+    path = write(tmp_path, "name: a\norder: shuffled\n")
+    with pytest.raises(SpecError, match=rf"{path}:2: key 'order': Input should be 'random' or 'sequential', got 'shuffled'"):
+        load_spec(path)
 
 
 def test_plan_is_deterministic_blocked_and_marks_warmups():

@@ -72,7 +72,7 @@ class KubernetesBackend:
         """Read the spec's ``kubernetes:`` options and connect (once per spec)."""
         if self._ctx is not None and self._experiment == spec.name:
             return self._ctx
-        options = parse_options(spec.backend_options, source=spec.source)
+        options = parse_options(spec.backend_options, source=spec.source, lines=spec.source_lines)
         cluster = connect(options)
         self._ctx = RunContext(cluster=cluster, options=options, experiment=spec.name, session=self.session)
         self._experiment = spec.name

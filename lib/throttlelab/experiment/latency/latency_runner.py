@@ -19,7 +19,7 @@ replicates, written to a run store
     <data_root>/<experiment>/requests/<run_id>.parquet
     <data_root>/<experiment>/stage_timings/<run_id>.parquet
 
-Points already in the store are skipped (resume).  :func:`read_latency_store`
+Points already in the store are skipped (resume).  :func:`~throttlelab.experiment.stores.read_latency_store`
 reads the three tables back.
 
 Placement is backend-agnostic in shape: ``backend="local"`` uses cgroups of
@@ -153,16 +153,4 @@ def _write_parquet(df: pl.DataFrame, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def read_latency_store(directory: str | Path) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """(runs, requests, stage_timings) of a latency experiment folder (canonical tables)."""
-    from throttlelab.experiment.sweeps.run_store import RunStore
-
-    directory = Path(directory)
-    runs = RunStore(directory).read_runs()
-    out = []
-    for name in ("requests", "stage_timings"):
-        files = sorted((directory / name).glob("*.parquet"))
-        out.append(tables.conform(pl.concat([pl.read_parquet(f) for f in files], how="diagonal_relaxed"), name)
-                   if files else tables.empty(name))
-    return runs, out[0], out[1]
 

@@ -8,9 +8,13 @@ product of loads x contention shares x service configurations x replicates;
 from __future__ import annotations
 
 import itertools
+import typing
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from pydantic import Field, create_model
+
+from throttlelab.config_file import ConfigModel, KeyLines, config_error, validate
 from throttlelab.errors import SpecError
 from throttlelab.experiment.latency.loadgen import ClosedLoop, OpenLoop
 from throttlelab.experiment.latency.service import PipelineConfig
@@ -90,34 +94,24 @@ class LatencySweep:
     replicates: int = 1
 
     @classmethod
-    def from_mapping(cls, doc: dict[str, Any], *, source: str = "sweep") -> LatencySweep:
-        """Build from a mapping: any :class:`LatencyPoint` field as a fixed value, plus
-        ``loads`` (list), ``contention`` (list of shares 0-1), ``configs`` (list of
-        mappings of point fields, e.g. ``{max_workers: 8, semaphore: 4}``), ``replicates``."""
-        if not isinstance(doc, dict):
-            raise SpecError(f"{source}: a latency sweep is a mapping")
-        doc = dict(doc)
-        names = {f.name for f in fields(LatencyPoint)}
-        loads = doc.pop("loads", None)
-        if loads is None and "load" in doc:
-            loads = [doc.pop("load")]
-        contention = doc.pop("contention", [0.0])
-        configs = doc.pop("configs", [{}]) or [{}]
-        replicates = int(doc.pop("replicates", 1))
-        unknown = set(doc) - names
-        if unknown:
-            raise SpecError(f"{source}: unknown key(s) {', '.join(sorted(unknown))}")
-        for c in configs:
-            if not isinstance(c, dict) or set(c) - names:
-                raise SpecError(f"{source}: configs entries are mappings of point fields, got {c!r}")
+    def from_mapping(cls, doc: dict[str, Any], *, source: str = "sweep", lines: KeyLines | None = None) -> LatencySweep:
+        """Build from a mapping validated by :data:`LatencySweepFile`: any :class:`LatencyPoint`
+        field as a fixed value, plus ``loads`` (list), ``contention`` (list of shares 0-1),
+        ``configs`` (list of mappings of point fields, e.g. ``{max_workers: 8, semaphore: 4}``),
+        ``replicates``."""
+        model = validate(LatencySweepFile, doc, source=source, lines=lines)
+        given = model.model_dump(exclude_unset=True)
+        loads = given.pop("loads", None)
+        if loads is None and "load" in given:
+            loads = [given.pop("load")]
+        given.pop("load", None)
+        contention = given.pop("contention", [0.0])
+        configs = [c.model_dump(exclude_unset=True) for c in model.configs] or [{}]
+        given.pop("configs", None)
+        replicates = given.pop("replicates", 1)
         if not loads:
-            raise SpecError(f"{source}: 'loads' must list at least one load")
-        if "experiment" not in doc:
-            raise SpecError(f"{source}: 'experiment' (a name) is required")
-        try:
-            base = LatencyPoint(**doc)
-        except TypeError as exc:
-            raise SpecError(f"{source}: {exc}") from None
+            raise config_error(source, lines, ("loads",), "must list at least one load")
+        base = LatencyPoint(**given)
         as_list = (lambda v: list(v) if isinstance(v, (list, tuple)) else [v])
         return cls(base, tuple(float(v) for v in as_list(loads)), tuple(float(v) for v in as_list(contention)),
                    tuple(configs), replicates)
@@ -127,6 +121,30 @@ class LatencySweep:
         return [replace(self.base, load=ld, contention=c, replicate=r, **cfg)
                 for r, cfg, ld, c in itertools.product(range(self.replicates), self.configs, self.loads, self.contention)]
 
+
+
+def _point_fields(*, required: bool) -> dict[str, Any]:
+    hints = typing.get_type_hints(LatencyPoint)
+    out: dict[str, Any] = {}
+    for f in fields(LatencyPoint):
+        if f.name == "replicate":
+            continue
+        default = ... if (required and f.name == "experiment") else (f.default if required else None)
+        out[f.name] = (hints[f.name] if required else hints[f.name] | None, Field(default))
+    return out
+
+
+LatencyConfig = create_model("LatencyConfig", __base__=ConfigModel, __doc__="One service configuration of a latency "
+                             "sweep: point fields that differ between configurations.", **_point_fields(required=False))
+LatencySweepFile = create_model(
+    "LatencySweepFile", __base__=ConfigModel,
+    __doc__="A latency sweep (the `live_sweep` parameter of notebooks 05 and 06): point fields plus the grid.",
+    loads=(list[float] | float | None, Field(None, description="requests/s (open loop) or virtual users (closed)")),
+    configs=(list[LatencyConfig], Field(default_factory=list, description="service configurations to compare")),
+    replicates=(int, Field(1, ge=1, description="runs per point")),
+    **{**_point_fields(required=True),
+       "contention": (list[float] | float, Field(0.0, description="noisy-neighbour shares, 0-1"))})
+"""The keys of a latency sweep: every :class:`LatencyPoint` field, plus ``loads``, ``configs``, ``replicates``."""
 
 
 def point_as_dict(point: LatencyPoint) -> dict[str, Any]:

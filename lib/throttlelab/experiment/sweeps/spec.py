@@ -24,8 +24,9 @@ A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
       - {share: 0.5, workers: 2}
     data_root: data/raw
 
-:func:`load_spec` reads and validates a file (every problem is a
-:class:`~throttlelab.errors.SpecError` naming the file and the key; the values'
+:func:`load_spec` reads and validates a file against
+:class:`~throttlelab.experiment.sweeps.spec_file.SweepSpecFile` (every problem is a
+:class:`~throttlelab.errors.SpecError` naming the file, the line and the key; the values'
 parsers are in :mod:`~throttlelab.experiment.sweeps.spec_values`);
 :meth:`SweepSpec.plan` expands the grid into
 :class:`~throttlelab.experiment.sweeps.plan.RunPlan` objects with deterministic run
@@ -44,26 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from throttlelab.config_file import KeyLines, config_error, read_yaml, validate
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
-from throttlelab.experiment.sweeps.spec_values import (
-    is_int,
-    parse_contention,
-    parse_int,
-    parse_limits,
-    parse_number,
-    parse_threads,
-    parse_workload,
-)
-
-BACKENDS = ("local", "kubernetes")
-MIN_SAMPLING_INTERVAL_S = 0.1
-
-_KNOWN_KEYS = {
-    "name", "experiment", "backend", "workload", "limits", "threads", "replicates", "warmup",
-    "cooldown_s", "order", "seed", "timeout_s", "period_us", "burst_us", "sampling_interval_s",
-    "contention", "data_root", "description", *BACKENDS,
-}
+from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
+from throttlelab.experiment.sweeps.spec_values import parse_contention, parse_limits, parse_threads, parse_workload
 
 
 @dataclass(frozen=True)
@@ -91,6 +77,7 @@ class SweepSpec:
     contention: tuple[Contention, ...] = (Contention(),)
     data_root: Path = Path("data/raw")
     source: Path | None = field(default=None, compare=False)
+    source_lines: dict | None = field(default=None, compare=False, repr=False)
 
     @property
     def experiment_dir(self) -> Path:
@@ -160,22 +147,11 @@ def load_spec(path: str | Path, *, data_root: str | Path | None = None) -> Sweep
     Raises
     ------
     SpecError
-        Naming the file and the offending key.
+        Naming the file, the line and the offending key.
     """
-    import yaml
-
     path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise SpecError(f"{path}: cannot read sweep spec ({exc.strerror or exc})") from None
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise SpecError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    spec = spec_from_mapping(doc, source=path)
+    doc, lines = read_yaml(path)
+    spec = spec_from_mapping(doc, source=path, lines=lines)
     if data_root is not None:
         return spec.replace(data_root=Path(data_root))
     if not spec.data_root.is_absolute():
@@ -184,61 +160,38 @@ def load_spec(path: str | Path, *, data_root: str | Path | None = None) -> Sweep
     return spec
 
 
-def spec_from_mapping(doc: Any, *, source: str | Path | None = None) -> SweepSpec:
+def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyLines | None = None) -> SweepSpec:
     """Build and validate a :class:`SweepSpec` from a parsed mapping.
 
-    Relative ``data_root`` values are left relative (to the caller's working folder).
+    The keys and their types are those of
+    :class:`~throttlelab.experiment.sweeps.spec_file.SweepSpecFile`; values with
+    a grammar of their own (limits, threads, contention, workload) are read by
+    :mod:`~throttlelab.experiment.sweeps.spec_values`.  Relative ``data_root``
+    values are left relative (to the caller's working folder).
     """
-    where = str(source) if source is not None else "<spec>"
-
     def fail(key: str, msg: str) -> SpecError:
-        return SpecError(f"{where}: key '{key}': {msg}")
+        path = tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", key) if p)
+        return config_error(source, lines, path, msg)
 
-    if not isinstance(doc, Mapping):
-        raise SpecError(f"{where}: a sweep spec must be a mapping of keys, got {type(doc).__name__}")
-    unknown = sorted(set(doc) - _KNOWN_KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown key (known: {', '.join(sorted(_KNOWN_KEYS))})")
-    name = doc.get("name", doc.get("experiment"))
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+    model = validate(SweepSpecFile, doc, source=source, lines=lines)
+    name = model.name or model.experiment
+    if name is None:
         raise fail("name", "required: an experiment name of letters, digits, '_', '-' or '.'")
-    backend = doc.get("backend", "local")
-    if backend not in BACKENDS:
-        raise fail("backend", f"must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    opts = doc.get(backend) or {}
-    if not isinstance(opts, Mapping):
-        raise fail(backend, "must be a mapping of backend options")
-
-    kw: dict[str, Any] = {"name": name, "backend": backend, "backend_options": dict(opts),
-                          "source": Path(source) if source is not None else None}
-    kw["workload"] = parse_workload(doc.get("workload", "burner"), fail)
+    opts = getattr(model, model.backend) or {}
+    kw: dict[str, Any] = {"name": name, "backend": model.backend, "backend_options": dict(opts),
+                          "source": Path(source) if source is not None else None, "source_lines": lines}
+    kw["workload"] = parse_workload(model.workload, fail)
     if "limits" in doc:
-        kw["limits"] = parse_limits(doc["limits"], fail)
+        kw["limits"] = parse_limits(model.limits, fail)
     if "threads" in doc:
-        kw["threads"] = parse_threads(doc["threads"], fail)
-    for key, lo in (("replicates", 1), ("warmup", 0), ("seed", None), ("period_us", 1000)):
-        if key in doc:
-            kw[key] = parse_int(doc[key], key, lo, fail)
-    if kw.get("period_us", 100_000) > 1_000_000:
-        raise fail("period_us", "must be at most 1000000 (1 s), the kernel's limit")
-    if doc.get("burst_us") is not None:
-        v = doc["burst_us"]
-        if not is_int(v) or v < 0:
-            raise fail("burst_us", f"must be a non-negative integer or null, got {v!r}")
-        kw["burst_us"] = v
-    for key, lo in (("cooldown_s", 0.0), ("timeout_s", 0.001), ("sampling_interval_s", MIN_SAMPLING_INTERVAL_S)):
-        if key in doc:
-            kw[key] = parse_number(doc[key], key, lo, fail)
-    if "order" in doc:
-        if doc["order"] not in ("random", "sequential"):
-            raise fail("order", f"must be 'random' or 'sequential', got {doc['order']!r}")
-        kw["order"] = doc["order"]
+        kw["threads"] = parse_threads(model.threads, fail)
     if "contention" in doc:
-        kw["contention"] = parse_contention(doc["contention"], fail)
-    if "data_root" in doc:
-        if not isinstance(doc["data_root"], (str, Path)):
-            raise fail("data_root", "must be a folder path")
-        kw["data_root"] = Path(doc["data_root"])
+        kw["contention"] = parse_contention(model.contention, fail)
+    for key in ("replicates", "warmup", "seed", "period_us", "burst_us", "order"):
+        kw[key] = getattr(model, key)
+    for key in ("cooldown_s", "timeout_s", "sampling_interval_s"):
+        kw[key] = float(getattr(model, key))
+    kw["data_root"] = Path(model.data_root)
     return SweepSpec(**kw)
 
 
