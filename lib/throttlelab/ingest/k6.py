@@ -193,6 +193,9 @@ def csv_time(text: str) -> tuple[dt.datetime, str]:
                 secs, ns = divmod(v * ns_per, 10**9)
                 return _EPOCH + dt.timedelta(seconds=secs, microseconds=ns // 1000), name
         raise ValueError(t)
+    whole, dot, frac = t.partition(".")
+    if dot and whole.isdigit() and frac.isdigit():  # seconds with a fraction (some exporters): exact to the us
+        return _EPOCH + dt.timedelta(seconds=int(whole), microseconds=int(frac[:6].ljust(6, "0"))), "unix"
     if "T" in t or "-" in t:
         when = dt.datetime.fromisoformat(t.replace("Z", "+00:00"))
         if when.tzinfo is None:
