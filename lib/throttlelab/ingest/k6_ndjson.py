@@ -28,19 +28,42 @@ _METRIC = re.compile(rb'"metric":"([^"\\]*)"')
 _UTC = dt.timezone.utc
 
 
-def _parse_line(scan: k6.Scan, n: int, raw: bytes, stage_of: Callable[[str], str | None]) -> None:
-    """One NDJSON line: a request, a ``vus`` value or a stage point into ``scan``; problems counted."""
+class _LineAt:
+    """Line numbers of byte offsets in a chunk, counted only when asked (offsets asked in order)."""
+
+    __slots__ = ("chunk", "line", "pos")
+
+    def __init__(self, chunk: bytes, line0: int):
+        self.chunk, self.line, self.pos = chunk, line0 + 1, 0
+
+    def __call__(self, start: int) -> int:
+        self.line += self.chunk.count(b"\n", self.pos, start)
+        self.pos = start
+        return self.line
+
+
+def _parse_line(scan: k6.Scan, where, raw: bytes, stage_of: Callable[[str], str | None]) -> None:
+    """One NDJSON line: a request, a ``vus`` value or a stage point into ``scan``; problems counted.
+
+    ``where`` is the line number, or a zero-argument callable giving it (counted
+    only for a skip or a stage point: requests do not keep their line).
+    """
     skips = scan.skips
+    n = where if isinstance(where, int) else None
+
+    def line() -> int:
+        return n if n is not None else where()
+
     try:
-        obj = json.loads(raw)
+        obj = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        skips.add(n, NON_UTF8, raw.decode("utf-8", "replace"))
+        skips.add(line(), NON_UTF8, raw.decode("utf-8", "replace"))
         return
     except ValueError:
-        skips.add(n, "not JSON", raw.decode("utf-8", "replace"))
+        skips.add(line(), "not JSON", raw.decode("utf-8", "replace"))
         return
     if not isinstance(obj, dict) or obj.get("type") not in ("Metric", "Point"):
-        skips.add(n, "not a k6 Metric or Point", raw.decode("utf-8", "replace"))
+        skips.add(line(), "not a k6 Metric or Point", raw.decode("utf-8", "replace"))
         return
     metric = obj.get("metric")
     stage = stage_of(metric) if isinstance(metric, str) and obj["type"] == "Point" else None
@@ -52,13 +75,14 @@ def _parse_line(scan: k6.Scan, n: int, raw: bytes, stage_of: Callable[[str], str
         end = dt.datetime.fromisoformat(str(data["time"]).replace("Z", "+00:00"))
         value = float(data["value"])
     except (KeyError, TypeError, ValueError):
-        skips.add(n, "bad k6 point (time/value)", raw.decode("utf-8", "replace"))
+        skips.add(line(), "bad k6 point (time/value)", raw.decode("utf-8", "replace"))
         return
     if end.tzinfo is None:
-        skips.add(n, "k6 point time without a UTC offset", raw.decode("utf-8", "replace"))
+        skips.add(line(), "k6 point time without a UTC offset", raw.decode("utf-8", "replace"))
         return
     vu, it = k6._vu_iter(tags if isinstance(tags, dict) else {}, data.get("metadata") or {})
-    scan.add_point(metric, stage, end.astimezone(_UTC), value, vu, it, tags if isinstance(tags, dict) else {}, n)
+    scan.add_point(metric, stage, end.astimezone(_UTC), value, vu, it, tags if isinstance(tags, dict) else {},
+                   line() if stage is not None else 0)
 
 
 def _slow_chunk(scan: k6.Scan, line0: int, chunk: bytes, stage_of) -> None:
@@ -107,20 +131,19 @@ def _fast_chunk(scan: k6.Scan, line0: int, chunk: bytes, stage_of, fixed: tuple[
                 w = wanted[name] = s in (k6.REQUEST_METRIC, k6.VUS_METRIC) or stage_of(s) is not None
             if w:
                 hits.append(m.start())
-    line, counted, last_start = line0 + 1, 0, -1
+    at = _LineAt(chunk, line0)
+    last_start = -1
     for pos in hits:
         start = chunk.rfind(b"\n", 0, pos) + 1
         if start == last_start:
             continue  # the same line twice (a tag that looks like a metric)
         last_start = start
-        line += chunk.count(b"\n", counted, start)
-        counted = start
         end = chunk.find(b"\n", pos)
         raw = chunk[start:end]
         if len(raw) > MAX_LINE_BYTES:
-            scan.skips.add(line, TOO_LONG, raw[:200].decode("utf-8", "replace"))
+            scan.skips.add(at(start), TOO_LONG, raw[:200].decode("utf-8", "replace"))
             continue
-        _parse_line(scan, line, raw, stage_of)
+        _parse_line(scan, lambda s=start: at(s), raw, stage_of)
 
 
 def scan_ndjson(path, stage_of: Callable[[str], str | None] = k6._no_stage, *, progress: bool | None = None) -> k6.Scan:
