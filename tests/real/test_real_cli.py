@@ -84,3 +84,19 @@ def test_progress_bar_only_when_asked_or_on_a_terminal(real, capsys):
     assert not wants_progress(10**6, None)
     read_k6_json(real / "k6" / "docs_out_json.json", progress=True)
     assert "docs_out_json.json" in capsys.readouterr().err
+
+
+EXPECTED_FORMAT = {"k6": {".csv": "k6-csv", "docs_out_json": "k6-json", "summary": "k6-summary"},
+                   "prometheus": {".prom": "prometheus-text", ".json": "prometheus"}, "time": {"": "time"}}
+
+
+def test_every_real_sample_is_detected(real):
+    from throttlelab.ingest.detect import detect_format
+
+    seen = 0
+    for folder, rules in EXPECTED_FORMAT.items():
+        for f in sorted((real / folder).iterdir()):
+            want = next(v for k, v in rules.items() if k in f.name)
+            assert detect_format(f) == want, f
+            seen += 1
+    assert seen == 23
