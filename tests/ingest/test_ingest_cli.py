@@ -33,11 +33,15 @@ def test_good_log(fixtures, tmp_path):
 def test_bad_inputs_lenient_and_strict(fixtures, tmp_path, name):
     path = fixtures / "bad" / name
     lenient = ingest(path, "-o", tmp_path / "o.parquet")
-    assert lenient.returncode == 0, lenient.stderr
+    if name == "empty.log":  # read nothing: an error even when lenient
+        assert lenient.returncode == 2 and lenient.stderr.startswith(f"throttlelab: error: {path}: empty file")
+    else:
+        assert lenient.returncode == 0, lenient.stderr
     assert "Traceback" not in lenient.stderr + lenient.stdout
     strict = ingest(path, "-o", tmp_path / "o2.parquet", "--strict")
     assert "Traceback" not in strict.stderr + strict.stdout
-    if name in ("crlf.log", "counters_backwards.log", "sections_missing.log"):
+    if name in ("crlf.log", "counters_backwards.log", "sections_missing.log", "binary.bin"):
+        # binary.bin is a gzip-compressed good log: read as such
         assert strict.returncode == 0, strict.stderr  # not problems: accepted as is
     else:
         assert strict.returncode == 2
@@ -61,7 +65,8 @@ def test_ten_megabyte_line_and_binary(tmp_path, fixtures):
     binary = tmp_path / "random.bin"
     binary.write_bytes(bytes(range(256)) * 100)
     p = ingest(binary, "-o", tmp_path / "o.parquet")
-    assert p.returncode == 0 and "binary file" in p.stderr and "Traceback" not in p.stderr
+    assert p.returncode == 2 and "unknown format (binary content)" in p.stderr and "Traceback" not in p.stderr
+    assert "k6-json" in p.stderr and "prometheus-text" in p.stderr and len(p.stderr.splitlines()) == 1
 
 
 def test_mixed_kinds_give_one_file_per_table(fixtures, tmp_path):
