@@ -11,7 +11,9 @@ cgroup, goes:
 4. **open loop at a fixed rate**: ``rate`` requests/s for ``window_s``:
    ``latency_p50/p90/p99/p999_seconds`` over every request sent, a request
    not answered ok counting as ``request_timeout_s`` (censored: a failure is
-   never faster than the timeout, and never silently dropped);
+   never faster than the timeout, and never silently dropped); a percentile
+   ``q`` needs at least ``1 / (1 - q)`` requests (p99: 100, p99.9: 1000),
+   else it is null (the analysis then counts the run as lacking it);
 5. stop the service.
 
 ``vus: 0`` skips step 3, ``rate: 0`` step 4.  The cgroup is sampled into the
@@ -66,17 +68,20 @@ def service_options(workload: Workload) -> dict[str, float]:
 def latency_percentiles(requests: pl.DataFrame, timeout_s: float) -> dict[str, float | None]:
     """p50/p90/p99/p99.9 over every request; a request not ``ok`` counts as ``timeout_s``.
 
+    A percentile ``q`` from fewer than ``1 / (1 - q)`` requests is null: a
+    p99.9 of 240 requests would only be their maximum.
+
     Examples
     --------
     >>> df = pl.DataFrame({"status": ["ok"] * 99 + ["timeout"], "latency_seconds": [0.01] * 99 + [None]})
-    >>> latency_percentiles(df, 2.0)["latency_p999_seconds"] > 1.9
-    True
+    >>> p = latency_percentiles(df, 2.0)
+    >>> p["latency_p99_seconds"] > 0.01, p["latency_p999_seconds"] is None
+    (True, True)
     """
-    if requests.height == 0:
-        return dict.fromkeys(PERCENTILES)
     lat = requests.select(pl.when(pl.col("status") == "ok").then(pl.col("latency_seconds"))
                           .otherwise(timeout_s).fill_null(timeout_s))["latency_seconds"].to_numpy()
-    return {k: float(np.percentile(lat, q, method="linear")) for k, q in PERCENTILES.items()}
+    return {k: float(np.percentile(lat, q, method="linear")) if len(lat) >= round(100 / (100 - q)) else None
+            for k, q in PERCENTILES.items()}
 
 
 def run_service(argv: list[str], env: dict[str, str], cg: Cgroup, plan: RunPlan, monitor_log: Path,
