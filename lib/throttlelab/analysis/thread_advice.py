@@ -28,6 +28,7 @@ from throttlelab.analysis.thread_counts import analyse_thread_counts
 from throttlelab.results import ConfidenceInterval
 
 SCHEMA = {"group": pl.String, "limit": pl.String, "limit_cores": pl.Float64, "use_threads": pl.String,
+          "near_best_threads": pl.String,
           "metric": pl.String, "unit": pl.String, "direction": pl.String, "compared": pl.String,
           "compared_threads": pl.String, "use_value": pl.Float64, "compared_value": pl.Float64,
           "change_pct": pl.Float64, "ci_low_pct": pl.Float64, "ci_high_pct": pl.Float64, "p_value": pl.Float64,
@@ -54,12 +55,19 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
     -------
     polars.DataFrame
         One row per (group, limit, metric, compared thread count); see ``SCHEMA``.
+        ``near_best_threads``: explicit counts not significantly worse than
+        the one to use (by the primary metric; null for single numbers).
     """
     primary = prepare_runs(runs, machine_cores=machine_cores, metric=metric)
     cores = primary.machine_cores
     host = str(int(cores)) if cores and float(cores).is_integer() else None
-    choice = {(a.label, c.limit_label): c.best_threads
-              for a in analyse_thread_counts(primary.runs, alpha=alpha, level=level) for c in a.limits}
+    choice, near = {}, {}
+    for a in analyse_thread_counts(primary.runs, alpha=alpha, level=level):
+        for c in a.limits:
+            choice[(a.label, c.limit_label)] = c.best_threads
+            if not a.noise.assumption_based:  # with one run per cell "near best" would rest on an assumed noise
+                near[(a.label, c.limit_label)] = ", ".join(t for t in c.near_best_threads if t != c.best_threads)
+    chose = _auto_choices(primary.runs)
     rows = []
     for name in dict.fromkeys([metric, *advice_metrics]):
         prep = primary if name == metric else prepare_runs(runs, machine_cores=cores, metric=name)
@@ -74,13 +82,14 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
                 if use is None or use not in cells:
                     continue
                 ref = cells[use]
-                for what, t in (("auto", "auto"), (f"host cores ({host})", host)):
+                eff = chose.get((a.group.get("workload"), a.group.get("contention"), lim.limit_label))
+                for what, t in ((f"auto (={eff})" if eff else "auto", "auto"), (f"host cores ({host})", host)):
                     if t is None or t not in cells or t == use:
                         continue
                     cell = cells[t]
                     d = math.log(cell["geomean_seconds"]) - math.log(ref["geomean_seconds"])
                     row = {"group": a.label, "limit": lim.limit_label, "limit_cores": lim.limit_cores,
-                           "use_threads": use, "metric": m.name, "unit": m.unit, "direction": m.direction,
+                           "use_threads": use, "near_best_threads": near.get((a.label, lim.limit_label)), "metric": m.name, "unit": m.unit, "direction": m.direction,
                            "compared": what, "compared_threads": t,
                            "use_value": ref["geomean_seconds"] ** m.sign, "compared_value": cell["geomean_seconds"] ** m.sign,
                            "change_pct": metric_change_pct(100 * math.expm1(d), m),
@@ -104,6 +113,19 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
     return pl.DataFrame(rows, schema=SCHEMA) if rows else pl.DataFrame(schema=SCHEMA)
 
 
+def _auto_choices(runs: pl.DataFrame) -> dict[tuple, str]:
+    """(workload, contention, limit) -> the thread count ``auto`` ran with, where runs recorded one value."""
+    if "threads_effective" not in runs.columns:
+        return {}
+    auto = runs.filter(pl.col("threads") == "auto", pl.col("threads_effective").is_not_null())
+    out = {}
+    for (w, c, lim), sub in auto.partition_by("workload", "contention", "limit_label", as_dict=True).items():
+        values = sub["threads_effective"].unique().to_list()
+        if len(values) == 1:
+            out[(w, c, lim)] = str(values[0])
+    return out
+
+
 def _ci(d: float, half: float) -> ConfidenceInterval:
     return ConfidenceInterval(100 * math.expm1(d - half), 100 * math.expm1(d + half))
 
@@ -120,7 +142,9 @@ def advice_sentences(advice: pl.DataFrame) -> list[str]:
                              f"{r['ci_high_pct']:+.0f}%, p = {r['p_value']:.3g}, runs {r['runs']}: {r['verdict']})")
             else:
                 parts.append(f"{r['compared']} {label} {r['change_pct']:+.0f}% ({r['verdict']})")
-        out.append(f"{group}, {limit}: use {sub['use_threads'][0]} threads; " + "; ".join(parts) + ".")
+        near = sub["near_best_threads"][0]
+        tie = f" ({near} not significantly worse)" if near else ""
+        out.append(f"{group}, {limit}: use {sub['use_threads'][0]} threads{tie}; " + "; ".join(parts) + ".")
     return out
 
 
