@@ -106,9 +106,12 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
                         q = tdist.ppf(1 - (1 - level) / 2)
                         ci = metric_change_ci(_ci(d, q * se), m)
                         p = float(2 * tdist.sf(abs(d) / se))
-                        worse = d > 0
-                        row.update(ci_low_pct=ci.low, ci_high_pct=ci.high, p_value=p,
-                                   verdict=("worse" if worse else "better") if p < alpha else "no clear difference")
+                        verdict = ("worse" if d > 0 else "better") if p < alpha else "too few runs to decide"
+                        if p >= alpha and d != 0:  # runs per cell for 80% power at this difference and noise
+                            need = math.ceil(2 * ((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sigma / d) ** 2)
+                            verdict += (f" (about {need} runs per cell would decide a difference this size)" if need <= 100
+                                        else " (a difference this small would need over 100 runs per cell)")
+                        row.update(ci_low_pct=ci.low, ci_high_pct=ci.high, p_value=p, verdict=verdict)
                     rows.append(row)
     return pl.DataFrame(rows, schema=SCHEMA) if rows else pl.DataFrame(schema=SCHEMA)
 
