@@ -22,10 +22,13 @@
 # core-seconds, tests for **dead zones** (limits at which a run is slower than at a lower limit) with effect sizes,
 # intervals and multiplicity-adjusted p-values, and recommends a limit. A last section fits the **active-time** view of
 # the Go write-up (CPU time / wall time against the limit share). By default it reads the published ffmpeg sweep
-# (both experiments of the write-up, pooled as replicates where their limits overlap).
+# (both experiments of the write-up, pooled as replicates where their limits overlap). The response `metric` may be
+# wall time (default), CPU time, throughput (higher is better) or a latency percentile: the analyses work on its cost
+# (the value, or 1 / value when higher is better), so "slower" reads "worse", and the tables give the metric itself.
 
 # %% tags=["parameters"]
 runs_path: str = ""  # runs table: "": published ffmpeg sweep; a .parquet/.csv runs table or a run-store folder (data/raw/<experiment>)
+metric: str = "wall_seconds"  # response metric: wall_seconds, cpu_seconds, throughput_rps, items_per_second, latency_p50/p90/p99/p999_seconds
 machine_cores: float = 0.0  # host cores, used as the position of 'unlimited' in fits; 0: read from the runs' node column, else unlimited is left out of fits
 threshold_pct: float = 5.0  # practical threshold: a dead zone is at least this much slower (%) than the best lower limit
 knee_tolerance_pct: float = 10.0  # knee is the smallest limit within this % of the best time
@@ -47,7 +50,9 @@ from IPython.display import Markdown, display
 
 from throttlelab.analysis import cpu_limits as cl
 from throttlelab.analysis.active_time import fit_active_time, slowdown_table
+from throttlelab.analysis.metric_views import dead_zone_view, limits_view
 from throttlelab.analysis.prepare import limit_summary, prepare_runs
+from throttlelab.analysis.response_metric import metric_ci, metric_change_ci, metric_change_pct, metric_value
 from throttlelab.analysis.runs_input import load_runs
 from throttlelab.ingest.published import load_go_active_time
 from throttlelab.report import notebook as tn
@@ -59,19 +64,22 @@ out = tn.start(output_dir, name="03_cpu_limits")
 
 # %% [markdown]
 # ## Runs analysed
-# Warm-up runs, runs that did not finish `ok` and runs without a wall time are left out and counted below.
+# Warm-up runs, runs that did not finish `ok` and runs without a positive value of the metric are left out and
+# counted below.
 
 # %%
-prepared = prepare_runs(load_runs(runs_path), machine_cores=machine_cores or None)
+prepared = prepare_runs(load_runs(runs_path), machine_cores=machine_cores or None, metric=metric)
+m = prepared.metric
+display(Markdown(f"**Response metric:** {m.label} ({m.unit}, {m.direction}); `{m.name}`."))
 display(prepared.summary())
 tn.save_table(prepared.excluded, "excluded_runs")
-summary = limit_summary(prepared.runs)
+summary = limits_view(limit_summary(prepared.runs), m)
 tn.save_table(summary, "limits")
 summary
 
 # %%
 groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_tolerance_pct=knee_tolerance_pct,
-                               alpha=alpha, prior_cv=prior_cv, n_boot=n_boot, n_sim=n_sim, seed=seed)
+                               alpha=alpha, prior_cv=prior_cv, n_boot=n_boot, n_sim=n_sim, seed=seed, metric=m)
 
 # %% [markdown]
 # ## Scaling curves
@@ -80,7 +88,7 @@ groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_toler
 # 95% bootstrap band (shaded). **How to read it:** a straight line of slope -1 is perfect scaling (twice the CPU, half
 # the time); flattening means extra CPU buys little; points far above the curve are limits where the run did worse than
 # any smooth model allows (candidate dead zones, tested below). Unlimited runs sit at the machine's core count when it
-# is known.
+# is known. For a metric other than wall time the y axis is its cost (throughput: seconds per request, 1 / throughput).
 
 # %%
 fit_rows = []
@@ -88,7 +96,7 @@ for g in groups:
     display(scaling_chart(prepared.runs.filter(pl.col("workload") == g.group["workload"],
                                                pl.col("threads") == g.group["threads"],
                                                pl.col("contention") == g.group["contention"]),
-                          list(g.fits), title=f"Wall time vs CPU limit: {g.label}"))
+                          list(g.fits), title=f"{m.label.capitalize()} vs CPU limit: {g.label}", metric=m))
     for f in g.fits:
         for name, value in f.parameters.items():
             ci = f.intervals[name]
@@ -112,30 +120,32 @@ fits_table
 # %%
 dz_tables = []
 for g in groups:
-    display(dead_zone_chart(g.dead_zones, title=f"Slowdown against the best lower limit: {g.label}"))
-    display(Markdown("\n".join(f"- {s}" for s in cl.dead_zone_sentences(g.dead_zones))))
-    dz_tables.append(g.dead_zones.limits_table().with_columns(pl.lit("pooled").alias("model")))
+    display(dead_zone_chart(g.dead_zones, title=f"Worse than the best lower limit ({m.label}): {g.label}", metric=m))
+    display(Markdown("\n".join(f"- {s}" for s in cl.dead_zone_sentences(g.dead_zones, m))))
+    dz_tables.append(dead_zone_view(g.dead_zones.limits_table(), m).with_columns(pl.lit("pooled").alias("model")))
     if g.dead_zones_block is not None:
         effects = ", ".join(f"{k} {100 * (2.718281828459045 ** v - 1):+.1f}%"
                             for k, v in g.dead_zones_block.block_effects.items())
         zones = "; ".join(", ".join(z.limits_labels) for z in g.dead_zones_block.zones) or "none"
         display(Markdown(f"**Sensitivity, experiment as a block effect** ({effects}): dead zones: {zones}."))
-        dz_tables.append(g.dead_zones_block.limits_table().with_columns(pl.lit("block=experiment").alias("model")))
+        dz_tables.append(dead_zone_view(g.dead_zones_block.limits_table(), m)
+                         .with_columns(pl.lit("block=experiment").alias("model")))
 dead_zone_table = pl.concat(dz_tables) if dz_tables else pl.DataFrame()
 tn.save_table(dead_zone_table, "dead_zones")
 
 # %% [markdown]
 # ## Knee, cost and recommendation
-# The knee is the smallest limit within the tolerance of the best time; core-seconds = limit x wall time (what the run
-# reserves). The recommendation steps past any dead-zone limit.
+# The knee is the smallest limit within the tolerance of the best value; core-seconds = limit x wall time (what the run
+# reserves; wall time only). The recommendation steps past any dead-zone limit. `expected` is in the metric's unit.
 
 # %%
 rec_rows = []
 for g in groups:
     r, k = g.recommendation, g.knee
-    rec_rows.append({"group": g.label, "limit": r.limit_label, "threads": r.threads,
-                     "expected_seconds": r.expected_seconds, "ci_low": r.expected_seconds_ci.low,
-                     "ci_high": r.expected_seconds_ci.high, "core_seconds": r.core_seconds,
+    ci = metric_ci(r.expected_seconds_ci, m)
+    rec_rows.append({"group": g.label, "limit": r.limit_label, "threads": r.threads, "metric": m.name,
+                     "expected": metric_value(r.expected_seconds, m), "ci_low": ci.low, "ci_high": ci.high,
+                     "unit": m.unit, "core_seconds": r.core_seconds if m.name == "wall_seconds" else None,
                      "knee": k.limit_label, "best": k.best_limit_label, "reason": r.reason})
 recommendations = pl.DataFrame(rec_rows)
 tn.save_table(recommendations, "recommendations")
@@ -164,12 +174,23 @@ if active_time_path != "none":
 # %%
 for g in groups[:2]:
     for z in g.dead_zones.zones[:1]:
-        tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — up to {z.slowdown_pct:+.0f}% "
-                    f"(95% CI {z.slowdown_ci_pct.low:+.0f}% to {z.slowdown_ci_pct.high:+.0f}%) slower than "
-                    f"{z.baseline_label}, adjusted p = {z.p_value:.3f}")
+        if m.name == "wall_seconds":
+            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — up to {z.slowdown_pct:+.0f}% "
+                        f"(95% CI {z.slowdown_ci_pct.low:+.0f}% to {z.slowdown_ci_pct.high:+.0f}%) slower than "
+                        f"{z.baseline_label}, adjusted p = {z.p_value:.3f}")
+        else:
+            zci = metric_change_ci(z.slowdown_ci_pct, m)
+            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — {m.label} "
+                        f"{metric_change_pct(z.slowdown_pct, m):+.0f}% (95% CI {zci.low:+.0f}% to {zci.high:+.0f}%) "
+                        f"against {z.baseline_label}, adjusted p = {z.p_value:.3f}")
     r = g.recommendation
-    tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds:.3g} s (95% CI {r.expected_seconds_ci.low:.3g}-"
-                f"{r.expected_seconds_ci.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run")
+    if m.name == "wall_seconds":
+        tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds:.3g} s (95% CI {r.expected_seconds_ci.low:.3g}-"
+                    f"{r.expected_seconds_ci.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run")
+    else:
+        rci = metric_ci(r.expected_seconds_ci, m)
+        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} "
+                    f"(95% CI {rci.low:.4g}-{rci.high:.4g} {m.unit})")
 if active:
     tn.headline(f"Go endpoint: CPU time / wall time = {active['fit'].slope:.2f} x limit share; at "
                 f"{1000 * active['smallest_limit_share']:.0f}m a request takes {active['slowdown_factor']:.1f}x "
@@ -178,7 +199,8 @@ if active:
 tn.write_results({
     "input": {"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
     "runs": prepared.summary(),
-    "parameters": {"threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
+    "metric": {"name": m.name, "unit": m.unit, "direction": m.direction},
+    "parameters": {"metric": m.name, "threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
                    "prior_cv": prior_cv, "n_boot": n_boot, "n_sim": n_sim, "seed": seed},
     "groups": [cl.group_results(g) for g in groups],
     "active_time": active,

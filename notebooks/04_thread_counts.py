@@ -15,19 +15,25 @@
 # ---
 
 # %% [markdown]
-# # 04 · Thread counts: at each CPU limit, which thread count is fastest, and does `auto` cost time?
+# # 04 · Thread counts: at each CPU limit, which thread count is best, and does `auto` cost?
 #
-# For each CPU limit this notebook finds the fastest **explicit** thread count (with the interval of its time and the
-# counts the data cannot tell apart from it), compares `auto` against it (effect size, interval, p-value), draws a
-# limits x threads heatmap and gives a recommendation table (limit, threads, expected time with interval,
-# core-seconds). It needs runs with explicit thread counts, e.g. a local sweep (`runs_path` = a run-store folder under
-# `data/raw/`). The default input, the published ffmpeg sweep, only ran `-threads auto`: the notebook then says so.
+# For each CPU limit this notebook finds the best **explicit** thread count by the chosen response `metric` (wall time
+# by default; throughput, higher is better; or a latency percentile, lower is better), with its interval and the
+# counts the data cannot tell apart from it, compares `auto` against it (effect size, interval, p-value), draws a
+# limits x threads heatmap and gives a recommendation table. For a service (`advice_metrics`), it says which thread
+# count (GOMAXPROCS) to use at each limit and how much `auto` and a thread count equal to the host's cores lose against
+# it, in throughput and tail latency. A table with one number per cell (a published table) gets verdicts that say what
+# single numbers can and cannot decide, instead of an invented noise level. It needs runs with explicit thread counts,
+# e.g. a local sweep (`runs_path` = a run-store folder under `data/raw/`) or `published:automaxprocs`. The default
+# input, the published ffmpeg sweep, only ran `-threads auto`: the notebook then says so.
 
 # %% tags=["parameters"]
-runs_path: str = ""  # runs table: "": published ffmpeg sweep (auto only); a .parquet/.csv runs table or a run-store folder (data/raw/<experiment>)
-machine_cores: float = 0.0  # host cores (position of 'unlimited'); 0: read from the runs' node column
+runs_path: str = ""  # runs table: "": published ffmpeg sweep (auto only); "published:automaxprocs"; a .parquet/.csv runs table or a run-store folder (data/raw/<experiment>)
+metric: str = "wall_seconds"  # response metric: wall_seconds, cpu_seconds, throughput_rps, items_per_second, latency_p50/p90/p99/p999_seconds
+advice_metrics: str = ""  # comma-separated metrics for the thread advice (e.g. "throughput_rps,latency_p99_seconds"); "": metric only
+machine_cores: float = 0.0  # host cores (position of 'unlimited', the host-cores comparison); 0: read from the runs' node column
 alpha: float = 0.05  # significance level of the thread-count comparisons
-prior_cv: float = 0.20  # run-to-run noise assumed when no cell has replicates
+prior_cv: float = 0.20  # run-to-run noise assumed by the interval columns when no cell has replicates (the verdicts below do not assume it)
 output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.json and headlines go
 
 # %% [markdown]
@@ -38,8 +44,12 @@ output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.
 import polars as pl
 from IPython.display import Markdown, display
 
+from throttlelab.analysis.metric_views import best_threads_view, recommendations_view
 from throttlelab.analysis.prepare import prepare_runs
+from throttlelab.analysis.response_metric import metric_change_ci, metric_change_pct
 from throttlelab.analysis.runs_input import load_runs
+from throttlelab.analysis.single_numbers import single_number_verdicts, verdict_sentences
+from throttlelab.analysis.thread_advice import advice_sentences, thread_advice
 from throttlelab.analysis.thread_counts import analyse_thread_counts, thread_results
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
@@ -47,29 +57,58 @@ from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_h
 out = tn.start(output_dir, name="04_thread_counts")
 
 # %%
-prepared = prepare_runs(load_runs(runs_path), machine_cores=machine_cores or None)
+runs = load_runs(runs_path)
+prepared = prepare_runs(runs, machine_cores=machine_cores or None, metric=metric)
+m = prepared.metric
+display(Markdown(f"**Response metric:** {m.label} ({m.unit}, {m.direction}); `{m.name}`."))
 display(prepared.summary())
 tn.save_table(prepared.excluded, "excluded_runs")
-analyses = analyse_thread_counts(prepared.runs, alpha=alpha, prior_cv=prior_cv)
+analyses = analyse_thread_counts(prepared.runs, alpha=alpha, prior_cv=prior_cv, metric=m)
+single = [a for a in analyses if a.has_explicit_threads and a.noise.assumption_based]
 for a in analyses:
-    if a.note:
+    if a.note and a not in single:
         display(Markdown(f"**{a.label}:** {a.note}"))
 
 # %% [markdown]
+# ## What single numbers can decide
+# Where no (limit, threads) cell has more than one run (a published table), there is no run-to-run noise to estimate.
+# Each thread count is compared with the one equal to the limit (rounded up; the best one where that is missing) by
+# its **break-even noise**: the run-to-run variation under which its gap would still be significant (5% family-wise).
+# *Clearly worse/better* survives 15% noise; *cannot be told apart* would drown in 5%; *undecided* depends on noise the
+# table does not show, and the table says how many runs per cell would decide it. The interval columns further down
+# assume `prior_cv` instead: read them as "if runs varied by that much".
+
+# %%
+verdicts = pl.DataFrame()
+for a in single:
+    sub = prepared.runs.filter(pl.col("workload") == a.group["workload"], pl.col("contention") == a.group["contention"])
+    cells = sub.group_by("limit_label", "limit_order", "limit_x", "threads").agg(
+        pl.col("metric_value").first().alias(m.name), pl.col("log_wall").mean().alias("log_cost"), pl.len().alias("runs"))
+    v = single_number_verdicts(cells, alpha=alpha)
+    display(Markdown("\n".join(f"- **{a.label}**, {s}" for s in verdict_sentences(v, m))))
+    verdicts = pl.concat([verdicts, v.with_columns(pl.lit(a.label).alias("group")).drop("limit_order")],
+                         how="diagonal_relaxed")
+tn.save_table(verdicts, "single_number_verdicts")
+if not single:
+    display(Markdown("*Every group has replicated cells: the comparisons below use the measured run-to-run noise.*"))
+
+# %% [markdown]
 # ## Limits x threads
-# **What the chart shows:** the geometric-mean wall time of every (CPU limit, thread count) cell, darker = faster; the
-# number in each cell is the time in seconds. **How to read it:** along a row, the darkest cell is the best thread count
-# at that limit; a dark diagonal means "threads = cores" works; `auto` is the right-most column.
+# **What the chart shows:** the geometric mean of the metric in every (CPU limit, thread count) cell, darker = better
+# (faster, or more throughput); the number in each cell is the value in the metric's unit. **How to read it:** along a
+# row, the darkest cell is the best thread count at that limit; a dark diagonal means "threads = cores" works; `auto`
+# is the right-most column.
 
 # %%
 for a in analyses:
-    display(thread_heatmap(a, title=f"Wall time by CPU limit and thread count: {a.label}"))
+    display(thread_heatmap(a, title=f"{m.label.capitalize()} by CPU limit and thread count: {a.label}"))
 
 # %% [markdown]
 # ## `auto` against the best explicit thread count
 # **What the chart shows:** per limit, how much slower (%) `auto` is than the best explicit thread count, with its 95%
-# interval (dashed line: no difference). **How to read it:** an interval entirely above 0 means `auto` costs time at
-# that limit; an interval across 0 means the data cannot tell. The best count is picked after looking, which flatters
+# interval (dashed line: no difference); for another metric, the change of that metric (throughput: below 0 is worse).
+# **How to read it:** an interval entirely on the worse side means `auto` costs at that limit; an interval across 0
+# means the data cannot tell. The best count is picked after looking, which flatters
 # it slightly. Empty when the runs have no explicit thread count.
 
 # %%
@@ -83,32 +122,58 @@ for a in analyses:
 # ## Best thread count and recommendation per limit
 
 # %%
-best = pl.concat([a.table() for a in analyses], how="diagonal_relaxed")
+best = pl.concat([best_threads_view(a.table(), m) for a in analyses], how="diagonal_relaxed")
 tn.save_table(best, "best_threads")
-recommendations = pl.concat([a.recommendations() for a in analyses], how="diagonal_relaxed")
+recommendations = pl.concat([recommendations_view(a.recommendations(), m) for a in analyses], how="diagonal_relaxed")
 tn.save_table(recommendations, "recommendations")
 display(best)
 recommendations
 
+# %% [markdown]
+# ## Thread advice
+# Per limit: the thread count to use (best by `metric`) and, in every advice metric, how much `auto` and a thread count
+# equal to the host's cores lose against it: change of the metric (%), 95% interval and p-value from the runs
+# (t-test on the log scale, the run as the unit), or the single-number verdict where cells have one run each.
+
 # %%
+advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
+advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
+                       machine_cores=machine_cores or None, alpha=alpha)
+tn.save_table(advice, "thread_advice")
+display(Markdown("\n".join(f"- {s}" for s in advice_sentences(advice)) or "*No thread advice: no explicit thread count, "
+                 "or neither `auto` nor the host's core count was run.*"))
+advice
+
+# %%
+for s in advice_sentences(advice)[:3]:
+    tn.headline(s)
+for a in single[:1]:
+    for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m)[:2]:
+        tn.headline(f"{a.label}: {s}")
 for a in analyses[:2]:
+    if a in single:
+        continue
     if not a.has_explicit_threads:
         tn.headline(f"{a.label}: only `auto` thread counts in the data — no thread-count comparison possible")
         continue
     worst = max((c for c in a.limits if c.auto_vs_best_pct is not None), key=lambda c: c.auto_vs_best_pct, default=None)
     if worst is not None:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto is {worst.auto_vs_best_pct:+.0f}% "
-                    f"(95% CI {worst.auto_vs_best_ci_pct.low:+.0f}% to {worst.auto_vs_best_ci_pct.high:+.0f}%, "
+        ci = metric_change_ci(worst.auto_vs_best_ci_pct, m)
+        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best_pct, m):+.0f}% "
+                    f"(95% CI {ci.low:+.0f}% to {ci.high:+.0f}%, "
                     f"p = {worst.auto_vs_best_p_value:.3g}) vs {worst.best_threads} threads")
     cheapest = min((c for c in a.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
-    if cheapest is not None:
+    if cheapest is not None and m.name == "wall_seconds":
         tn.headline(f"{a.label}: cheapest per run: {cheapest.limit_label} with {cheapest.recommended_threads} threads, "
                     f"{cheapest.recommended_seconds:.3g} s, {cheapest.core_seconds:.3g} core-seconds")
 
 tn.write_results({
     "input": {"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
     "runs": prepared.summary(),
-    "parameters": {"alpha": alpha, "prior_cv": prior_cv},
+    "parameters": {"alpha": alpha, "prior_cv": prior_cv, "metric": m.name, "advice_metrics": advice_list},
+    "metric": {"name": m.name, "unit": m.unit, "direction": m.direction},
     "thread_comparison_possible": any(a.has_explicit_threads for a in analyses),
     "groups": [thread_results(a) for a in analyses],
+    "single_number_verdicts": verdicts,
+    "thread_advice": advice,
 })

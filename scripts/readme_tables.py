@@ -27,7 +27,10 @@ def tables_section() -> str:
     parts = [""]
     for name in tables.TABLES:
         parts += [f"#### `{name}`", "", tables.describe(name), ""]
-    return "\n".join(parts)
+    parts += ["#### response metrics (`runs` columns an analysis can take as `metric`)", "",
+              "| metric | unit | direction | in words |", "|---|---|---|---|"]
+    parts += [f"| `{m.name}` | {m.unit} | {m.direction} | {m.label} |" for m in tables.RESPONSE_METRICS.values()]
+    return "\n".join([*parts, ""])
 
 
 def notebooks_section() -> str:

@@ -71,6 +71,16 @@ RUNS = _table(
     Column("system_seconds", pl.Float64, "system CPU time of the workload (s)"),
     Column("node", pl.String, "node (host or Kubernetes node) the run ran on"),
     Column("monitor_log", pl.String, "path of the run's monitor log, relative to the run store"),
+    # Extensions (services, issue 18): response metrics of a load-driven run (see RESPONSE_METRICS).
+    Column("throughput_rps", pl.Float64, "answered requests per second in the measurement window (closed loop: saturation)"),
+    Column("items_per_second", pl.Float64, "work items (frames, records) per second of wall time"),
+    Column("latency_p50_seconds", pl.Float64, "median response time (s; open loop at `load` requests/s)"),
+    Column("latency_p90_seconds", pl.Float64, "90th percentile response time (s)"),
+    Column("latency_p99_seconds", pl.Float64, "99th percentile response time (s)"),
+    Column("latency_p999_seconds", pl.Float64, "99.9th percentile response time (s)"),
+    Column("requests_ok", pl.Int64, "requests answered with 2xx in the measurement window(s)"),
+    Column("requests_failed", pl.Int64, "requests not answered ok (error, timeout, refused, dropped); their latency counts as the timeout"),
+    Column("threads_effective", pl.Int64, "thread count the workload reported using (e.g. the GOMAXPROCS `auto` chose)"),
 )
 
 SAMPLES = _table(
@@ -145,6 +155,61 @@ STAGE_TIMINGS = _table(
     # Extension (latency issue): part of `seconds` spent waiting (semaphore, worker pool queue).
     Column("wait_seconds", pl.Float64, "part of the stage time spent waiting for a worker or semaphore (s)"),
 )
+
+
+
+@dataclass(frozen=True)
+class ResponseMetric:
+    """A runs column an analysis can take as its response, with its unit and direction.
+
+    Attributes
+    ----------
+    name
+        The runs column, e.g. ``"throughput_rps"``.
+    label
+        Words for titles and sentences, e.g. ``"throughput"``.
+    unit
+        Unit of the column's values, e.g. ``"req/s"``.
+    higher_is_better
+        ``True`` for throughput-like metrics, ``False`` for times and latencies.
+    """
+
+    name: str
+    label: str
+    unit: str
+    higher_is_better: bool
+
+    @property
+    def direction(self) -> str:
+        """``"higher is better"`` or ``"lower is better"``."""
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+    @property
+    def sign(self) -> int:
+        """+1 when lower is better, -1 when higher is better: ``sign * log(value)`` grows when things get worse."""
+        return -1 if self.higher_is_better else 1
+
+
+#: Every response metric, by runs column name.
+RESPONSE_METRICS: dict[str, ResponseMetric] = {m.name: m for m in (
+    ResponseMetric("wall_seconds", "wall time", "s", False),
+    ResponseMetric("cpu_seconds", "CPU time", "s", False),
+    ResponseMetric("throughput_rps", "throughput", "req/s", True),
+    ResponseMetric("items_per_second", "items per second", "items/s", True),
+    ResponseMetric("latency_p50_seconds", "p50 latency", "s", False),
+    ResponseMetric("latency_p90_seconds", "p90 latency", "s", False),
+    ResponseMetric("latency_p99_seconds", "p99 latency", "s", False),
+    ResponseMetric("latency_p999_seconds", "p99.9 latency", "s", False),
+)}
+
+
+def response_metric(name: str) -> ResponseMetric:
+    """The :class:`ResponseMetric` of a runs column; ``KeyError`` naming the known ones otherwise."""
+    try:
+        return RESPONSE_METRICS[name]
+    except KeyError:
+        raise KeyError(f"unknown response metric {name!r}; known: {', '.join(RESPONSE_METRICS)}") from None
+
 
 TABLES: dict[str, tuple[Column, ...]] = {
     "runs": RUNS,

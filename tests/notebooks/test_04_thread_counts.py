@@ -26,3 +26,20 @@ def test_04_on_published_auto_only_data_says_so(run_notebook):
     assert not results["results"]["thread_comparison_possible"]
     assert "only `auto`" in results["results"]["groups"][0]["note"]
     assert "only `auto`" in (out / "headlines.json").read_text()
+
+
+def test_04_on_the_automaxprocs_table_names_what_clearly_loses(run_notebook):
+    """One number per cell: 24 threads clearly loses throughput, 3 and 4 cannot be told from 2; no invented noise."""
+    out, results = run_notebook("04_thread_counts", runs_path="published:automaxprocs", metric="throughput_rps",
+                                advice_metrics="throughput_rps,latency_p999_seconds")
+    validate(results)
+    r = results["results"]
+    assert r["metric"] == {"name": "throughput_rps", "unit": "req/s", "direction": "higher is better"}
+    verdicts = {v["threads"]: v["verdict"] for v in r["single_number_verdicts"]}
+    assert verdicts["24"] == "clearly worse" and verdicts["3"] == verdicts["4"] == "cannot be told apart"
+    assert verdicts["1"] == verdicts["8"] == "undecided"
+    advice = {(a["metric"], a["compared"]): a for a in r["thread_advice"]}
+    host = advice[("latency_p999_seconds", "host cores (24)")]
+    assert host["use_threads"] == "2" and host["change_pct"] > 150 and host["ci_low_pct"] is None
+    heads = (out / "headlines.json").read_text()
+    assert "use 2 threads" in heads and "24 (-50%" in heads

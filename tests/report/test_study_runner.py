@@ -8,7 +8,7 @@ import pytest
 from throttlelab.cli import main
 from throttlelab.report.browser import check_page, chromium_path
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "notebooks" / "study.yaml"
 
 

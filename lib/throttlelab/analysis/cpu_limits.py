@@ -18,6 +18,8 @@ from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.dead_zones import find_dead_zones
 from throttlelab.analysis.prepare import GROUP_KEYS, PreparedRuns, group_label, iter_groups, limit_summary
 from throttlelab.analysis.recommend import Knee, Recommendation, find_knee, recommend_limit
+from throttlelab.analysis.response_metric import (RESPONSE_METRICS, ResponseMetric, metric_change_ci,
+                                                  metric_change_pct, resolve, worse_word)
 from throttlelab.analysis.scaling import ScalingFit, fit_runtime_models
 
 
@@ -34,6 +36,7 @@ class GroupAnalysis:
     dead_zones: DeadZoneAnalysis
     dead_zones_block: DeadZoneAnalysis | None
     recommendation: Recommendation
+    metric: ResponseMetric = RESPONSE_METRICS["wall_seconds"]
 
 
 def analyse_cpu_limits(
@@ -47,13 +50,23 @@ def analyse_cpu_limits(
     n_sim: int = 20000,
     seed: int = 0,
     block: str | None = "experiment",
+    metric: str | ResponseMetric | None = None,
 ) -> list[GroupAnalysis]:
     """Analyse every group of a prepared runs table.
+
+    ``metric``: the response metric (``None``: the one ``prepared`` was made
+    with; another one raises ``ValueError``).  Fits, knee, dead zones and the
+    recommendation work on its cost (``*_seconds`` fields: the metric, or
+    ``1 / metric`` when higher is better), so "slowdown" reads "worse".
 
     ``block``: when the group spans several levels of this column (e.g. two
     experiments), the dead-zone analysis is repeated with it as a block
     effect and reported next to the pooled one.
     """
+    m = resolve(metric or prepared.metric)
+    if m != prepared.metric:
+        raise ValueError(f"runs were prepared for {prepared.metric.name}, not {m.name}: "
+                         f"call prepare_runs(..., metric={m.name!r})")
     out = []
     zones = {g.label: g for g in find_dead_zones(prepared.runs, threshold_pct=threshold_pct, alpha=alpha,
                                                    prior_cv=prior_cv, n_sim=n_sim, seed=seed)}
@@ -79,6 +92,7 @@ def analyse_cpu_limits(
             group=group, label=label, summary=summary, fits=fits, fit_note=note,
             knee=find_knee(summary, tolerance_pct=knee_tolerance_pct), dead_zones=dz, dead_zones_block=dz_block,
             recommendation=recommend_limit(summary, dz, tolerance_pct=knee_tolerance_pct, threads=threads),
+            metric=m,
         ))
     return out
 
@@ -141,6 +155,8 @@ def group_results(g: GroupAnalysis) -> dict:
     return {
         "group": {k: g.group.get(k) for k in GROUP_KEYS if k in g.group},
         "label": g.label,
+        "metric": {"name": g.metric.name, "unit": g.metric.unit, "direction": g.metric.direction,
+                   "seconds_fields": "costs: the metric, or 1 / metric when higher is better"},
         "limits": g.summary.select(
             "limit_label", "cpu_limit_cores", "runs", "geomean_seconds", "min_seconds", "max_seconds",
             "reserved_core_seconds",
@@ -155,8 +171,15 @@ def group_results(g: GroupAnalysis) -> dict:
     }
 
 
-def dead_zone_sentences(analysis: DeadZoneAnalysis) -> list[str]:
-    """One plain sentence per tested limit: slowdown, interval, adjusted p, verdict."""
+def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric | None = None) -> list[str]:
+    """One plain sentence per tested limit: slowdown, interval, adjusted p, verdict.
+
+    For a metric other than wall time the change is that of the metric itself
+    (e.g. throughput -20%, 95% CI ...), "worse" meaning its bad direction.
+    """
+    m = resolve(metric)
+    if m.name != "wall_seconds":
+        return _metric_dead_zone_sentences(analysis, m)
     out = [f"{analysis.label}: {analysis.reason}; noise {analysis.noise.cv_pct:.1f}% "
            f"({analysis.noise.source}, df={analysis.noise.df:g})."]
     if analysis.monotone_p_value is not None:
@@ -174,5 +197,27 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis) -> list[str]:
             f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "
             f"up to {z.slowdown_pct:+.1f}% (95% CI {z.slowdown_ci_pct.low:+.1f}% to {z.slowdown_ci_pct.high:+.1f}%) "
             f"slower than {z.baseline_label}, p = {z.p_value:.3f}."
+        )
+    return out
+
+
+def _metric_dead_zone_sentences(analysis: DeadZoneAnalysis, m: ResponseMetric) -> list[str]:
+    out = [f"{analysis.label} ({m.label}, {m.direction}): {analysis.reason}; noise {analysis.noise.cv_pct:.1f}% "
+           f"({analysis.noise.source}, df={analysis.noise.df:g})."]
+    for t in analysis.limits:
+        if t.slowdown_pct is None:
+            continue
+        ci = metric_change_ci(t.slowdown_ci_pct, m)
+        out.append(
+            f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown_pct, m):+.1f}% "
+            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), adjusted p = {t.p_value:.3f} "
+            f"(Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
+        )
+    for z in analysis.zones:
+        ci = metric_change_ci(z.slowdown_ci_pct, m)
+        out.append(
+            f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "
+            f"{worse_word(m)} than {z.baseline_label}: {m.label} {metric_change_pct(z.slowdown_pct, m):+.1f}% "
+            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), p = {z.p_value:.3f}."
         )
     return out

@@ -24,6 +24,8 @@ from typing import Iterator
 
 import polars as pl
 
+from throttlelab.analysis.response_metric import RESPONSE_METRICS, ResponseMetric, resolve
+
 #: Columns that define a group of runs compared across CPU limits.
 GROUP_KEYS: tuple[str, ...] = ("workload", "threads", "contention")
 
@@ -39,8 +41,13 @@ class PreparedRuns:
     runs
         Kept runs with extra columns ``limit_label`` ("1500m" or "unlimited"),
         ``limit_order`` (cores, +inf for unlimited), ``limit_x`` (cores used in
-        fits; the machine's cores for unlimited, null if unknown) and
-        ``log_wall`` (natural log of ``wall_seconds``).
+        fits; the machine's cores for unlimited, null if unknown),
+        ``metric_value`` (the response metric as measured) and ``log_wall``
+        (``sign x log(metric)``: grows when things get worse).  For a metric
+        other than ``wall_seconds``, ``wall_seconds`` holds its *cost*
+        (``exp(log_wall)``: the value, or ``1 / value`` when higher is
+        better; see :mod:`throttlelab.analysis.response_metric`), so every
+        analysis downstream reads "slower" as "worse".
     excluded
         One row per exclusion reason: ``reason``, ``runs``.
     machine_cores
@@ -50,6 +57,7 @@ class PreparedRuns:
     runs: pl.DataFrame
     excluded: pl.DataFrame
     machine_cores: float | None
+    metric: ResponseMetric = RESPONSE_METRICS["wall_seconds"]
 
     @property
     def n_excluded(self) -> int:
@@ -62,6 +70,7 @@ class PreparedRuns:
             "runs_excluded": self.n_excluded,
             "excluded_by_reason": {r["reason"]: r["runs"] for r in self.excluded.iter_rows(named=True)},
             "machine_cores": self.machine_cores,
+            "metric": {"name": self.metric.name, "unit": self.metric.unit, "direction": self.metric.direction},
             "unlimited_position": (
                 f"unlimited placed at {self.machine_cores:g} cores (machine size) in fits"
                 if self.machine_cores
@@ -85,7 +94,8 @@ def infer_machine_cores(runs: pl.DataFrame) -> float | None:
     return found.pop() if len(found) == 1 else None
 
 
-def prepare_runs(runs: pl.DataFrame, *, machine_cores: float | None = None) -> PreparedRuns:
+def prepare_runs(runs: pl.DataFrame, *, machine_cores: float | None = None,
+                 metric: str | ResponseMetric | None = "wall_seconds") -> PreparedRuns:
     """Keep analysable runs, count the rest, and add limit ordering columns.
 
     Parameters
@@ -95,14 +105,20 @@ def prepare_runs(runs: pl.DataFrame, *, machine_cores: float | None = None) -> P
     machine_cores
         Cores of the host, used as the position of unlimited runs in fits.
         ``None`` or 0: inferred from ``node`` when possible, else unknown.
+    metric
+        The response metric analysed (a :data:`throttlelab.tables.RESPONSE_METRICS`
+        name); runs without a positive value of it are left out and counted.
 
     Returns
     -------
     PreparedRuns
     """
+    m = resolve(metric)
     if not machine_cores:
         machine_cores = infer_machine_cores(runs)
     df = runs
+    if m.name not in df.columns:
+        df = df.with_columns(pl.lit(None, pl.Float64).alias(m.name))
     for col, default in (("warmup", False), ("status", "ok"), ("contention", 0.0), ("threads", "auto")):
         if col not in df.columns:
             df = df.with_columns(pl.lit(default).alias(col))
@@ -111,8 +127,8 @@ def prepare_runs(runs: pl.DataFrame, *, machine_cores: float | None = None) -> P
         .then(pl.lit("warm-up run"))
         .when(pl.col("status").fill_null("missing") != "ok")
         .then(pl.format("status {}", pl.col("status").fill_null("missing")))
-        .when(pl.col("wall_seconds").is_null() | ~(pl.col("wall_seconds") > 0))
-        .then(pl.lit("no positive wall_seconds"))
+        .when(pl.col(m.name).is_null() | ~(pl.col(m.name) > 0) | ~pl.col(m.name).cast(pl.Float64).is_finite())
+        .then(pl.lit(f"no positive {m.name}"))
         .otherwise(None)
     )
     df = df.with_columns(reason.alias("_reason"))
@@ -125,15 +141,20 @@ def prepare_runs(runs: pl.DataFrame, *, machine_cores: float | None = None) -> P
     )
     kept = df.filter(pl.col("_reason").is_null()).drop("_reason")
     limit = pl.col("cpu_limit_cores")
+    log_cost = m.sign * pl.col(m.name).cast(pl.Float64).log()
+    kept = kept.with_columns(pl.col(m.name).cast(pl.Float64).alias("metric_value"), log_cost.alias("log_wall"),
+                             pl.lit(m.name).alias("metric"))
+    if m.name != "wall_seconds":
+        kept = kept.with_columns(pl.col("log_wall").exp().alias("wall_seconds"))
     kept = kept.with_columns(
         pl.col("threads").cast(pl.String).fill_null("auto"),
         pl.col("contention").fill_null(0.0),
         limit.map_elements(limit_label, return_dtype=pl.String, skip_nulls=False).alias("limit_label"),
         limit.fill_null(math.inf).alias("limit_order"),
         (limit.fill_null(machine_cores) if machine_cores else limit).cast(pl.Float64).alias("limit_x"),
-        pl.col("wall_seconds").log().alias("log_wall"),
     )
-    return PreparedRuns(runs=kept, excluded=excluded, machine_cores=float(machine_cores) if machine_cores else None)
+    return PreparedRuns(runs=kept, excluded=excluded, machine_cores=float(machine_cores) if machine_cores else None,
+                        metric=m)
 
 
 def iter_groups(runs: pl.DataFrame, keys: tuple[str, ...] = GROUP_KEYS) -> Iterator[tuple[dict, pl.DataFrame]]:

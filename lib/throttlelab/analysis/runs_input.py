@@ -3,6 +3,9 @@
 ``runs_path`` (a notebook parameter) may be:
 
 * ``""``: the bundled published ffmpeg sweep (:func:`~throttlelab.ingest.published.load_ffmpeg_sweep`);
+* ``"published:automaxprocs"``: a bundled published runs table by its short name;
+* a ``.csv`` in the published-table layout (columns ``limit``, ``threads`` and
+  metrics; :mod:`throttlelab.ingest.published_runs`);
 * a ``.parquet`` or ``.csv`` file holding a canonical runs table;
 * a run-store folder ``data/raw/<experiment>/`` written by a sweep
   (:class:`throttlelab.experiment.sweeps.run_store.RunStore`), or a folder holding
@@ -26,6 +29,17 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
         from throttlelab.ingest.published import load_ffmpeg_sweep
 
         return load_ffmpeg_sweep()
+    if str(runs_path).startswith("published:"):
+        from throttlelab.ingest.published import published_path
+        from throttlelab.ingest.published_runs import read_published_runs
+
+        name = str(runs_path).split(":", 1)[1]
+        if name == "ffmpeg":
+            return load_runs("")
+        try:
+            return read_published_runs(published_path(name))
+        except KeyError as exc:
+            raise InputError(runs_path, None, "unknown published runs table", str(exc.args[0])) from None
     path = Path(runs_path)
     if not path.exists():
         raise InputError(path, None, "runs table not found", "expected a .parquet/.csv runs table or a run-store folder")
@@ -33,6 +47,10 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
         return read_store_runs(path)
     if path.suffix == ".parquet":
         df = pl.read_parquet(path)
+    elif path.suffix == ".csv" and _published_layout(path):
+        from throttlelab.ingest.published_runs import read_published_runs
+
+        return read_published_runs(path)
     elif path.suffix == ".csv":
         df = pl.read_csv(path, infer_schema_length=10000)
         if "threads" in df.columns:
@@ -47,3 +65,10 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
         raise InputError(path, 1, "not a runs table", str(exc)) from None
     except pl.exceptions.PolarsError as exc:
         raise InputError(path, None, "runs table has a column of the wrong type", str(exc).splitlines()[0]) from None
+
+
+def _published_layout(path: Path) -> bool:
+    """Whether a CSV's header has ``limit`` and ``threads`` but no ``cpu_limit_cores`` (published layout)."""
+    with path.open() as fh:
+        header = [h.strip() for h in fh.readline().split(",")]
+    return "limit" in header and "threads" in header and "cpu_limit_cores" not in header

@@ -29,6 +29,7 @@ from scipy import stats
 from throttlelab.analysis.noise import PRIOR_CV, NoiseModel, estimate_effects
 from throttlelab.analysis.prepare import group_label, iter_groups
 from throttlelab.analysis.recommend import expected_time
+from throttlelab.analysis.response_metric import RESPONSE_METRICS, ResponseMetric, resolve
 from throttlelab.results import ConfidenceInterval
 
 
@@ -73,7 +74,8 @@ class ThreadCountAnalysis:
     noise: NoiseModel
     alpha: float
     limits: tuple[ThreadChoice, ...]
-    cells: pl.DataFrame  # limit x threads: runs, geomean_seconds (heatmap data)
+    cells: pl.DataFrame  # limit x threads: runs, geomean_seconds (heatmap data; costs, see response_metric)
+    metric: ResponseMetric = RESPONSE_METRICS["wall_seconds"]
 
     def table(self) -> pl.DataFrame:
         rows = []
@@ -104,8 +106,16 @@ class ThreadCountAnalysis:
 
 
 def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: float = PRIOR_CV,
-                          level: float = 0.95) -> list[ThreadCountAnalysis]:
-    """Thread-count analysis per (workload, contention) group of prepared runs."""
+                          level: float = 0.95, metric: str | ResponseMetric | None = None) -> list[ThreadCountAnalysis]:
+    """Thread-count analysis per (workload, contention) group of prepared runs.
+
+    ``metric``: the response metric the runs were prepared with
+    (:func:`~throttlelab.analysis.prepare.prepare_runs`); ``None`` reads it from
+    the runs' ``metric`` column.  "Best" is then the best of that metric (highest
+    throughput, lowest latency); ``*_seconds`` fields hold costs (see
+    :mod:`throttlelab.analysis.response_metric`).
+    """
+    m = _prepared_metric(runs, metric)
     out = []
     for group, frame in iter_groups(runs, ("workload", "contention")):
         cells = (
@@ -135,8 +145,21 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
             noise=noise, alpha=alpha, limits=choices,
             cells=cells.select("limit_label", "limit_order", "cpu_limit_cores", "threads", "explicit", "runs",
                                "geomean_seconds"),
+            metric=m,
         ))
     return out
+
+
+def _prepared_metric(runs: pl.DataFrame, metric: str | ResponseMetric | None) -> ResponseMetric:
+    """The metric of prepared runs; ``ValueError`` if ``metric`` is not the one they were prepared with."""
+    prepared = runs["metric"].unique().to_list() if "metric" in runs.columns and runs.height else []
+    if metric is None:
+        return resolve(prepared[0] if len(prepared) == 1 else None)
+    m = resolve(metric)
+    if prepared and prepared != [m.name]:
+        raise ValueError(f"runs were prepared for {', '.join(map(str, prepared))}, not {m.name}: "
+                         f"call prepare_runs(..., metric={m.name!r})")
+    return m
 
 
 def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float) -> ThreadChoice:
@@ -191,6 +214,8 @@ def thread_results(a: ThreadCountAnalysis) -> dict:
     return {
         "group": a.group,
         "label": a.label,
+        "metric": {"name": a.metric.name, "unit": a.metric.unit, "direction": a.metric.direction,
+                   "seconds_fields": "costs: the metric, or 1 / metric when higher is better"},
         "has_explicit_threads": a.has_explicit_threads,
         "has_auto": a.has_auto,
         "note": a.note,

@@ -25,6 +25,7 @@ FILES = {
     "semaphore": "embedding_semaphore_k6.csv",
     "go_active_time": "go_json_cpu_limit.csv",
     "mediamtx": "mediamtx_optimization.csv",
+    "automaxprocs": "automaxprocs_gomaxprocs.csv",
 }
 
 
@@ -89,6 +90,19 @@ def load_ffmpeg_sweep(path: str | Path | None = None) -> pl.DataFrame:
         pl.lit("i7-12700F (20 threads)").alias("node"),
     )
     return tables.conform(out, "runs")
+
+
+def load_automaxprocs(path: str | Path | None = None) -> pl.DataFrame:
+    """The GOMAXPROCS table of automaxprocs' README as a canonical runs table (one run per cell).
+
+    Uber's internal load balancer under a 2-core quota at GOMAXPROCS 1, 2, 3, 4,
+    8 and 24 (the runtime default then: the host's CPU count): throughput_rps,
+    latency_p50_seconds, latency_p999_seconds (published layout, see
+    :mod:`throttlelab.ingest.published_runs`).
+    """
+    from throttlelab.ingest.published_runs import read_published_runs
+
+    return read_published_runs(Path(path) if path else published_path("automaxprocs"))
 
 
 def load_contention(path: str | Path | None = None) -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""Checks for what a study run ``requires`` (a writable cgroup, ffmpeg, a cluster).
+"""Checks for what a study run ``requires`` (a writable cgroup, ffmpeg, Go, a cluster).
 
 Each check returns ``(available, reason)``; an unmet requirement skips the run
 and the index says why.
@@ -37,7 +37,14 @@ def _chromium() -> tuple[bool, str]:
     return (True, path) if path else (False, "no chromium on PATH (make system-tools installs it)")
 
 
-CHECKS: dict[str, Check] = {"local_cgroup": _local_cgroup, "ffmpeg": _ffmpeg, "chromium": _chromium}
+def _go() -> tuple[bool, str]:
+    for path in (shutil.which("go"), "/usr/local/go/bin/go"):
+        if path and shutil.which(path):
+            return True, path
+    return False, "no Go toolchain (go on PATH or /usr/local/go/bin/go) to build the Go workloads"
+
+
+CHECKS: dict[str, Check] = {"local_cgroup": _local_cgroup, "ffmpeg": _ffmpeg, "chromium": _chromium, "go": _go}
 
 
 def check(requirements: tuple[str, ...] | list[str]) -> tuple[bool, str]:

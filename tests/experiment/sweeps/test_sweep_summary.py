@@ -41,3 +41,13 @@ def test_sweep_summary():
 def test_pick_example_run():
     assert pick_example_run(runs()) == "b"
     assert pick_example_run(runs().filter(pl.col("status") == "failed")) is None
+
+
+def test_service_metrics_appear_when_recorded():
+    r = runs()
+    assert not any(c.startswith("median_throughput") for c in sweep_summary(r).columns)
+    r = r.with_columns(throughput_rps=pl.when(pl.col("status") == "ok").then(100.0 + pl.col("wall_seconds")),
+                       latency_p99_seconds=pl.lit(0.02))
+    s = sweep_summary(r)
+    assert s.columns[-2:] == ["median_throughput_rps", "median_latency_p99_seconds"]
+    assert s.filter(pl.col("limit") == "0.5")["median_throughput_rps"].to_list() == [pytest.approx(102.1)]

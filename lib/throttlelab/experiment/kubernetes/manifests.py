@@ -68,6 +68,9 @@ def workload_argv(kind: str, command: str | None, threads: str, limit_cores: flo
     """
     options = options or {}
     nproc = str(math.ceil(limit_cores)) if limit_cores else "auto"
+    if kind == "service":
+        raise SpecError("the 'service' workload (HTTP service + load generator) runs on the local backend only; "
+                        "on Kubernetes it needs a service pod and a loopback-reachable load generator (not built yet)")
     if command:
         return shlex.split(command.format(threads=threads, nproc=nproc))
     n = int(threads) if threads != "auto" else (math.ceil(limit_cores) if limit_cores else 1)

@@ -28,6 +28,7 @@ from throttlelab.experiment.local_cgroup.cgroups import Cgroup
 from throttlelab.experiment.local_cgroup.neighbour import NoisyNeighbour
 from throttlelab.experiment.local_cgroup.cgroup_process import CgroupProcess
 from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
+from throttlelab.experiment.local_cgroup.service_load import run_service
 from throttlelab.experiment.local_cgroup.workloads import build_command
 
 if TYPE_CHECKING:
@@ -112,7 +113,10 @@ class LocalBackend:
             cg.set_limit(plan.quota_us, plan.period_us, plan.burst_us)
             with NoisyNeighbour(plan.contention.share, plan.contention.workers, period_us=plan.period_us,
                                 layout=self.layout):
-                row.update(_run_monitored(cmd.argv, cmd.env, cg, monitor_log, output, plan))
+                if plan.workload.kind == "service":
+                    row.update(run_service(cmd.argv, cmd.env, cg, plan, monitor_log, output))
+                else:
+                    row.update(_run_monitored(cmd.argv, cmd.env, cg, monitor_log, output, plan))
         finally:
             cg.remove()
         return row

@@ -20,6 +20,12 @@ the spec's ``workload`` mapping:
     iterations each, default 300) over N goroutines with ``GOMAXPROCS=N``;
     ``auto`` leaves GOMAXPROCS to the runtime (container-aware since Go 1.25).
     Built on first use where ``go`` is installed.
+``service``
+    A Go HTTP service doing ``work`` units (1e5 iterations each, default 30)
+    of CPU work per request, with ``GOMAXPROCS=N`` (``auto``: the runtime's
+    choice), driven by the load generator (:mod:`throttlelab.experiment.local_cgroup.service_load`:
+    options ``vus``, ``rate``, ``warmup_s``, ``window_s``, ``request_timeout_s``).
+    Built on first use where ``go`` is installed.
 ``command``
     Any command line; ``{threads}`` becomes the thread count text and
     ``{nproc}`` the CPU count.  Split like a shell would (no shell is run).
@@ -90,6 +96,10 @@ def build_command(workload: Workload, threads: str) -> WorkloadCommand:
     if kind == "go":
         work = int(_number(workload, "work", 300))
         argv = [str(go_spinner()), "-work", str(work), "-goroutines", "0" if threads == "auto" else threads]
+        return WorkloadCommand(argv, {} if threads == "auto" else {"GOMAXPROCS": threads})
+    if kind == "service":
+        work = int(_number(workload, "work", 30))
+        argv = [str(go_service()), "-addr", "127.0.0.1:0", "-work", str(work)]
         return WorkloadCommand(argv, {} if threads == "auto" else {"GOMAXPROCS": threads})
     if kind == "command":
         return WorkloadCommand(shlex.split(workload.command.format(threads=threads, nproc=nproc)))
@@ -176,25 +186,41 @@ def go_spinner() -> Path:
     EnvironmentProblem
         If Go is not installed or the build fails.
     """
-    src = resources.files("throttlelab.experiment") / "assets" / "spin" / "main.go"
+    return go_program("spin", "go")
+
+
+def go_service() -> Path:
+    """The compiled Go HTTP service (``assets/service/main.go``, built on first use)."""
+    return go_program("service", "service")
+
+
+def go_program(name: str, kind: str) -> Path:
+    """Build ``assets/<name>/main.go`` into the cache (keyed by its hash) and return the binary.
+
+    Raises
+    ------
+    EnvironmentProblem
+        If Go is not installed or the build fails.
+    """
+    src = resources.files("throttlelab.experiment") / "assets" / name / "main.go"
     code = src.read_bytes()
-    exe = cache_dir() / f"spin-{hashlib.sha1(code).hexdigest()[:10]}"
+    exe = cache_dir() / f"{name}-{hashlib.sha1(code).hexdigest()[:10]}"
     if exe.exists():
         return exe
     go = go_exe()
     if go is None:
-        raise EnvironmentProblem("the 'go' workload needs the Go toolchain (https://go.dev/dl/) on PATH")
-    build = exe.parent / f"spin-build-{os.getpid()}"
+        raise EnvironmentProblem(f"the '{kind}' workload needs the Go toolchain (https://go.dev/dl/) on PATH")
+    build = exe.parent / f"{name}-build-{os.getpid()}"
     build.mkdir(exist_ok=True)
     (build / "main.go").write_bytes(code)
-    (build / "go.mod").write_text("module throttlelab/spin\n\ngo 1.21\n")
+    (build / "go.mod").write_text(f"module throttlelab/{name}\n\ngo 1.21\n")
     tmp = exe.with_suffix(f".{os.getpid()}.tmp")
     env = {**os.environ, "GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod", "CGO_ENABLED": "0"}
     try:
         proc = subprocess.run([go, "build", "-o", str(tmp), "."], cwd=build, env=env,
                               capture_output=True, text=True, timeout=300)
         if proc.returncode != 0:
-            raise EnvironmentProblem(f"building the Go spinner failed: {proc.stderr.strip()[-500:]}")
+            raise EnvironmentProblem(f"building the Go {name} failed: {proc.stderr.strip()[-500:]}")
         os.replace(tmp, exe)
     finally:
         shutil.rmtree(build, ignore_errors=True)

@@ -19,7 +19,7 @@ from typing import Any
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.plan import Contention, Workload
 
-WORKLOADS = ("ffmpeg", "burner", "go", "command")
+WORKLOADS = ("ffmpeg", "burner", "go", "service", "command")
 
 Fail = Callable[[str, str], SpecError]
 """``fail(key, message)``: the error to raise for a bad value of ``key``."""

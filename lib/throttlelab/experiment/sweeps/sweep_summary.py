@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from throttlelab import tables
 from throttlelab.experiment.sweeps.run_store import RunStore
 
 
@@ -20,11 +21,15 @@ def sweep_summary(runs: pl.DataFrame, *, include_warmup: bool = False) -> pl.Dat
     (text), ``threads``, ``runs``, ``ok``, ``median_wall_seconds``,
     ``median_cpu_seconds``, ``median_effective_cores`` (CPU / wall),
     ``throttled_ratio`` (pooled nr_throttled / nr_periods) and
-    ``median_throttled_seconds``.  Failed runs count in ``runs`` only.
+    ``median_throttled_seconds``; for a service sweep also the median of each
+    service metric the runs recorded (``median_throughput_rps``,
+    ``median_latency_p99_seconds``, ...).  Failed runs count in ``runs`` only.
     """
     c = pl.col
     df = runs if include_warmup else runs.filter(~c("warmup").fill_null(False))
     ok = c("status") == "ok"
+    service = [n for n in tables.RESPONSE_METRICS if n not in ("wall_seconds", "cpu_seconds")
+               and n in df.columns and df[n].null_count() < df.height]
     out = (
         df.group_by("contention", "cpu_limit_cores", "threads")
         .agg(
@@ -35,6 +40,7 @@ def sweep_summary(runs: pl.DataFrame, *, include_warmup: bool = False) -> pl.Dat
             median_effective_cores=(c("cpu_seconds") / c("wall_seconds")).filter(ok).median(),
             throttled_ratio=c("nr_throttled").filter(ok).sum() / c("nr_periods").filter(ok).sum(),
             median_throttled_seconds=c("throttled_seconds").filter(ok).median(),
+            *[c(n).filter(ok).median().alias(f"median_{n}") for n in service],
         )
         .with_columns(
             limit=pl.when(c("cpu_limit_cores").is_null()).then(pl.lit("unlimited"))
@@ -44,7 +50,8 @@ def sweep_summary(runs: pl.DataFrame, *, include_warmup: bool = False) -> pl.Dat
         .sort("contention", "cpu_limit_cores", "threads", nulls_last=True)
     )
     return out.select("contention", "cpu_limit_cores", "limit", "threads", "runs", "ok", "median_wall_seconds",
-                      "median_cpu_seconds", "median_effective_cores", "throttled_ratio", "median_throttled_seconds")
+                      "median_cpu_seconds", "median_effective_cores", "throttled_ratio", "median_throttled_seconds",
+                      *[f"median_{n}" for n in service])
 
 
 def run_intervals(store: RunStore | str | Path, run_id: str) -> pl.DataFrame:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from throttlelab.analysis.response_metric import ResponseMetric
+
 from throttlelab.analysis.dead_zones import DeadZoneAnalysis
 
 VERDICT_COLORS = {"dead zone": "#d62728", "undecided": "#7f7f7f", "not a dead zone": "#2ca02c"}
 
 
-def dead_zone_chart(analysis: DeadZoneAnalysis, *, title: str) -> alt.Chart:
+def dead_zone_chart(analysis: DeadZoneAnalysis, *, title: str, metric: ResponseMetric | None = None) -> alt.Chart:
     """Slowdown (%) of each limit over its best lower limit, 95% interval, verdict colour, threshold rule."""
     t = analysis.limits_table().filter(pl.col("slowdown_pct").is_not_null())
     order = t["limit"].to_list()
@@ -27,7 +29,9 @@ def dead_zone_chart(analysis: DeadZoneAnalysis, *, title: str) -> alt.Chart:
     ]
     color = alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values())))
     bars = base.mark_rule(strokeWidth=2).encode(
-        x, alt.Y("slowdown_ci_low_pct:Q", title="slowdown vs best lower limit (%)"), alt.Y2("slowdown_ci_high_pct:Q"),
+        x, alt.Y("slowdown_ci_low_pct:Q", title="slowdown vs best lower limit (%)" if metric is None or metric.name == "wall_seconds"
+                 else f"{'cost (1 / ' + metric.label + ')' if metric.higher_is_better else metric.label} "
+                      "vs best lower limit (%, + = worse)"), alt.Y2("slowdown_ci_high_pct:Q"),
         color=color, tooltip=tips)
     points = base.mark_point(filled=True, size=80).encode(x, alt.Y("slowdown_pct:Q"), color=color, tooltip=tips)
     rules = alt.Chart(pl.DataFrame({"y": [0.0, analysis.threshold_pct],

@@ -6,7 +6,16 @@ import altair as alt
 import numpy as np
 import polars as pl
 
+from throttlelab.analysis.response_metric import ResponseMetric
+
 from throttlelab.analysis.scaling import ScalingFit
+
+
+def cost_title(metric: ResponseMetric) -> str:
+    """Axis title of a metric's cost, e.g. ``"cost: 1 / throughput (s per req, log scale; lower is better)"``."""
+    if metric.higher_is_better:
+        return f"cost: 1 / {metric.label} (s per {metric.unit.split('/')[0]}, log scale; lower is better)"
+    return f"{metric.label} ({metric.unit}, log scale)"
 
 
 def fit_curves(fits: list[ScalingFit], x_min: float, x_max: float, points: int = 120) -> pl.DataFrame:
@@ -22,7 +31,7 @@ def fit_curves(fits: list[ScalingFit], x_min: float, x_max: float, points: int =
                                                                  "high": pl.Float64, "aic": pl.Float64})
 
 
-def scaling_chart(runs: pl.DataFrame, fits: list[ScalingFit], *, title: str) -> alt.Chart:
+def scaling_chart(runs: pl.DataFrame, fits: list[ScalingFit], *, title: str, metric: ResponseMetric | None = None) -> alt.Chart:
     """Runs (points), fitted models (lines) with the best model's bootstrap band (area); log-log axes.
 
     ``runs`` are prepared runs of one group; unlimited runs appear at
@@ -33,7 +42,8 @@ def scaling_chart(runs: pl.DataFrame, fits: list[ScalingFit], *, title: str) -> 
         *[c for c in ("experiment", "run_id") if c in runs.columns],
     )
     x = alt.X("cores:Q", scale=alt.Scale(type="log"), title="CPU limit (cores, log scale)")
-    y = alt.Y("seconds:Q", scale=alt.Scale(type="log"), title="wall time (s, log scale)")
+    y_title = "wall time (s, log scale)" if metric is None or metric.name == "wall_seconds" else cost_title(metric)
+    y = alt.Y("seconds:Q", scale=alt.Scale(type="log"), title=y_title)
     tips = [alt.Tooltip("limit_label:N", title="limit"), alt.Tooltip("seconds:Q", format=".2f", title="wall (s)")]
     tips += [alt.Tooltip(f"{c}:N") for c in ("experiment", "run_id") if c in pts.columns]
     layers = [alt.Chart(pts).mark_point(filled=True, size=60, color="black").encode(x, y, tooltip=tips)]
@@ -43,7 +53,7 @@ def scaling_chart(runs: pl.DataFrame, fits: list[ScalingFit], *, title: str) -> 
         band = curves.filter((pl.col("model") == best) & pl.col("low").is_not_nan())
         if band.height:
             layers.insert(0, alt.Chart(band).mark_area(opacity=0.2).encode(
-                x, alt.Y("low:Q", scale=alt.Scale(type="log"), title="wall time (s, log scale)"), alt.Y2("high:Q"),
+                x, alt.Y("low:Q", scale=alt.Scale(type="log"), title=y_title), alt.Y2("high:Q"),
                 tooltip=[alt.Tooltip("model:N"), alt.Tooltip("cores:Q", format=".2f"),
                          alt.Tooltip("low:Q", format=".2f", title="band low (s)"),
                          alt.Tooltip("high:Q", format=".2f", title="band high (s)")]))
