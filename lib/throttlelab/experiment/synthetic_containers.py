@@ -70,8 +70,8 @@ def _interp(tab, a):
     return np.interp(la, tab[0], tab[1]), np.interp(la, tab[0], tab[2])
 
 
-def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 15.0) -> dict[str, np.ndarray]:
-    """Scrape-time counters of one container: ``times`` and cumulative ``usage``, ``periods``, ``throttled``, ``throttled_s``."""
+def _demand(spec: ContainerSpec, start: float, hours: float, scrape_s: float):
+    """Per scrape interval: times, mean demand (cores), running share of periods, demand in a running period."""
     rng = np.random.default_rng(spec.seed)
     n = int(round(hours * 3600 / scrape_s))
     times = start + scrape_s * np.arange(1, n + 1)
@@ -90,6 +90,13 @@ def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 
     demand = np.clip(demand, 1e-4, spec.threads)
     active = np.clip(spec.active_share * np.sqrt(demand / spec.mean_cores), 0.02, 1.0)
     m = demand / active  # mean demand in an active period
+    return rng, times, demand, active, m
+
+
+def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 15.0) -> dict[str, np.ndarray]:
+    """Scrape-time counters of one container: ``times`` and cumulative ``usage``, ``periods``, ``throttled``, ``throttled_s``."""
+    rng, times, demand, active, m = _demand(spec, start, hours, scrape_s)
+    n = len(times)
     tab = _burst_tables(spec.burst_cv, spec.seed + 1)
     n_periods = scrape_s / PERIOD_S
     periods = active * n_periods
@@ -117,6 +124,27 @@ def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 
         out[name] = np.floor(c) if name in ("periods", "throttled") else c
     out["restart_index"] = np.array([-1 if restart is None else restart])
     return out
+
+
+def true_throttled_ratio(spec: ContainerSpec, limit: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
+    """The throttled-period ratio ``spec`` would have at ``limit`` (expected value, same demand as :func:`simulate`)."""
+    _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
+    if spec.threads <= limit:
+        return 0.0
+    surv, _ = _interp(_burst_tables(spec.burst_cv, spec.seed + 1), limit / m)
+    return float((active * surv).sum() / active.sum())
+
+
+def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
+    """The smallest limit (to 1m) whose true throttled-period ratio is at most ``target``."""
+    lo, hi = 0.001, float(spec.threads)
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        if true_throttled_ratio(spec, mid, start=start, hours=hours, scrape_s=scrape_s) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def _labels(spec: ContainerSpec, cid: str) -> str:
