@@ -179,7 +179,8 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
     steps = int(have.sum())
     span = (c.times[have][-1] - c.times[have][0] + c.step_s) if steps else 0.0
     hours = span / 3600
-    coverage = steps / max(len(usage), 1)
+    idx = np.flatnonzero(have)
+    coverage = steps / (idx[-1] - idx[0] + 1) if steps else 0.0  # within the container's own lifetime in the window
     common = dict(namespace=c.namespace, pod=c.pod, container=c.container, current_request_cores=c.request_cores,
                   current_limit_cores=c.limit_cores, hours_observed=hours, steps=steps, step_s=c.step_s,
                   throttled_ratio_p95_5m=c.throttled_ratio_p95_5m)
@@ -192,7 +193,8 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
         need = max(0.0, s.min_history_s - span) / 3600
         why = (f"only {hours:.1f} h of usage ({steps} steps of {c.step_s:g} s); too short to decide: "
                f"about {need:.0f} h more would decide" if span < s.min_history_s else
-               f"usage present in {coverage:.0%} of the window's steps (needs {s.min_coverage:.0%}); too sparse to decide")
+               f"usage present in {coverage:.0%} of the steps between its first and last sample (needs {s.min_coverage:.0%}); "
+               f"too sparse to decide")
         return Rightsizing(**common, **none, burst_sigma_source="none", decision="too little data", reason=why)
 
     u = np.where(have, usage, 0.0)[have]

@@ -115,7 +115,6 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     q0 = api.queries
     if end is None:
         end = api.server_time()
-    step = step_s or choose_step(window_s, min_step_s)
     start = end - window_s
     sel = parse_selector(selector)
     promql: list[str] = []
@@ -130,6 +129,14 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         if not pods:
             pods, direct = None, sel
     m = _matchers(namespace, direct)
+    if step_s is None:  # rate() needs samples in each step: at least 4 scrape intervals
+        q = f"quantile(0.5, count_over_time({COUNTERS['usage']}{{{m}}}[1h]))"
+        promql.append(q)
+        res = api.query(q, time=end)
+        per_hour = float(res[0]["value"][1]) if res else 0.0
+        scrape = 3600 / per_hour if per_hour >= 2 else 60.0
+        min_step_s = max(min_step_s, math.ceil(4 * scrape / 60) * 60)
+    step = step_s or choose_step(window_s, min_step_s)
     r = format_duration(step)
     w = format_duration(window_s)
     series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
@@ -178,12 +185,3 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
                                 throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=p95.get(key)))
     return Fetch(out, start, end, step, api.queries - q0, promql)
-
-
-def throttled_ratio_over_time(api: PrometheusAPI, c: ContainerCPU, *, start: float, end: float, step_s: float = 1800) -> tuple[np.ndarray, np.ndarray]:
-    """One container's throttled-period ratio per ``step_s`` window (for charts)."""
-    m = _matchers(c.namespace, {"pod": c.pod, "container": c.container})
-    r = format_duration(step_s)
-    q = (f"sum(increase({COUNTERS['throttled_periods']}{{{m}}}[{r}])) / sum(increase({COUNTERS['periods']}{{{m}}}[{r}]) > 0)")
-    res = api.query_range(q, start + step_s, end, step_s)
-    return (res[0].times, res[0].values) if res else (np.empty(0), np.empty(0))
