@@ -28,6 +28,8 @@ from pathlib import Path
 import numpy as np
 from scipy.signal import lfilter
 
+from throttlelab.ingest.prometheus_local import run_promtool
+
 PERIOD_S = 0.1
 
 
@@ -157,7 +159,7 @@ def _lines(name: str, labels: str, times: np.ndarray, values: np.ndarray, fmt: s
 
 
 def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0,
-                    kube_state_metrics: bool = True) -> tuple[np.ndarray, list[str]]:
+                    kube_state_metrics: bool = True, gauge_every_s: float = 60.0) -> tuple[np.ndarray, list[str]]:
     """One container's OpenMetrics sample lines and their timestamps (unsorted across metrics)."""
     sim = simulate(spec, start, hours, scrape_s)
     t = sim["times"]
@@ -177,7 +179,7 @@ def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s
         for name, key, fmt in metrics:
             lines += _lines(name, lab, tt, sim[key][sel], fmt)
             stamps.append(tt)
-    minute = t[:: max(1, int(round(60 / scrape_s)))]
+    minute = t[:: max(1, int(round(gauge_every_s / scrape_s)))]
     base = f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}"'
     ksm = f'{base},resource="cpu",unit="core"'
     gauges = []
@@ -194,11 +196,13 @@ def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s
     return np.concatenate(stamps), lines
 
 
-def openmetrics_text(specs, *, start: float, hours: float, scrape_s: float = 15.0, kube_state_metrics: bool = True) -> str:
+def openmetrics_text(specs, *, start: float, hours: float, scrape_s: float = 15.0, kube_state_metrics: bool = True,
+                     gauge_every_s: float = 60.0) -> str:
     """OpenMetrics text of ``specs`` over ``hours`` from ``start`` (``# EOF`` last)."""
     out: list[str] = []
     for spec in specs:
-        out += container_lines(spec, start=start, hours=hours, scrape_s=scrape_s, kube_state_metrics=kube_state_metrics)[1]
+        out += container_lines(spec, start=start, hours=hours, scrape_s=scrape_s, kube_state_metrics=kube_state_metrics,
+                               gauge_every_s=gauge_every_s)[1]
     out.append("# EOF")
     return "\n".join(out) + "\n"
 
@@ -239,20 +243,6 @@ def backfill(specs, tsdb_dir: str | Path, *, start: float, hours: float, scrape_
         run_promtool(path, tsdb_dir, promtool=promtool)
         path.unlink()
     return total
-
-
-def run_promtool(openmetrics_file: str | Path, tsdb_dir: str | Path, *, promtool: str = "promtool") -> None:
-    """``promtool tsdb create-blocks-from openmetrics`` (24-h blocks); raises with promtool's own message."""
-    from throttlelab.errors import EnvironmentProblem
-
-    cmd = [promtool, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=24h", "-q",
-           str(openmetrics_file), str(tsdb_dir)]
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-    except FileNotFoundError:
-        raise EnvironmentProblem("promtool not found (Debian package 'prometheus'; make system-tools installs it)") from None
-    if proc.returncode != 0:
-        raise EnvironmentProblem(f"{openmetrics_file}: promtool could not backfill it: {proc.stderr.strip()[-300:]}")
 
 
 def scenario_specs(namespace: str = "shop") -> list[ContainerSpec]:

@@ -6,8 +6,8 @@ consecutive samples (a drop is a restart: the new value is the increase) is
 summed per (namespace, pod, container) into steps; the throttled ratio's p95
 is over 5-minute steps.  Lines that are not samples of the metrics used are
 counted, a malformed sample line raises :class:`~throttlelab.errors.InputError`
-with its line number.  (``prometheus_client``'s parser reads about 6,000 lines/s
-here; this one is about 50x faster.)
+with its line number.  (``prometheus_client``'s OpenMetrics parser took about
+160 us per line here, this reader about 4 us: it only reads the few metrics used.)
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
     series: dict[tuple, list] = defaultdict(list)
     gauges: dict[tuple, tuple[float, float]] = {}
     skipped = 0
+    seen: dict[str, dict] = {}
     try:
         fh = _open(path)
     except OSError as exc:
@@ -53,7 +54,10 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
             m = _LINE.match(line)
             if not m or m.group(4) is None:
                 raise InputError(path, no, "not an OpenMetrics sample with a timestamp", line.strip()[:100])
-            labels = dict(_LABEL.findall(m.group(2) or ""))
+            text = m.group(2) or ""
+            labels = seen.get(text)
+            if labels is None:  # a series' label text repeats on every one of its samples
+                labels = seen[text] = dict(_LABEL.findall(text))
             if namespace and labels.get("namespace") != namespace:
                 continue
             if any(labels.get(k) != v for k, v in direct.items()):
@@ -104,7 +108,7 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
         n = max(len(p) for p in series.values())
         span = max(t_last - t_first, 1.0)
         scrape = span / max(n - 1, 1)
-        step_s = choose_step(window_s, max(60.0, math.ceil(2 * scrape / 60) * 60))
+        step_s = choose_step(window_s, max(60.0, math.ceil(4 * scrape / 60) * 60))  # as fetch_containers
     nsteps = int(math.floor(window_s / step_s + 1e-9))
     grid = start + step_s * np.arange(1, nsteps + 1)
     sums: dict[tuple, dict[str, np.ndarray]] = defaultdict(dict)

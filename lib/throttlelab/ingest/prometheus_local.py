@@ -93,3 +93,65 @@ class LocalPrometheus:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def tsdb_time_range(tsdb_dir: str | Path) -> tuple[float, float] | None:
+    """(first, last) sample time (unix s) in a TSDB folder, from its blocks' ``meta.json``."""
+    import json
+
+    metas = [json.loads(m.read_text()) for m in Path(tsdb_dir).glob("*/meta.json")]
+    if not metas:
+        return None
+    return min(m["minTime"] for m in metas) / 1000, max(m["maxTime"] for m in metas) / 1000
+
+
+def run_promtool(openmetrics_file: str | Path, tsdb_dir: str | Path, *, promtool: str = "promtool") -> None:
+    """``promtool tsdb create-blocks-from openmetrics`` (24-h blocks); raises with promtool's own message."""
+    cmd = [promtool, "tsdb", "create-blocks-from", "openmetrics", "--max-block-duration=24h", "-q",
+           str(openmetrics_file), str(tsdb_dir)]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    except FileNotFoundError:
+        raise EnvironmentProblem("promtool not found (Debian package 'prometheus'; make system-tools installs it)") from None
+    if proc.returncode != 0:
+        raise EnvironmentProblem(f"{openmetrics_file}: promtool could not backfill it: {proc.stderr.strip()[-300:]}")
+
+
+def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s: float | None = None,
+                      end: float | None = None, namespace: str | None = None, selector: str | None = None,
+                      step_s: float | None = None):
+    """Per-container CPU from a saved OpenMetrics export (``.gz`` too).
+
+    With ``use_prometheus`` and the Debian binaries installed, the export is backfilled by promtool into a
+    temporary local Prometheus and read through its HTTP API (the same path as a live server); otherwise it is
+    read directly.  ``window_s`` and ``end`` default to the whole export.  Returns ``(Fetch, how)``.
+    """
+    import gzip
+
+    from throttlelab.errors import InputError
+    from throttlelab.ingest.container_cpu import fetch_containers
+    from throttlelab.ingest.openmetrics_containers import read_openmetrics_containers
+    from throttlelab.ingest.prometheus_api import PrometheusAPI
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, None, "no such export file")
+    ok, why = prometheus_available()
+    if not (use_prometheus and ok):
+        f = read_openmetrics_containers(path, window_s=window_s, end=end, namespace=namespace, selector=selector,
+                                        step_s=step_s)
+        return f, "read directly" + (f" ({why})" if use_prometheus else "")
+    with tempfile.TemporaryDirectory(prefix="throttlelab-export-") as tmp:
+        plain, tsdb = Path(tmp) / "export.om", Path(tmp) / "tsdb"
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rb") as src, open(plain, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        run_promtool(plain, tsdb)
+        plain.unlink()
+        first, last = tsdb_time_range(tsdb) or (0.0, 0.0)
+        end = end or last
+        window_s = window_s or (end - first)
+        with LocalPrometheus(tsdb) as prom:
+            f = fetch_containers(PrometheusAPI(prom.url), window_s=window_s, end=end, namespace=namespace,
+                                 selector=selector, step_s=step_s)
+        return f, "backfilled by promtool into a temporary local Prometheus"
