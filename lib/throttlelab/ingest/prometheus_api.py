@@ -225,3 +225,24 @@ def format_duration(seconds: float) -> str:
         if s % n == 0 and s >= n:
             return f"{s // n}{unit}"
     return f"{s}s"
+
+
+def parse_time(text: str | None) -> float | None:
+    """Unix seconds or an ISO time (``2026-01-15T00:00:00Z``; naive is UTC) -> unix seconds; ``None``/"" -> None.
+
+    >>> parse_time("2026-01-01T00:00:00Z"), parse_time("1767225600"), parse_time("")
+    (1767225600.0, 1767225600.0, None)
+    """
+    import datetime as dt
+
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        t = dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        raise ThrottlelabError(f"{text!r}: not a time (expected unix seconds or an ISO time like 2026-01-15T00:00:00Z)") from None
+    return (t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)).timestamp()

@@ -155,3 +155,25 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
             f = fetch_containers(PrometheusAPI(prom.url), window_s=window_s, end=end, namespace=namespace,
                                  selector=selector, step_s=step_s)
         return f, "backfilled by promtool into a temporary local Prometheus"
+
+
+def read_source(*, prometheus_url: str | None = None, openmetrics_path: str | None = None, use_prometheus: bool = True,
+                window_s: float | None = None, end: float | None = None, namespace: str | None = None,
+                selector: str | None = None, step_s: float | None = None, bearer_token_file: str | None = None,
+                ca_file: str | None = None, insecure_skip_tls_verify: bool = False, timeout: float = 60.0):
+    """Per-container CPU from a live Prometheus (``window_s`` default 14 days) or a saved export.
+
+    Returns ``(Fetch, source, how)``: the data, the URL or path read, and how it was read.
+    """
+    from throttlelab.ingest.container_cpu import fetch_containers
+    from throttlelab.ingest.prometheus_api import PrometheusAPI
+
+    if prometheus_url:
+        api = PrometheusAPI(prometheus_url, bearer_token_file=bearer_token_file, ca_file=ca_file,
+                            insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout)
+        f = fetch_containers(api, window_s=window_s or 14 * 86400, end=end, namespace=namespace, selector=selector,
+                             step_s=step_s)
+        return f, prometheus_url, "Prometheus HTTP API"
+    f, how = fetch_from_export(openmetrics_path, use_prometheus=use_prometheus, window_s=window_s, end=end,
+                               namespace=namespace, selector=selector, step_s=step_s)
+    return f, str(openmetrics_path), how

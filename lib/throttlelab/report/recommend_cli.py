@@ -39,30 +39,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = "Basic auth: set PROMETHEUS_USERNAME and PROMETHEUS_PASSWORD. Exit status 2 on any error."
 
 
-def _end(text: str | None) -> float | None:
-    import datetime as dt
-
-    from throttlelab.errors import ThrottlelabError
-
-    if not text:
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        pass
-    try:
-        t = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ThrottlelabError(f"--end {text!r}: expected unix seconds or an ISO time (2026-01-15T00:00:00Z)") from None
-    return (t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)).timestamp()
-
-
 def run(args: argparse.Namespace) -> int:
     import time
 
     from throttlelab.analysis.rightsizing import Settings, rightsize_all
     from throttlelab.errors import ThrottlelabError
-    from throttlelab.ingest.prometheus_api import parse_duration
+    from throttlelab.ingest.prometheus_api import parse_duration, parse_time
+    from throttlelab.ingest.prometheus_local import read_source
 
     if not 0 < args.throttle_target < 1:
         raise ThrottlelabError(f"--throttle-target {args.throttle_target}: expected a ratio between 0 and 1 (e.g. 0.05)")
@@ -71,21 +54,11 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(throttle_target=args.throttle_target, limit_policy=args.limit_policy,
                         min_history_s=parse_duration(args.min_history))
     t0 = time.perf_counter()
-    if args.openmetrics:
-        from throttlelab.ingest.openmetrics_containers import read_openmetrics_containers
-
-        fetched = read_openmetrics_containers(args.openmetrics, window_s=window, end=_end(args.end),
-                                              namespace=args.namespace, selector=args.selector, step_s=step)
-        source = args.openmetrics
-    else:
-        from throttlelab.ingest.container_cpu import fetch_containers
-        from throttlelab.ingest.prometheus_api import PrometheusAPI
-
-        api = PrometheusAPI(args.prometheus, bearer_token_file=args.bearer_token_file, ca_file=args.ca_file,
-                            insecure_skip_tls_verify=args.insecure_skip_tls_verify, timeout=args.timeout)
-        fetched = fetch_containers(api, window_s=window, end=_end(args.end), namespace=args.namespace,
-                                   selector=args.selector, step_s=step)
-        source = args.prometheus
+    fetched, source, how = read_source(
+        prometheus_url=args.prometheus, openmetrics_path=args.openmetrics, use_prometheus=False, window_s=window,
+        end=parse_time(args.end), namespace=args.namespace, selector=args.selector, step_s=step,
+        bearer_token_file=args.bearer_token_file, ca_file=args.ca_file,
+        insecure_skip_tls_verify=args.insecure_skip_tls_verify, timeout=args.timeout)
     recs = rightsize_all(fetched.containers, settings)
     took = time.perf_counter() - t0
     text = render(recs, args.format, fetched=fetched, settings=settings, source=source)
