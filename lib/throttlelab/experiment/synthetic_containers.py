@@ -130,19 +130,31 @@ def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 
 
 def true_throttled_ratio(spec: ContainerSpec, limit: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
     """The throttled-period ratio ``spec`` would have at ``limit`` (expected value, same demand as :func:`simulate`)."""
+    return _true_ratios(spec, [limit], start, hours, scrape_s)[0]
+
+
+def _true_ratios(spec, limits, start, hours, scrape_s):
     _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
-    if spec.threads <= limit:
-        return 0.0
-    surv, _ = _interp(_burst_tables(spec.burst_cv, spec.seed + 1), limit / m)
-    return float((active * surv).sum() / active.sum())
+    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
+    out = []
+    for limit in limits:
+        if spec.threads <= limit:
+            out.append(0.0)
+            continue
+        surv, _ = _interp(tab, limit / m)
+        out.append(float((active * surv).sum() / active.sum()))
+    return out
 
 
 def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
     """The smallest limit (to 1m) whose true throttled-period ratio is at most ``target``."""
+    _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
+    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
     lo, hi = 0.001, float(spec.threads)
     for _ in range(30):
         mid = (lo + hi) / 2
-        if true_throttled_ratio(spec, mid, start=start, hours=hours, scrape_s=scrape_s) <= target:
+        surv, _ = _interp(tab, mid / m)
+        if float((active * surv).sum() / active.sum()) <= target:
             hi = mid
         else:
             lo = mid
@@ -259,3 +271,27 @@ def scenario_specs(namespace: str = "shop") -> list[ContainerSpec]:
         rep(base, pod="restarted-0", container="queue", request=0.5, limit=1.0, mean_cores=0.35, threads=2.0, burst_cv=0.5,
             restart_at=0.5, seed=6),
     ]
+
+
+def container_cpu(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0, step_s: float = 60.0):
+    """The per-step rates a Prometheus would return for ``spec`` (no server: for simulations of the recommender)."""
+    from throttlelab.ingest.container_cpu import ContainerCPU
+
+    sim = simulate(spec, start, hours, scrape_s)
+    k = int(round(step_s / scrape_s))
+    n = len(sim["times"]) // k
+    r = int(sim["restart_index"][0])
+
+    def rate(name):
+        c = sim[name][: n * k]
+        inc = np.diff(np.concatenate([[0.0], c]))
+        if r >= 0 and r < len(inc):
+            inc[r] = c[r]  # the restarted counter's first value is its increase
+        return inc.reshape(n, k).sum(1) / step_s
+
+    limited = spec.limit is not None
+    nan = np.full(n, np.nan)
+    return ContainerCPU(spec.namespace, spec.pod, spec.container, spec.request, spec.limit,
+                        "kube-state-metrics" if limited else "none", step_s, sim["times"][k - 1 :: k][:n],
+                        rate("usage"), rate("throttled_s") if limited else nan, rate("periods") if limited else nan,
+                        rate("throttled") if limited else nan)
