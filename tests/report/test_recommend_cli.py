@@ -80,3 +80,21 @@ def test_empty_match_is_one_line(capsys, live):
     rc, _, err = _run(capsys, *live[:2], "--namespace", "no-such-namespace")
     assert rc == 2 and "no container_cpu_usage_seconds_total series in namespace 'no-such-namespace'" in err
     assert err.count("\n") == 1
+
+
+@pytest.mark.browser
+def test_html_report_draws_offline_in_chromium(capsys, tmp_path):
+    """The HTML report from the bundled export: every chart drawn, no console error, no network request."""
+    from throttlelab.report.browser import check_page, chromium_path
+
+    if not chromium_path():
+        pytest.skip("no chromium")
+    dest = tmp_path / "rec.html"
+    sample = "data/published/samples/shop_namespace.om.gz"
+    from pathlib import Path
+
+    rc, _, _ = _run(capsys, "--openmetrics", str(Path(__file__).resolve().parents[2] / sample), "--format", "html",
+                    "-o", str(dest), "--since", "26h")
+    assert rc == 0
+    check = check_page(dest, screenshot=tmp_path / "rec.png")
+    assert check.charts == 11 and check.ok, check  # 6 distributions + 5 throttled-ratio charts (no-limit has none)

@@ -16,9 +16,10 @@ def usage_distribution_chart(dist: pl.DataFrame, marks: pl.DataFrame, *, title: 
     and :func:`~throttlelab.analysis.rightsizing_views.marks_frame`.
     """
     bars = alt.Chart(dist).mark_bar(opacity=0.55).encode(
-        alt.X("cores:Q", title="CPU (cores)"),
+        alt.X("cores:Q", title="CPU (cores)", scale=alt.Scale(domainMin=0)),
         alt.Y("share:Q", title="share of time", axis=alt.Axis(format="%"), stack=None),
-        alt.Color("series:N", title=None, scale=alt.Scale(range=["#9ecae1", "#fdae6b"])),
+        alt.Color("series:N", title=None, scale=alt.Scale(domain=["usage", "demand (usage + throttled)"],
+                                                          range=["#6baed6", "#fd8d3c"])),
         tooltip=[alt.Tooltip("series:N"), alt.Tooltip("cores:Q", format=".3f", title="cores (bin centre)"),
                  alt.Tooltip("share:Q", format=".1%", title="share of time")],
     )
