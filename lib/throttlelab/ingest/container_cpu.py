@@ -22,6 +22,7 @@ import numpy as np
 from throttlelab.ingest.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
 
 KEY = ("namespace", "pod", "container")
+POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
 BY = "namespace, pod, container"
 COUNTERS = {
     "usage": "container_cpu_usage_seconds_total",
@@ -129,22 +130,34 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         if not pods:
             pods, direct = None, sel
     m = _matchers(namespace, direct)
-    if step_s is None:  # rate() needs samples in each step: at least 4 scrape intervals
+    if step_s is None:
+        # rate() needs samples in each step: at least 4 scrape intervals; and the fine series of all containers
+        # together stay under POINTS_BUDGET per query (JSON decoding costs about 1 s per million points here)
         q = f"quantile(0.5, count_over_time({COUNTERS['usage']}{{{m}}}[1h]))"
-        promql.append(q)
+        n_q = f"count(count by ({BY}) ({COUNTERS['usage']}{{{m}}}))"
+        promql += [q, n_q]
         res = api.query(q, time=end)
         per_hour = float(res[0]["value"][1]) if res else 0.0
         scrape = 3600 / per_hour if per_hour >= 2 else 60.0
-        min_step_s = max(min_step_s, math.ceil(4 * scrape / 60) * 60)
+        res = api.query(n_q, time=end)
+        n_series = float(res[0]["value"][1]) if res else 1.0
+        min_step_s = max(min_step_s, math.ceil(4 * scrape / 60) * 60,
+                         math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60)
     step = step_s or choose_step(window_s, min_step_s)
     r = format_duration(step)
-    w = format_duration(window_s)
     series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
-    for name, metric in COUNTERS.items():
-        q = f"sum by ({BY}) (rate({metric}{{{m}}}[{r}]))"
-        promql.append(q)
-        series[name] = {tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values)
-                        for s in api.query_range(q, start + step, end, step)}
+
+    def one(name: str):
+        q = f"sum by ({BY}) (rate({COUNTERS[name]}{{{m}}}[{r}]))"
+        return name, q, api.query_range(q, start + step, end, step)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
+        for name, q, result in pool.map(one, COUNTERS):
+            promql.append(q)
+            series[name] = {tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values) for s in result}
+    w = format_duration(window_s)
     keys = set(series["usage"])
     if pods is not None:
         keys = {k for k in keys if (k[0], k[1]) in pods}

@@ -18,6 +18,7 @@ import json
 import math
 import os
 import ssl
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,6 +78,7 @@ class PrometheusAPI:
         if not self.url.startswith(("http://", "https://")):
             raise PrometheusError(f"{self.url}: not an http(s) URL (expected e.g. http://127.0.0.1:9090)")
         self.url = self.url.rstrip("/")
+        self._lock = threading.Lock()
         headers = {"Accept": "application/json", "User-Agent": "throttlelab-recommend"}
         if self.bearer_token_file:
             try:
@@ -109,7 +111,8 @@ class PrometheusAPI:
         import urllib3
 
         target = f"{self.url}{path}"
-        self.queries += 1
+        with self._lock:
+            self.queries += 1
         try:
             resp = self._pool.request("POST", target, fields=params, encode_multipart=False)
         except urllib3.exceptions.MaxRetryError as exc:
