@@ -46,15 +46,16 @@ output_dir: str = "../data/processed/08_recommend"  # where tables, results.json
 # %%
 from pathlib import Path
 
-from IPython.display import Markdown, display
+from IPython.display import HTML, Markdown, display
 
 from throttlelab.analysis.rightsizing import Settings, rightsize_all
 from throttlelab.analysis.rightsizing_views import (decision_table, marks_frame, recommendations_frame,
                                                     throttled_ratio_frame, usage_distribution_frame)
-from throttlelab.ingest.prometheus_api import format_duration, parse_duration, parse_time
+from throttlelab.ingest.prometheus_api import parse_duration, parse_time
 from throttlelab.ingest.prometheus_local import read_source
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import rightsizing as charts
+from throttlelab.report.recommend_html import table_html
 
 out = tn.start(output_dir, name="08_recommend")
 sample = Path("../data/published/samples/shop_namespace.om.gz")
@@ -70,7 +71,7 @@ fetched, source, how = read_source(
     insecure_skip_tls_verify=insecure_skip_tls_verify)
 settings = Settings(throttle_target=throttle_target, limit_policy=limit_policy, min_history_s=parse_duration(min_history))
 recs = rightsize_all(fetched.containers, settings)
-display(Markdown(f"**{len(recs)} containers** from `{source}` ({how}); window {format_duration(fetched.end - fetched.start)} "
+display(Markdown(f"**{len(recs)} containers** from `{source}` ({how}); window {(fetched.end - fetched.start) / 3600:,.1f} h "
                  f"at {fetched.step_s:g}-s steps; {fetched.queries} HTTP queries."))
 
 # %% [markdown]
@@ -86,7 +87,7 @@ for r in recs:
     tn.headline(f"{r.pod}/{r.container}: {r.decision}: " + (
         f"limit {r.current_limit_cores or 'none'} -> {r.recommended_limit_cores if r.recommended_limit_cores else 'none'} cores"
         f" (throttled {r.throttled_ratio:.0%})" if r.throttled_ratio is not None else r.reason))
-display(table)
+display(HTML(table_html(table)))
 display(Markdown("\n".join(f"* **{r.pod}/{r.container}**: {r.reason}" for r in recs)))
 
 # %% [markdown]

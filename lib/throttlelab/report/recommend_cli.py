@@ -81,7 +81,6 @@ def render(recs, fmt: str, *, fetched, settings, source: str) -> str:
     import json
 
     from throttlelab.analysis.rightsizing_views import decision_table, recommendations_frame
-    from throttlelab.ingest.prometheus_api import format_duration
     from throttlelab.results import to_jsonable
 
     if fmt == "json":
@@ -95,7 +94,7 @@ def render(recs, fmt: str, *, fetched, settings, source: str) -> str:
 
         return recommend_html(recs, fetched=fetched, settings=settings, source=source)
     return table_text(decision_table(recs), [f"{r.namespace}/{r.pod}/{r.container}: {r.reason}" for r in recs],
-                      header=f"{len(recs)} containers, {source}, window {format_duration(fetched.end - fetched.start)} at "
+                      header=f"{len(recs)} containers, {source}, window {(fetched.end - fetched.start) / 3600:,.1f} h at "
                              f"{fetched.step_s:g}-s steps, target {settings.throttle_target:.0%} throttled periods")
 
 

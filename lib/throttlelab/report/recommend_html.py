@@ -21,6 +21,14 @@ def _iso(t: float) -> str:
     return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def table_html(table) -> str:
+    """A polars frame as a plain HTML table (strings escaped; no dtype row, no quotes)."""
+    e = html.escape
+    rows = ["<table class='tl-table'><tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr>"]
+    rows += ["<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in row) + "</tr>" for row in table.iter_rows()]
+    return "".join(rows) + "</table>"
+
+
 def recommend_html(recs, *, fetched, settings, source: str) -> str:
     """The report page (every string escaped; charts drawn offline by the embedded vega bundle)."""
     e = html.escape
@@ -37,11 +45,8 @@ def recommend_html(recs, *, fetched, settings, source: str) -> str:
         f"<p><b>{len(recs)} containers: {e(head)}.</b> Source {e(source)}, {_iso(fetched.start)} to {_iso(fetched.end)}, "
         f"{fetched.step_s:g}-s steps; limit = smallest keeping the predicted throttled-period ratio at or under "
         f"{settings.throttle_target:.0%} (policy: {e(settings.limit_policy)}); intervals: 90% block bootstrap.</p>",
-        "<table><tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr>",
+        table_html(table),
     ]
-    for row in table.iter_rows():
-        parts.append("<tr>" + "".join(f"<td>{e(str(v))}</td>" for v in row) + "</tr>")
-    parts.append("</table>")
     parts.append("<p>How to read the charts: the bars are the share of time the container used (blue) and wanted "
                  "(usage + throttled time, orange) each CPU level; dashed rules are the current request and limit, "
                  "solid ones the recommended. A limit left of the orange bars throttles. The line below is the share "
