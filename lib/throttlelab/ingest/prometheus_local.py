@@ -58,7 +58,9 @@ class LocalPrometheus:
         self.log = Path(self._tmp.name) / "prometheus.log"
         cmd = [self.binary, f"--config.file={cfg}", f"--storage.tsdb.path={self.tsdb_dir}",
                f"--web.listen-address=127.0.0.1:{self.port}", "--storage.tsdb.retention.time=100y",
-               "--log.level=warn"]
+               "--log.level=warn",
+               # the backfilled 24-h blocks are served as they are: no compaction competing with the queries
+               "--storage.tsdb.max-block-duration=24h"]
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + self.timeout
