@@ -113,3 +113,36 @@ def test_durations():
     assert format_duration(120) == "2m" and format_duration(86400 * 3) == "3d"
     with pytest.raises(Exception, match="not a duration"):
         parse_duration("two weeks")
+
+
+@pytest.fixture(scope="module")
+def https_server(tmp_path_factory):
+    """The small server behind TLS with a self-signed certificate for 127.0.0.1 (made by openssl)."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if not shutil.which("openssl"):
+        pytest.skip("no openssl")
+    d = tmp_path_factory.mktemp("tls")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(d / "key.pem"), "-out", str(d / "cert.pem")],
+                   check=True, capture_output=True)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(d / "cert.pem", d / "key.pem")
+    srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield f"https://127.0.0.1:{srv.server_address[1]}", str(d / "cert.pem")
+    srv.shutdown()
+
+
+def test_tls_verification_is_on_by_default(https_server, tmp_path):
+    url, ca = https_server
+    token = tmp_path / "t"
+    token.write_text("x")
+    with pytest.raises(PrometheusError, match="cannot reach Prometheus \\(certificate verify failed\\)"):
+        PrometheusAPI(url, bearer_token_file=str(token), timeout=5).query("up")
+    assert PrometheusAPI(url, bearer_token_file=str(token), ca_file=ca).query("up") == []
+    assert PrometheusAPI(url, bearer_token_file=str(token), insecure_skip_tls_verify=True).query("up") == []
