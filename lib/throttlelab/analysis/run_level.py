@@ -28,6 +28,8 @@ from throttlelab.results import ConfidenceInterval, Estimate
 TOO_FEW = "too few to decide"
 #: Robust z above which a run is flagged as outlying (|log deviation from its level median| / robust scale).
 OUTLIER_Z = 4.0
+#: Fewest within-level pairs of runs for a robust scale worth flagging against.
+MIN_PAIRS = 6
 #: Effect size (percent) for which ``replicates_needed`` is stated unless told otherwise.
 DETECT_PCT = 10.0
 
@@ -222,9 +224,9 @@ def flag_outliers(groups: dict[str, np.ndarray], run_ids: dict[str, list[str]] |
     ``groups`` maps level -> log run summaries; with two runs a level cannot say which one is off, so
     nothing is flagged there.
     """
-    scale, _ = robust_scale([np.asarray(g, float) for g in groups.values()])
+    scale, pairs = robust_scale([np.asarray(g, float) for g in groups.values()])
     out: list[OutlyingRun] = []
-    if not math.isfinite(scale) or scale <= 0:
+    if not math.isfinite(scale) or scale <= 0 or pairs < MIN_PAIRS:
         return out
     for level, g in groups.items():
         g = np.asarray(g, float)
@@ -299,13 +301,17 @@ def compare_runs(sample: np.ndarray, baseline: np.ndarray, *, stat: str = "mean"
            labels[1]: baseline_ids or [str(i) for i in range(y_all.size)]}
     groups = {labels[0]: x_all, labels[1]: y_all}
     flagged = flag_outliers(groups, ids, values={labels[0]: np.exp(x_all), labels[1]: np.exp(y_all)})
-    drop = {(o.level, o.run) for o in flagged}
+    # A flagged run is left out only where its level keeps three runs or more (fewer cannot be told apart
+    # from a noisy level); it is reported either way.
+    per_level = {lv: sum(o.level == lv for o in flagged) for lv in labels}
+    size = {labels[0]: x_all.size, labels[1]: y_all.size}
+    drop = {(o.level, o.run) for o in flagged if size[o.level] - per_level[o.level] >= 3}
     x = np.array([v for v, r in zip(x_all, ids[labels[0]]) if (labels[0], r) not in drop])
     y = np.array([v for v, r in zip(y_all, ids[labels[1]]) if (labels[1], r) not in drop])
     sig, df = pooled_sigma(noise_groups if noise_groups is not None else [x, y])
     need = replicates_needed(sig if df > 0 else None, effect_pct=effect_pct, alpha=alpha,
                              basis=f"pooled run-to-run noise, {df:g} degrees of freedom" if df > 0 else "")
-    note = f"{len(flagged)} outlying run(s) left out" if flagged else ""
+    note = (f"{len(flagged)} outlying run(s) flagged, {len(drop)} left out" if flagged else "")
     if x.size < 2 or y.size < 2:
         point = 100 * math.expm1(x.mean() - y.mean()) if x.size and y.size else None
         est = Estimate(point, None, None, level, "two-stage: geometric mean of run summaries", None,
