@@ -102,7 +102,7 @@ def find_dead_zones(
         labels_of = {o: limit_label(c) for o, c in zip(frame["limit_order"], frame["cpu_limit_cores"])}
         levels = {labels_of[o]: log_y[order == o] for o in sorted(set(order))}
         run_ids = {labels_of[o]: [i for i, k in zip(ids, order) if k == o] for o in sorted(set(order))}
-        flagged = tuple(flag_outliers(levels, run_ids, values={k: np.exp(v) for k, v in levels.items()}))
+        flagged = tuple(flag_outliers(levels, run_ids, values={k: np.exp(v) for k, v in levels.items()}, neighbours=1))
         drop = {(f.level, f.run) for f in flagged}
         keep = np.array([(labels_of[o], i) not in drop for o, i in zip(order, ids)])
         blocks = frame[block].to_numpy()[keep] if block and block in frame.columns else None

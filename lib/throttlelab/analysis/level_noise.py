@@ -25,7 +25,7 @@ import numpy as np
 from scipy import optimize, stats
 
 #: The trend is used when its likelihood-ratio test against one pooled sigma has p below this.
-TREND_P = 0.10
+TREND_P = 0.25
 
 
 @dataclass(frozen=True)

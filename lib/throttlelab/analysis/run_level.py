@@ -218,26 +218,31 @@ def robust_scale(groups: list[np.ndarray]) -> tuple[float, int]:
 
 
 def flag_outliers(groups: dict[str, np.ndarray], run_ids: dict[str, list[str]] | None = None, *,
-                  values: dict[str, np.ndarray] | None = None, z: float = OUTLIER_Z) -> list[OutlyingRun]:
+                  values: dict[str, np.ndarray] | None = None, z: float = OUTLIER_Z,
+                  neighbours: int | None = None) -> list[OutlyingRun]:
     """Runs whose log summary is more than ``z`` robust scales from their level's median (levels with >= 3 runs).
 
     ``groups`` maps level -> log run summaries; with two runs a level cannot say which one is off, so
-    nothing is flagged there.
+    nothing is flagged there.  With ``neighbours`` (ordered levels, e.g. CPU limits) each level's scale
+    comes from its own pairs and those of the ``neighbours`` levels either side, so noise that grows
+    along the levels is not mistaken for outlying runs.
     """
-    scale, pairs = robust_scale([np.asarray(g, float) for g in groups.values()])
+    keys = list(groups)
+    arrays = [np.asarray(groups[k], float) for k in keys]
     out: list[OutlyingRun] = []
-    if not math.isfinite(scale) or scale <= 0 or pairs < MIN_PAIRS:
-        return out
-    for level, g in groups.items():
-        g = np.asarray(g, float)
+    for i, (level, g) in enumerate(zip(keys, arrays)):
         if g.size < 3:
             continue
+        near = arrays if neighbours is None else arrays[max(0, i - neighbours): i + neighbours + 1]
+        scale, pairs = robust_scale(near)
+        if not math.isfinite(scale) or scale <= 0 or pairs < MIN_PAIRS:
+            continue
         med = float(np.median(g))
-        for i, v in enumerate(g):
+        for j, v in enumerate(g):
             rz = abs(v - med) / scale
             if rz > z:
-                rid = run_ids[level][i] if run_ids else str(i)
-                raw = float(values[level][i]) if values else float(math.exp(v))
+                rid = run_ids[level][j] if run_ids else str(j)
+                raw = float(values[level][j]) if values else float(math.exp(v))
                 out.append(OutlyingRun(str(level), str(rid), raw, 100 * math.expm1(v - med), float(rz)))
     return out
 
