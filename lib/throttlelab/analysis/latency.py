@@ -14,6 +14,11 @@ Inflation against a baseline level (:func:`inflation_vs_baseline`): the ratio
 of a statistic at each level to the same statistic at the baseline, with a
 bootstrap interval (both groups resampled independently) and a two-sided
 Mann-Whitney U test of the two latency samples (rank-biserial effect size).
+Requests of one run share its conditions, so those request-level numbers are
+descriptive; the verdict is the run-level one (``run_*`` columns,
+:func:`~throttlelab.analysis.run_level.run_level_columns`: each run summarised,
+Welch t on log run summaries, Bonferroni over the levels of a group; "too few
+to decide" with one run per level).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as st
 
+from throttlelab.analysis.run_level import run_level_columns, runs_of
 from throttlelab.results import ConfidenceInterval
 
 STATS = ("mean", "p50", "p95", "p99")
@@ -213,15 +219,21 @@ def inflation_vs_baseline(requests: pl.DataFrame, *, level_col: str = "contentio
         base = g.filter(pl.col(level_col) == baseline)["latency_seconds"].to_numpy()
         if base.size == 0:
             continue
-        for lv in sorted(g[level_col].unique().drop_nulls().to_list()):
-            x = g.filter(pl.col(level_col) == lv)["latency_seconds"].to_numpy()
+        levels = sorted(g[level_col].unique().drop_nulls().to_list())
+        base_runs = runs_of(g.filter(pl.col(level_col) == baseline), "latency_seconds")
+        for lv in levels:
+            sub = g.filter(pl.col(level_col) == lv)
+            x = sub["latency_seconds"].to_numpy()
             inf = inflation(x, base, stat, n_boot=n_boot, level=level, seed=seed)
             ci = inf.confidence_interval()
+            run_cols = run_level_columns(runs_of(sub, "latency_seconds"), base_runs, stat, alpha=1 - level,
+                                         family=max(len(levels) - 1, 1)) if lv != baseline else {}
             rows.append(dict(zip(by, key)) | {
                 level_col: lv, "stat": stat, "value_seconds": inf.value, "baseline_seconds": inf.baseline,
                 "ratio": inf.ratio.value, "ratio_low": inf.ratio.low, "ratio_high": inf.ratio.high,
                 "percent": inf.percent, "percent_low": ci.low, "percent_high": ci.high,
-                "p_value": inf.p_value, "rank_biserial": inf.rank_biserial, "n": int(x.size), "n_baseline": int(base.size)})
+                "p_value": inf.p_value, "rank_biserial": inf.rank_biserial, "n": int(x.size), "n_baseline": int(base.size)}
+                | run_cols)
     return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
 
 

@@ -329,3 +329,30 @@ def compare_runs(sample: np.ndarray, baseline: np.ndarray, *, stat: str = "mean"
                    f"two-stage: Welch t on log run {stat}s (df {wdf:.1f})", p, int(x.size + y.size), "pct", note)
     verdict = "no difference shown" if p >= alpha else ("slower" if diff > 0 else "faster")
     return RunComparison(stat, est, int(x.size), int(y.size), verdict, need, tuple(flagged))
+
+
+def run_level_columns(runs_x: dict[str, np.ndarray], runs_y: dict[str, np.ndarray], stat: str, *, alpha: float,
+                      family: int = 1) -> dict:
+    """Columns a comparison table gains from :func:`compare_runs`: per-run ``stat`` of each side, Bonferroni over
+    ``family`` comparisons (so the simultaneous interval and the verdict agree).
+
+    ``runs_x`` / ``runs_y`` map run id -> that run's samples (seconds).
+    """
+    x = np.array([run_statistic(v, stat) for v in runs_x.values()])
+    y = np.array([run_statistic(v, stat) for v in runs_y.values()])
+    a = alpha / max(family, 1)
+    c = compare_runs(x, y, stat=stat, alpha=a, level=1 - a, sample_ids=list(runs_x), baseline_ids=list(runs_y))
+    e = c.change
+    return {"runs": c.runs, "runs_baseline": c.runs_baseline, "run_change_percent": e.value,
+            "run_change_low": e.low, "run_change_high": e.high, "run_p_value": e.p_value,
+            "run_p_bonferroni": None if e.p_value is None else min(1.0, e.p_value * max(family, 1)),
+            "run_verdict": c.verdict, "runs_needed_for_10pct": c.replicates_needed.runs_per_level,
+            "outlying_runs": ", ".join(o.run for o in c.outlying_runs)}
+
+
+def runs_of(frame, value_col: str, run_col: str = "run_id") -> dict[str, np.ndarray]:
+    """Run id -> samples of ``value_col`` (a frame without ``run_col`` is one run)."""
+    if run_col not in frame.columns:
+        return {"all": frame[value_col].to_numpy()}
+    return {str(k[0] if isinstance(k, tuple) else k): g[value_col].to_numpy()
+            for k, g in frame.partition_by(run_col, as_dict=True, maintain_order=True).items()}
