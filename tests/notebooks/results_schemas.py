@@ -1,6 +1,20 @@
-"""JSON Schemas of the ``results.json`` of notebooks 03, 04 and 07 (documented in docs/results_schema.md)."""
+"""JSON Schemas of the ``results.json`` of notebooks 03-07 (documented in docs/results_schema.md).
+
+The envelopes (which key holds what) are written here; every part that is a result class refers to the schema
+generated from that class (``docs/results_schema.json``, ``$ref: #/$defs/<Class>``).
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DEFS = json.loads((Path(__file__).resolve().parents[2] / "docs" / "results_schema.json").read_text())["$defs"]
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"#/$defs/{name}"}
+
 
 NUM = {"type": ["number", "null"]}
 INTERVAL = {"type": ["object", "null"], "required": ["low", "high"],
@@ -35,14 +49,18 @@ LIMIT_TEST = {
     "type": "object",
     "required": ["limit_cores", "limit", "runs", "baseline", "slowdown_pct", "slowdown_ci_pct", "p_value",
                  "p_value_raw", "p_value_holm", "verdict"],
-    "properties": {"verdict": {"enum": ["dead zone", "not a dead zone", "undecided", "lowest limit"]},
+    "properties": {"verdict": {"enum": ["dead zone", "not a dead zone", "undecided", "lowest limit",
+                                        "too few to decide"]},
                    "slowdown_ci_pct": INTERVAL},
 }
 DEAD_ZONES = {
     "type": "object",
     "required": ["decidable", "reason", "assumption_based", "threshold_pct", "alpha", "correction",
-                 "monotone_p_value", "noise", "zones", "limits"],
+                 "monotone_p_value", "noise", "zones", "limits", "procedure", "outlying_runs", "replicates_needed"],
     "properties": {
+        "procedure": {"type": "string", "minLength": 10},
+        "outlying_runs": {"type": "array", "items": ref("OutlyingRun")},
+        "replicates_needed": {"oneOf": [{"type": "null"}, ref("ReplicatesNeeded")]},
         "decidable": {"type": "boolean"}, "assumption_based": {"type": "boolean"},
         "correction": {"enum": ["maxt", "holm"]},
         "noise": {"type": "object", "required": ["sigma_log", "cv_pct", "df", "source"]},
@@ -133,4 +151,4 @@ def validate(doc: dict) -> None:
     import jsonschema
 
     assert doc["schema"] == 1 and isinstance(doc["tables"], list)
-    jsonschema.validate(doc["results"], SCHEMAS[doc["notebook"]])
+    jsonschema.validate(doc["results"], SCHEMAS[doc["notebook"]] | {"$defs": DEFS})
