@@ -38,6 +38,7 @@ import polars as pl
 from scipy import stats as st
 
 from throttlelab.analysis.multiple_testing import holm
+from throttlelab.results import Estimate
 from throttlelab.analysis.run_level import run_level_columns, runs_of
 
 STAT_COLUMNS = {"avg": "avg_seconds", "p95": "p95_seconds", "max": "max_seconds"}
@@ -244,3 +245,20 @@ def measured_headlines(measured: dict, *, alpha: float = 0.05) -> list[str]:
         lines.append(f"Measured total at {r['load']:g} VUs: avg {r['avg_change_percent']:+.0f}%, "
                      f"rank-biserial {rb:+.2f}, Holm p={ph:.2g} ({r['verdict']})")
     return lines
+
+
+K6_ROUNDING = ("range the rounding of k6's printed seconds allows; one k6 run per configuration: run-to-run noise "
+               "is not measured, so no test and no run-level interval is possible")
+
+
+def published_change(semaphore: pl.DataFrame, *, stat: str = "p95", stage: str = "total", load: float = 30.0,
+                     max_workers: int = 8) -> Estimate:
+    """%-change with the semaphore of one published cell as an :class:`Estimate` (interval: k6 rounding only)."""
+    sub = semaphore.filter(pl.col("max_workers") == max_workers)
+    t = percent_change_table(sub, f"workers={max_workers},semaphore=none", f"workers={max_workers},semaphore=4")
+    r = t.filter((pl.col("load") == load) & (pl.col("stage") == stage) & (pl.col("stat") == stat)).row(0, named=True)
+    a, b = r["base_seconds"], r["other_seconds"]
+    ha, hb = (0.0005 if a < 1 else 0.005), (0.0005 if b < 1 else 0.005)
+    return Estimate(float(r["percent_change"]), float(((b - hb) / (a + ha) - 1) * 100),
+                    float(((b + hb) / (a - ha) - 1) * 100), 1.0, f"published k6 {stat}, {stage} stage, {load:g} VUs, "
+                    f"max_workers={max_workers}", None, None, "pct", K6_ROUNDING)
