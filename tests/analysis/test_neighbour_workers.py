@@ -43,8 +43,11 @@ def test_summary_counts_every_request_and_has_intervals():
     assert s["neighbour_workers"].to_list() == [2, 4, 6, 8, 10]
     assert s["n"].sum() == 151 and s["n_failed"].sum() == 1
     assert s.filter(pl.col("neighbour_workers") == 10)["failed_by_status"][0] == "timeout=1"
-    for stat in ("mean", "p50", "p90", "p95", "p99"):
+    for stat in ("mean", "p50"):
         assert (s[f"{stat}_low"] <= s[f"{stat}_seconds"]).all() and (s[f"{stat}_seconds"] <= s[f"{stat}_high"]).all()
+    # about 30 requests per worker count: too few for distribution-free p90/p95/p99 intervals (NaN, not a wrong one)
+    for stat in ("p90", "p95", "p99"):
+        assert s[f"{stat}_low"].is_nan().all()
 
 
 def test_change_and_tests_against_two_workers():

@@ -136,7 +136,7 @@ class QuantileEstimate:
     n
         Sample size.
     note
-        ``"not enough samples for p99 (n=50; need 473)"`` when the interval cannot be given.
+        ``"not enough samples for p99 (n=50; need 368)"`` when the interval cannot be given.
     """
 
     stat: str
