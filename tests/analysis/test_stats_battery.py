@@ -40,3 +40,8 @@ def test_quantile_intervals_cover_or_say_not_enough():
     p99_50 = rows.filter(pl.col("scenario") == "p99, n=50, lognormal").row(0, named=True)
     assert p99_50["too_few_to_decide"] == 1.0
     assert (rows.filter(pl.col("coverage").is_not_null())["coverage"] >= 0.88).all()
+
+
+def test_best_thread_count_headline_pays_for_the_choice():
+    row = sb.thread_row(150, 11)
+    assert row["false_alarm"] <= 0.05 + 3 * 0.018

@@ -114,7 +114,8 @@ NOTEBOOK_04 = {
             "properties": {
                 "best_threads": {"type": "array", "items": {"type": "object", "required": [
                     "limit_cores", "limit", "best_threads", "best_seconds", "best_seconds_ci", "near_best_threads",
-                    "auto_seconds", "auto_vs_best_pct", "auto_vs_best_ci_pct", "auto_vs_best_p_value"],
+                    "auto_seconds", "auto_vs_best_pct", "auto_vs_best_ci_pct", "auto_vs_best_p_value",
+                    "auto_vs_best_method", "probability_best"],
                     "properties": {"best_threads": {"type": ["string", "null"]},
                                    "best_seconds_ci": INTERVAL, "auto_vs_best_ci_pct": INTERVAL}}},
                 "recommendations": {"type": "array", "items": {"type": "object", "required": [

@@ -185,7 +185,33 @@ def quantile_rows(reps: int, seed: int) -> list[dict]:
     return out
 
 
-def battery(reps: int = 200, seed: int = 0, n_sim: int = 1000, which: tuple[str, ...] = ("dead", "compare", "quantile")
+def thread_row(reps: int, seed: int, runs: int = 3, cv: float = 0.10, counts: int = 5) -> dict:
+    """Null: ``auto`` and ``counts`` explicit thread counts equally fast; how often is auto 'significantly'
+    different from the best-looking explicit count (selection-adjusted), and how often would the naive t-test say so."""
+    from scipy import stats as st
+
+    from throttlelab.analysis.noise import estimate_effects
+    from throttlelab.analysis.thread_counts import selection_adjusted
+
+    rng = np.random.default_rng(seed)
+    adj = naive = 0
+    for r in range(reps):
+        cells = np.repeat(np.arange(counts + 1), runs)
+        y = rng.normal(0, cv, cells.size)
+        noise = estimate_effects(cells, y).noise
+        means = np.array([y[cells == k].mean() for k in range(counts + 1)])
+        d = means[0] - means[1:].min()
+        _, p = selection_adjusted(d, runs, [runs] * counts, noise, 0.95, n_sim=4000, seed=r)
+        adj += p < 0.05
+        se = noise.sigma * math.sqrt(2 / runs)
+        naive += 2 * st.t.sf(abs(d) / se, noise.df) < 0.05
+    rate, se_ = _rate(adj, reps)
+    return {"analysis": "auto vs best thread count", "scenario": f"null: auto = {counts} explicit counts, {runs} runs, "
+            f"{100 * cv:.0f}%", "reps": reps, "false_alarm": rate, "mc_se": se_,
+            "request_level_mann_whitney_rejects": None, "naive_best_of_many_rejects": naive / reps}
+
+
+def battery(reps: int = 200, seed: int = 0, n_sim: int = 1000, which: tuple[str, ...] = ("dead", "compare", "threads", "quantile")
             ) -> pl.DataFrame:
     """Every scenario of every analysis: one row each."""
     rows = []
@@ -193,6 +219,8 @@ def battery(reps: int = 200, seed: int = 0, n_sim: int = 1000, which: tuple[str,
         rows += [dead_zone_row(s, reps, seed + i, n_sim) for i, s in enumerate(DEAD_ZONE_SCENARIOS)]
     if "compare" in which:
         rows += [compare_row(s, reps * 5, seed + 100 + i) for i, s in enumerate(COMPARE_SCENARIOS)]
+    if "threads" in which:
+        rows.append(thread_row(reps * 2, seed + 300))
     if "quantile" in which:
         rows += quantile_rows(reps, seed + 200)
     return pl.DataFrame(rows, infer_schema_length=None)
