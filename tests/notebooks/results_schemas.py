@@ -29,12 +29,14 @@ GROUP_KEY = {"type": "object", "required": ["workload"], "properties": {"workloa
 
 FIT = {
     "type": "object",
-    "required": ["model", "response", "parameters", "intervals", "interval_method", "level", "aic", "aicc", "n"],
+    "required": ["model", "response", "parameters", "intervals", "interval_method", "level", "aic", "aicc", "n",
+                 "warnings"],
     "properties": {
         "model": {"enum": ["amdahl", "usl", "quota"]},
         "parameters": {"type": "object", "additionalProperties": {"type": "number"}},
         "intervals": {"type": "object", "additionalProperties": INTERVAL},
         "aic": {"type": "number"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
     },
 }
 ZONE = {

@@ -106,6 +106,7 @@ def fit_entry(fit: ScalingFit) -> dict:
         "aic": fit.aic,
         "aicc": fit.aicc,
         "n": fit.n,
+        "warnings": list(fit.warnings),
     }
 
 

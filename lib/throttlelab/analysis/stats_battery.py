@@ -211,7 +211,32 @@ def thread_row(reps: int, seed: int, runs: int = 3, cv: float = 0.10, counts: in
             "request_level_mann_whitney_rejects": None, "naive_best_of_many_rejects": naive / reps}
 
 
-def battery(reps: int = 200, seed: int = 0, n_sim: int = 1000, which: tuple[str, ...] = ("dead", "compare", "threads", "quantile")
+def fit_rows(reps: int, seed: int) -> list[dict]:
+    """Coverage of the serial part of an Amdahl fit (8 limits, 5% noise) and the parallelism of a quota fit:
+    profile-likelihood intervals (used) against residual-bootstrap percentiles (the earlier method)."""
+    from throttlelab.analysis.scaling import fit_runtime_model
+
+    rng = np.random.default_rng(seed)
+    cores = np.array([1, 1.5, 2, 3, 4, 6, 8, 12.0])
+    cases = (("amdahl", "serial_seconds", 3.0, 3 + 30 / cores), ("quota", "cpu_work_core_seconds", 30.0,
+                                                                  30 / np.minimum(cores, 5) + 1))
+    out = []
+    for model, name, truth, curve in cases:
+        prof = boot = 0
+        for r in range(reps):
+            t = curve * np.exp(rng.normal(0, 0.05, cores.size))
+            f = fit_runtime_model(model, cores, t, n_boot=100, seed=r)
+            lo, hi = f.intervals[name]
+            prof += lo <= truth <= hi
+            blo, bhi = f.confidence_interval(name, method="bootstrap", level=0.95 + 1e-12)
+            boot += blo <= truth <= bhi
+        c, se = _rate(prof, reps)
+        out.append({"analysis": f"{model} fit, {name}", "scenario": "8 limits, 5% noise, profile likelihood",
+                    "reps": reps, "coverage": c, "coverage_se": se, "bootstrap_percentile_coverage": boot / reps})
+    return out
+
+
+def battery(reps: int = 200, seed: int = 0, n_sim: int = 1000, which: tuple[str, ...] = ("dead", "compare", "threads", "fits", "quantile")
             ) -> pl.DataFrame:
     """Every scenario of every analysis: one row each."""
     rows = []
@@ -219,6 +244,8 @@ def battery(reps: int = 200, seed: int = 0, n_sim: int = 1000, which: tuple[str,
         rows += [dead_zone_row(s, reps, seed + i, n_sim) for i, s in enumerate(DEAD_ZONE_SCENARIOS)]
     if "compare" in which:
         rows += [compare_row(s, reps * 5, seed + 100 + i) for i, s in enumerate(COMPARE_SCENARIOS)]
+    if "fits" in which:
+        rows += fit_rows(max(reps // 2, 20), seed + 400)
     if "threads" in which:
         rows.append(thread_row(reps * 2, seed + 300))
     if "quantile" in which:
