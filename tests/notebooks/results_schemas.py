@@ -73,7 +73,7 @@ DEAD_ZONES = {
 RECOMMENDATION = {
     "type": "object",
     "required": ["limit_cores", "limit_label", "threads", "expected_seconds", "expected_seconds_ci", "core_seconds",
-                 "reason", "avoid", "assumption_based"],
+                 "reason", "avoid", "assumption_based", "probability_knee", "limit_range", "uncertainty_note"],
     "properties": {"expected_seconds": {"type": "number"}, "expected_seconds_ci": INTERVAL},
 }
 KNEE = {"type": "object", "required": ["limit_cores", "limit_label", "seconds", "best_limit_label", "best_seconds",
