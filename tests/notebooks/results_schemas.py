@@ -141,8 +141,7 @@ NOTEBOOK_07 = {
         "unit_costs": {"type": "array", "items": {"type": "object", "required": [
             "variant", "units", "cpu_cores", "memory_bytes", "cpu_cores_per_unit", "memory_bytes_per_unit"]}},
         "projections": {"type": "array", "items": PROJECTION, "minItems": 1},
-        "comparison": {"oneOf": [{"type": "null"}, {"type": "object", "required": [
-            "before", "after", "cpu_change_pct", "memory_change_pct", "capacity_change_pct", "capacity_ratio"]}]},
+        "comparison": {"oneOf": [{"type": "null"}, ref("VariantComparison")]},
     },
 }
 
