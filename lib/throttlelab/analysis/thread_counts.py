@@ -187,7 +187,7 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, 
         for r in explicit.iter_rows(named=True):
             se = noise.sigma * math.sqrt(1 / r["runs"] + 1 / best["runs"])
             p = 1.0 if r is best else float(tdist.sf((r["mean_log"] - best["mean_log"]) / se))
-            if r["threads"] == best["threads"] or p >= alpha:
+            if r["threads"] == best["threads"] or p >= alpha or noise.assumption_based:  # no test from a prior
                 near_list.append(r["threads"])
         near = tuple(sorted(near_list, key=int))
     pct = ci = p = None
