@@ -96,15 +96,19 @@ proj_table
 # ## Before / after
 
 # %%
-comparison = compare_variants(projections[0], projections[-1], costs[0], costs[-1]) if len(costs) > 1 else None
+comparison = (compare_variants(projections[0], projections[-1], costs[0], costs[-1], noise_cv=noise_cv)
+              if len(costs) > 1 else None)
 display(comparison)
 for p in projections:
     tn.headline(f"{p.variant}: {p.units:.0f} streams ≈ {p.cpu_pct_of_limit:.0f}% of {p.limit_cores:g} core "
                 f"(range {100 * p.cpu_cores_ci.low / p.limit_cores:.0f}-{100 * p.cpu_cores_ci.high / p.limit_cores:.0f}%); "
                 f"capacity at {100 * p.threshold:.0f}%: {p.capacity_units:.0f} streams")
 if comparison:
-    tn.headline(f"{comparison.after} vs {comparison.before}: CPU/stream {comparison.cpu_change_pct:+.1f}%, memory/stream "
-                f"{comparison.memory_change_pct:+.1f}%, capacity x{comparison.capacity_ratio:.2f}")
+    c = comparison.cpu_change
+    tn.headline(f"{comparison.after} vs {comparison.before}: CPU/stream {comparison.cpu_change_pct:+.1f}% (range "
+                f"{c.low:+.0f}% to {c.high:+.0f}% under an assumed {100 * noise_cv:.0f}% measurement noise; one "
+                f"profile per variant, no test), memory/stream {comparison.memory_change_pct:+.1f}%, capacity "
+                f"x{comparison.capacity_ratio:.2f}")
 
 tn.write_results({
     "input": {"capacity_path": capacity_path or "published:mediamtx_optimization.csv"},

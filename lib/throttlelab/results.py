@@ -1,8 +1,14 @@
-"""Result objects in the style of ``scipy.stats``.
+"""Result objects in the style of ``scipy.stats`` and the one function that turns any of them into JSON.
 
-Analysis functions return frozen dataclasses with named fields and a
-``confidence_interval()`` method; :func:`to_jsonable` turns them (and numpy or
-polars values inside them) into plain JSON for ``results.json``.
+Every analysis returns frozen dataclasses with named fields and a
+``confidence_interval()`` method.  Two small types carry the numbers a report
+states: :class:`Estimate` (a value, its interval, level, method, p-value where
+there is one and the number of runs behind it) and :class:`Fit` (a fitted model:
+parameters as estimates, goodness of fit, warnings such as a parameter at its
+bound).  :func:`to_jsonable` turns any result (and numpy or polars values inside
+it) into plain JSON for ``results.json``; the JSON Schema and
+``docs/results_schema.md`` are generated from these classes
+(:mod:`throttlelab.results_schema`, ``scripts/results_schema.py``).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 
@@ -18,6 +25,83 @@ class ConfidenceInterval(NamedTuple):
 
     low: float
     high: float
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A number with its interval: what a headline states.
+
+    Attributes
+    ----------
+    value
+        The point estimate (``null`` in JSON when it cannot be computed).
+    low, high
+        Confidence interval at ``level`` (``null`` when none can be given).
+    level
+        Confidence level of the interval.
+    method
+        How the value and interval were computed (e.g. ``"Welch t on log run means"``).
+    p_value
+        p-value of the stated test (``null`` when the estimate carries no test).
+    n_runs
+        Runs (the experimental units) behind the estimate; ``null`` for published
+        summaries whose run count is unknown.
+    unit
+        ``"pct"``, ``"seconds"``, ``"ratio"``, ... .
+    note
+        One line a reader needs, e.g. what the interval leaves out.
+    """
+
+    value: float | None
+    low: float | None
+    high: float | None
+    level: float = 0.95
+    method: str = ""
+    p_value: float | None = None
+    n_runs: int | None = None
+    unit: str = ""
+    note: str = ""
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        nan = float("nan")
+        return ConfidenceInterval(nan if self.low is None else self.low, nan if self.high is None else self.high)
+
+    def excludes(self, value: float = 0.0) -> bool:
+        """True when the interval lies entirely on one side of ``value``."""
+        lo, hi = self.confidence_interval()
+        return (lo > value) or (hi < value)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """A fitted model: parameters with intervals, goodness of fit and warnings.
+
+    Attributes
+    ----------
+    model
+        Model name (``amdahl``, ``usl``, ``quota``, ``hyperbolic``, ...).
+    parameters
+        Parameter name -> :class:`Estimate` (value and interval).
+    goodness
+        Goodness-of-fit numbers by name (``aic``, ``aicc``, ``r_squared``, ``rmse_log``, ...).
+    n
+        Points fitted.
+    level, interval_method
+        Confidence level and how the parameter intervals were computed.
+    warnings
+        Things a reader must know, e.g. ``"gamma at its bound 0"``.
+    """
+
+    model: str
+    parameters: dict[str, Estimate]
+    goodness: dict[str, float]
+    n: int
+    level: float = 0.95
+    interval_method: str = ""
+    warnings: tuple[str, ...] = ()
+
+    def confidence_interval(self, parameter: str) -> ConfidenceInterval:
+        return self.parameters[parameter].confidence_interval()
 
 
 def to_jsonable(obj: Any) -> Any:

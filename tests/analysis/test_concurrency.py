@@ -71,22 +71,32 @@ def test_holm_matches_definition():
     assert np.isnan(adj[3])
 
 
-def stage_frame(rng, n=40):
+def stage_frame(rng, n=40, runs=1):
     rows = []
     for config, light in (("base", 1.0), ("sem", 0.2)):
-        for i in range(n):
-            rows += [{"config": config, "load": 10.0, "request_id": i, "stage": "categories",
-                      "seconds": rng.exponential(light)},
-                     {"config": config, "load": 10.0, "request_id": i, "stage": "embedding",
-                      "seconds": rng.exponential(1.0)}]
+        for r in range(runs):
+            run_factor = np.exp(rng.normal(0, 0.05))
+            for i in range(n):
+                rows += [{"config": config, "load": 10.0, "run_id": f"{config}-{r}", "request_id": i,
+                          "stage": "categories", "seconds": rng.exponential(light) * run_factor},
+                         {"config": config, "load": 10.0, "run_id": f"{config}-{r}", "request_id": i,
+                          "stage": "embedding", "seconds": rng.exponential(1.0) * run_factor}]
     return pl.DataFrame(rows)
 
 
+def test_one_run_per_configuration_is_too_few_to_decide():
+    out = compare_stages(stage_frame(np.random.default_rng(0)), "base", "sem")
+    cat = out.filter(pl.col("stage") == "categories").row(0, named=True)
+    # the request-level test alone is overwhelming, but one run per side cannot separate run noise
+    assert cat["p_holm"] < 0.01 and cat["verdict"] == "too few to decide (runs)" and cat["run_p_value"] is None
+
+
 def test_compare_stages_tests_with_holm():
-    df = stage_frame(np.random.default_rng(0))
+    df = stage_frame(np.random.default_rng(0), runs=3)
     out = compare_stages(df, "base", "sem")
     cat = out.filter(pl.col("stage") == "categories").row(0, named=True)
     assert cat["verdict"] == "better" and cat["rank_biserial"] < -0.5 and cat["p_holm"] < 0.01
+    assert cat["runs"] == 3 and cat["run_change_high"] < 0 and cat["run_p_bonferroni"] < 0.05
     assert cat["avg_change_percent"] < -50
     emb = out.filter(pl.col("stage") == "embedding").row(0, named=True)
     assert emb["p_holm"] >= emb["p_value"]

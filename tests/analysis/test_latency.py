@@ -45,8 +45,10 @@ def test_summary_keeps_failures_and_orders_groups():
     assert row["n"] == 152 and row["n_ok"] == 150 and row["n_failed"] == 2
     assert row["failed_by_status"] == "refused=1, timeout=1"
     assert row["failed_rate"] == pytest.approx(2 / 152)
-    for stat in ("mean", "p50", "p95", "p99"):
+    for stat in ("mean", "p50", "p95"):
         assert row[f"{stat}_low"] <= row[f"{stat}_seconds"] <= row[f"{stat}_high"]
+    # 150 samples cannot support a 95% distribution-free interval for p99 (needs 368): no interval, not a wrong one
+    assert math.isnan(row["p99_low"]) and math.isnan(row["p99_high"])
     assert row["max_seconds"] >= row["p99_seconds"]
 
 

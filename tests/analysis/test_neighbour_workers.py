@@ -43,8 +43,11 @@ def test_summary_counts_every_request_and_has_intervals():
     assert s["neighbour_workers"].to_list() == [2, 4, 6, 8, 10]
     assert s["n"].sum() == 151 and s["n_failed"].sum() == 1
     assert s.filter(pl.col("neighbour_workers") == 10)["failed_by_status"][0] == "timeout=1"
-    for stat in ("mean", "p50", "p90", "p95", "p99"):
+    for stat in ("mean", "p50"):
         assert (s[f"{stat}_low"] <= s[f"{stat}_seconds"]).all() and (s[f"{stat}_seconds"] <= s[f"{stat}_high"]).all()
+    # about 30 requests per worker count: too few for distribution-free p90/p95/p99 intervals (NaN, not a wrong one)
+    for stat in ("p90", "p95", "p99"):
+        assert s[f"{stat}_low"].is_nan().all()
 
 
 def test_change_and_tests_against_two_workers():
@@ -57,7 +60,7 @@ def test_change_and_tests_against_two_workers():
     t = res["tests"].sort("neighbour_workers")
     assert t["neighbour_workers"].to_list() == [4, 6, 8, 10]
     assert (t["p_holm"] >= t["p_value"]).all()
-    assert t.filter(pl.col("neighbour_workers") == 10)["verdict"][0] == "slower (request level only)"
+    assert t.filter(pl.col("neighbour_workers") == 10)["verdict"][0] == "too few to decide (one run per worker count)"
     assert ch["interval"].str.starts_with("requests resampled (one run").all()
 
 
@@ -77,7 +80,7 @@ def test_trend_is_request_level_without_replicates_and_run_level_with_them():
 def test_no_trend_is_not_claimed():
     res = analyse_neighbour_workers(workers_requests(np.random.default_rng(5), n=40, tail=0.0), n_boot=50)
     assert res["trend"]["verdict"][0] == "no trend shown"
-    assert (res["tests"]["verdict"] == "no difference shown").all()
+    assert res["tests"]["verdict"].str.starts_with("too few to decide").all()  # one run per worker count
 
 
 def test_unknown_baseline_is_an_error():
@@ -111,16 +114,16 @@ def test_replicate_runs_put_run_to_run_variation_in_the_intervals():
     assert ch["percent"] > 100 and ch["percent_low"] < 20  # the interval admits "no change": one run drove it
     t10 = res["tests"].filter(pl.col("neighbour_workers") == 10).row(0, named=True)
     assert t10["runs"] == 2 and t10["p_holm"] < 0.05  # the request-level test alone would call it slower
-    assert t10["verdict"].startswith("no difference shown (runs disagree")
+    assert t10["verdict"].startswith("no difference shown")
     assert "runs and requests resampled" in headline_of(res)
 
 
 def test_consistent_replicates_still_show_a_real_effect():
     slow = (lambda w, r: 1.0 + 0.25 * (w == 10))
-    res = analyse_neighbour_workers(workers_requests(np.random.default_rng(4), runs=2, n=60, tail=0.0,
+    res = analyse_neighbour_workers(workers_requests(np.random.default_rng(4), runs=4, n=60, tail=0.0,
                                                      run_scale=slow), n_boot=200)
     t10 = res["tests"].filter(pl.col("neighbour_workers") == 10).row(0, named=True)
-    assert t10["verdict"] == "slower" and t10["median_change_low"] > 0
+    assert t10["verdict"] == "slower" and t10["median_change_low"] > 0 and t10["run_change_low"] > 0
 
 
 def headline_of(res):

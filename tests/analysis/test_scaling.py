@@ -90,7 +90,9 @@ def test_amdahl_fit_on_exact_data():
     cores = np.array([1, 2, 4, 8.0])
     f = fit_runtime_model("amdahl", cores, 5 + 20 / cores, n_boot=0)
     assert f.parameters["serial_seconds"] == pytest.approx(5, rel=1e-6)
-    assert f.interval_method == "asymptotic"
+    assert f.interval_method == "profile likelihood"
+    lo, hi = f.intervals["serial_seconds"]
+    assert lo <= 5 + 1e-6 and hi >= 5 - 1e-6 and hi - lo < 1e-3  # exact data: the profile is sharp
     with pytest.raises(ValueError):
         f.confidence_interval("serial_seconds", method="bootstrap")
 
@@ -102,3 +104,22 @@ def test_too_few_points_is_an_error():
 
 def test_usl_throughput_formula():
     assert usl_throughput(1, 0.1, 0.01, 5.0) == pytest.approx(5.0)
+
+
+def test_parameter_at_its_bound_is_a_warning():
+    cores = np.array([1, 2, 3, 4, 6, 8.0])
+    f = fit_runtime_model("amdahl", cores, 20 / cores * np.exp([0.01, -0.01, 0.02, -0.02, 0.01, 0.0]), n_boot=0)
+    assert any(w.startswith("serial_seconds at its lower bound") for w in f.warnings)
+    assert f.intervals["serial_seconds"].low == 0.0 and f.as_fit().warnings == f.warnings
+
+
+def test_profile_intervals_cover():
+    # Monte Carlo coverage of the serial part of an Amdahl curve (8 limits, 5% noise): >= 90% at 95%
+    rng = np.random.default_rng(5)
+    cores = np.array([1, 1.5, 2, 3, 4, 6, 8, 12.0])
+    hits = 0
+    for _ in range(60):
+        t = (3 + 30 / cores) * np.exp(rng.normal(0, 0.05, cores.size))
+        lo, hi = fit_runtime_model("amdahl", cores, t, n_boot=0).intervals["serial_seconds"]
+        hits += lo <= 3 <= hi
+    assert hits / 60 >= 0.85

@@ -1,6 +1,20 @@
-"""JSON Schemas of the ``results.json`` of notebooks 03, 04, 07 and 08 (documented in docs/results_schema.md)."""
+"""JSON Schemas of the ``results.json`` of notebooks 03-08 (documented in docs/results_schema.md).
+
+The envelopes (which key holds what) are written here; every part that is a result class refers to the schema
+generated from that class (``docs/results_schema.json``, ``$ref: #/$defs/<Class>``).
+"""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
+
+DEFS = json.loads((Path(__file__).resolve().parents[2] / "docs" / "results_schema.json").read_text())["$defs"]
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"#/$defs/{name}"}
+
 
 NUM = {"type": ["number", "null"]}
 INTERVAL = {"type": ["object", "null"], "required": ["low", "high"],
@@ -15,12 +29,14 @@ GROUP_KEY = {"type": "object", "required": ["workload"], "properties": {"workloa
 
 FIT = {
     "type": "object",
-    "required": ["model", "response", "parameters", "intervals", "interval_method", "level", "aic", "aicc", "n"],
+    "required": ["model", "response", "parameters", "intervals", "interval_method", "level", "aic", "aicc", "n",
+                 "warnings"],
     "properties": {
         "model": {"enum": ["amdahl", "usl", "quota"]},
         "parameters": {"type": "object", "additionalProperties": {"type": "number"}},
         "intervals": {"type": "object", "additionalProperties": INTERVAL},
         "aic": {"type": "number"},
+        "warnings": {"type": "array", "items": {"type": "string"}},
     },
 }
 ZONE = {
@@ -35,14 +51,18 @@ LIMIT_TEST = {
     "type": "object",
     "required": ["limit_cores", "limit", "runs", "baseline", "slowdown_pct", "slowdown_ci_pct", "p_value",
                  "p_value_raw", "p_value_holm", "verdict"],
-    "properties": {"verdict": {"enum": ["dead zone", "not a dead zone", "undecided", "lowest limit"]},
+    "properties": {"verdict": {"enum": ["dead zone", "not a dead zone", "undecided", "lowest limit",
+                                        "too few to decide"]},
                    "slowdown_ci_pct": INTERVAL},
 }
 DEAD_ZONES = {
     "type": "object",
     "required": ["decidable", "reason", "assumption_based", "threshold_pct", "alpha", "correction",
-                 "monotone_p_value", "noise", "zones", "limits"],
+                 "monotone_p_value", "noise", "zones", "limits", "procedure", "outlying_runs", "replicates_needed"],
     "properties": {
+        "procedure": {"type": "string", "minLength": 10},
+        "outlying_runs": {"type": "array", "items": ref("OutlyingRun")},
+        "replicates_needed": {"oneOf": [{"type": "null"}, ref("ReplicatesNeeded")]},
         "decidable": {"type": "boolean"}, "assumption_based": {"type": "boolean"},
         "correction": {"enum": ["maxt", "holm"]},
         "noise": {"type": "object", "required": ["sigma_log", "cv_pct", "df", "source"]},
@@ -53,7 +73,7 @@ DEAD_ZONES = {
 RECOMMENDATION = {
     "type": "object",
     "required": ["limit_cores", "limit_label", "threads", "expected_seconds", "expected_seconds_ci", "core_seconds",
-                 "reason", "avoid", "assumption_based"],
+                 "reason", "avoid", "assumption_based", "probability_knee", "limit_range", "uncertainty_note"],
     "properties": {"expected_seconds": {"type": "number"}, "expected_seconds_ci": INTERVAL},
 }
 KNEE = {"type": "object", "required": ["limit_cores", "limit_label", "seconds", "best_limit_label", "best_seconds",
@@ -96,7 +116,8 @@ NOTEBOOK_04 = {
             "properties": {
                 "best_threads": {"type": "array", "items": {"type": "object", "required": [
                     "limit_cores", "limit", "best_threads", "best_seconds", "best_seconds_ci", "near_best_threads",
-                    "auto_seconds", "auto_vs_best_pct", "auto_vs_best_ci_pct", "auto_vs_best_p_value"],
+                    "auto_seconds", "auto_vs_best_pct", "auto_vs_best_ci_pct", "auto_vs_best_p_value",
+                    "auto_vs_best_method", "probability_best"],
                     "properties": {"best_threads": {"type": ["string", "null"]},
                                    "best_seconds_ci": INTERVAL, "auto_vs_best_ci_pct": INTERVAL}}},
                 "recommendations": {"type": "array", "items": {"type": "object", "required": [
@@ -120,8 +141,7 @@ NOTEBOOK_07 = {
         "unit_costs": {"type": "array", "items": {"type": "object", "required": [
             "variant", "units", "cpu_cores", "memory_bytes", "cpu_cores_per_unit", "memory_bytes_per_unit"]}},
         "projections": {"type": "array", "items": PROJECTION, "minItems": 1},
-        "comparison": {"oneOf": [{"type": "null"}, {"type": "object", "required": [
-            "before", "after", "cpu_change_pct", "memory_change_pct", "capacity_change_pct", "capacity_ratio"]}]},
+        "comparison": {"oneOf": [{"type": "null"}, ref("VariantComparison")]},
     },
 }
 
@@ -151,4 +171,4 @@ def validate(doc: dict) -> None:
     import jsonschema
 
     assert doc["schema"] == 1 and isinstance(doc["tables"], list)
-    jsonschema.validate(doc["results"], SCHEMAS[doc["notebook"]])
+    jsonschema.validate(doc["results"], SCHEMAS[doc["notebook"]] | {"$defs": DEFS})

@@ -35,6 +35,8 @@ def test_published_default(run_notebook):
     assert {(c["requests_per_30s"], c["contention"]) for c in res["paper_table1"]["inconsistent_cells"]} == {
         (150, 0.5), (150, 0.65), (150, 0.7)}
     assert res["paper_table1"]["max_percent_printed"] == 361
+    inc = res["headline_increase"]  # the +361% headline as a number with its (rounding) interval
+    assert inc["low"] <= 361 <= inc["high"] and inc["unit"] == "pct"
     hyper = res["published_fit"]["hyperbolic"]
     assert 0.3 < hyper["knee"] < 0.6 and hyper["knee_low"] <= hyper["knee"] <= hyper["knee_high"]
     table = pl.read_csv(out / "paper_table1.csv")

@@ -13,8 +13,8 @@ def synthetic_store(path, rng) -> str:
     req, st = [], []
     for config, light in (("workers=8,semaphore=none", 0.5), ("workers=8,semaphore=4", 0.05)):
         for vus in (10.0, 20.0):
-            for i in range(30):
-                run = f"{config}-{vus}"
+            for i in range(60):
+                run = f"{config}-{vus}-{i % 5}"  # five runs per configuration and load
                 req.append({"experiment": "fx", "run_id": run, "config": config, "load": vus, "request_id": i,
                             "status": "ok", "latency_seconds": 1.0})
                 for stage in ("embedding", "categories", "duplicates", "quality", "score", "total"):
@@ -44,6 +44,9 @@ def test_published_default(run_notebook):
     layout = pl.read_csv(out / "wiki_percent_change_w8_layout.csv")
     assert layout.filter(pl.col("load") == 10)["embedding"][0] == "🔵 −18.4%/🔴 +0.2%/🔴 +1.0%"
     assert "measured" not in res
+    h = res["headline_avg_total_30vus"]
+    assert round(h["value"]) == -63 and h["low"] <= h["value"] <= h["high"] and h["p_value"] is None
+    assert round(res["headline_p95_total_30vus"]["value"]) == -55 and "one k6 run" in h["note"]
 
 
 def test_measured_stage_timings(run_notebook, tmp_path):
@@ -53,6 +56,7 @@ def test_measured_stage_timings(run_notebook, tmp_path):
     tests = pl.read_csv(out / "measured_tests.csv")
     light = tests.filter(pl.col("stage") == "categories")
     assert (light["verdict"] == "better").all() and (light["p_holm"] < 0.01).all()
+    assert (light["runs"] == 5).all() and (light["run_change_high"] < 0).all()
     assert tests.height == 12
 
 
@@ -66,4 +70,5 @@ def test_live_sweep_without_cgroup(run_notebook, tmp_path):
     m = doc["results"]["measured"]
     assert doc["results"]["live_sweep"]["points"] == 2
     assert m["by_status"].get("ok", 0) == m["requests"] > 0
-    assert set(m["verdicts"]) <= {"better", "worse", "no difference shown", "not enough data to decide"}
+    assert set(m["verdicts"]) <= {"better", "worse", "no difference shown", "not enough data to decide",
+                                "too few to decide (runs)"}

@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import ConfidenceInterval, Estimate
 
 
 @dataclass(frozen=True)
@@ -76,6 +76,8 @@ class VariantComparison:
     memory_change_pct: float | None
     capacity_change_pct: float
     capacity_ratio: float
+    cpu_change: Estimate | None = None  # CPU per unit change with its (assumption-based) interval
+    capacity_change: Estimate | None = None
 
 
 @dataclass(frozen=True)
@@ -158,8 +160,13 @@ def project_capacity(
 
 
 def compare_variants(before: CapacityProjection, after: CapacityProjection,
-                     before_cost: UnitCost, after_cost: UnitCost) -> VariantComparison:
-    """Change from ``before`` to ``after``: CPU and memory per unit, capacity."""
+                     before_cost: UnitCost, after_cost: UnitCost, *, noise_cv: float = 0.10,
+                     level: float = 0.95) -> VariantComparison:
+    """Change from ``before`` to ``after``: CPU and memory per unit, capacity.
+
+    ``cpu_change`` and ``capacity_change`` carry intervals from an *assumed* measurement noise of ``noise_cv`` per
+    variant (one profile each: nothing measures run-to-run noise), so they have no p-value and say so.
+    """
     mem = None
     if before_cost.memory_bytes_per_unit and after_cost.memory_bytes_per_unit is not None:
         mem = 100 * (after_cost.memory_bytes_per_unit / before_cost.memory_bytes_per_unit - 1)
@@ -169,7 +176,19 @@ def compare_variants(before: CapacityProjection, after: CapacityProjection,
         memory_change_pct=mem,
         capacity_change_pct=100 * (after.capacity_units / before.capacity_units - 1),
         capacity_ratio=after.capacity_units / before.capacity_units,
+        cpu_change=_ratio_estimate(after_cost.cpu_cores_per_unit / before_cost.cpu_cores_per_unit, noise_cv, level),
+        capacity_change=_ratio_estimate(after.capacity_units / before.capacity_units, noise_cv, level),
     )
+
+
+def _ratio_estimate(ratio: float, noise_cv: float, level: float) -> Estimate:
+    from scipy import stats
+
+    h = stats.norm.ppf(1 - (1 - level) / 2) * math.sqrt(2) * math.sqrt(math.log1p(noise_cv**2))
+    return Estimate(100 * (ratio - 1), 100 * (ratio * math.exp(-h) - 1), 100 * (ratio * math.exp(h) - 1), level,
+                    "ratio of one measurement per variant", None, 2, "pct",
+                    f"interval from an assumed {100 * noise_cv:.0f}% measurement noise per variant (one measurement "
+                    f"each: run-to-run noise not measured, no test); replicate each variant to measure it")
 
 
 def projection_curve(cost: UnitCost, units: np.ndarray, **kwargs) -> pl.DataFrame:

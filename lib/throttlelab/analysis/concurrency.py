@@ -8,8 +8,10 @@ Two kinds of input give the same %-change table:
   :func:`stage_summary` into the same columns.
 
 Caveats, stated with every measured table: requests of one closed-loop run
-are not independent (they share the queue), so Mann-Whitney p-values are
-optimistic -- read the effect sizes and replicate runs for firm claims; and our
+are not independent (they share the queue), so request-level Mann-Whitney
+p-values are optimistic and only describe; verdicts come from the runs
+(``run_*`` columns: per-run mean, Welch t on log run means, Bonferroni over the
+table's cells; "too few to decide (runs)" with one run per configuration); and our
 service's stage ``seconds`` include the semaphore wait (``wait_seconds`` holds
 the waiting part), while the wiki's embedding times apparently did not (they
 fell with the semaphore).
@@ -36,6 +38,8 @@ import polars as pl
 from scipy import stats as st
 
 from throttlelab.analysis.multiple_testing import holm
+from throttlelab.results import Estimate
+from throttlelab.analysis.run_level import run_level_columns, runs_of
 
 STAT_COLUMNS = {"avg": "avg_seconds", "p95": "p95_seconds", "max": "max_seconds"}
 STAGE_ORDER = ("embedding", "categories", "duplicates", "quality", "score", "total")
@@ -165,10 +169,15 @@ def compare_stages(stage_timings: pl.DataFrame, base: str, other: str, *, alpha:
     pct = pct.rename({s: f"{s}_change_percent" for s in ("avg", "p95", "max") if s in pct.columns})
     rows = []
     data = stage_timings.filter(pl.col("seconds").is_not_null())
-    for key, g in data.partition_by(list(by), as_dict=True, maintain_order=True).items():
+    parts = data.partition_by(list(by), as_dict=True, maintain_order=True)
+    n_groups = len(parts)
+    for key, g in parts.items():
         x = g.filter(pl.col("config") == other)["seconds"].to_numpy()
         y = g.filter(pl.col("config") == base)["seconds"].to_numpy()
         row = dict(zip(by, key)) | {"n_base": int(y.size), "n_other": int(x.size)}
+        row |= run_level_columns(runs_of(g.filter(pl.col("config") == other), "seconds"),
+                                 runs_of(g.filter(pl.col("config") == base), "seconds"), "mean", alpha=alpha,
+                                 family=n_groups)
         if x.size >= min_n and y.size >= min_n:
             u = st.mannwhitneyu(x, y, alternative="two-sided")
             row |= {"u_statistic": float(u.statistic), "p_value": float(u.pvalue),
@@ -178,12 +187,18 @@ def compare_stages(stage_timings: pl.DataFrame, base: str, other: str, *, alpha:
             row |= {"u_statistic": None, "p_value": None, "rank_biserial": None, "median_change_percent": None}
         rows.append(row)
     tests = pl.DataFrame(rows, schema_overrides={"u_statistic": pl.Float64, "p_value": pl.Float64,
-                                                 "rank_biserial": pl.Float64, "median_change_percent": pl.Float64})
+                                                 "rank_biserial": pl.Float64, "median_change_percent": pl.Float64,
+                                                 "run_change_percent": pl.Float64, "run_change_low": pl.Float64,
+                                                 "run_change_high": pl.Float64, "run_p_value": pl.Float64,
+                                                 "run_p_bonferroni": pl.Float64, "runs_needed_for_10pct": pl.Int64})
     tests = tests.with_columns(pl.Series("p_holm", holm(tests["p_value"].fill_null(np.nan).to_numpy()), pl.Float64)
                                .fill_nan(None))
+    # The verdict is the run-level one (runs are the units; Bonferroni, so it agrees with its interval); the
+    # request-level Mann-Whitney columns stay as description.
     verdict = (pl.when((pl.col("n_base") < min_n) | (pl.col("n_other") < min_n)).then(pl.lit("not enough data to decide"))
-               .when(pl.col("p_holm") >= alpha).then(pl.lit("no difference shown"))
-               .when(pl.col("rank_biserial") < 0).then(pl.lit("better")).otherwise(pl.lit("worse")))
+               .when(pl.col("run_verdict") == "too few to decide").then(pl.lit("too few to decide (runs)"))
+               .when(pl.col("run_verdict") == "no difference shown").then(pl.lit("no difference shown"))
+               .when(pl.col("run_verdict") == "faster").then(pl.lit("better")).otherwise(pl.lit("worse")))
     out = tests.join(pct, on=list(by), how="left").with_columns(verdict.alias("verdict"))
     return _order(out, by)
 
@@ -230,3 +245,20 @@ def measured_headlines(measured: dict, *, alpha: float = 0.05) -> list[str]:
         lines.append(f"Measured total at {r['load']:g} VUs: avg {r['avg_change_percent']:+.0f}%, "
                      f"rank-biserial {rb:+.2f}, Holm p={ph:.2g} ({r['verdict']})")
     return lines
+
+
+K6_ROUNDING = ("range the rounding of k6's printed seconds allows; one k6 run per configuration: run-to-run noise "
+               "is not measured, so no test and no run-level interval is possible")
+
+
+def published_change(semaphore: pl.DataFrame, *, stat: str = "p95", stage: str = "total", load: float = 30.0,
+                     max_workers: int = 8) -> Estimate:
+    """%-change with the semaphore of one published cell as an :class:`Estimate` (interval: k6 rounding only)."""
+    sub = semaphore.filter(pl.col("max_workers") == max_workers)
+    t = percent_change_table(sub, f"workers={max_workers},semaphore=none", f"workers={max_workers},semaphore=4")
+    r = t.filter((pl.col("load") == load) & (pl.col("stage") == stage) & (pl.col("stat") == stat)).row(0, named=True)
+    a, b = r["base_seconds"], r["other_seconds"]
+    ha, hb = (0.0005 if a < 1 else 0.005), (0.0005 if b < 1 else 0.005)
+    return Estimate(float(r["percent_change"]), float(((b - hb) / (a + ha) - 1) * 100),
+                    float(((b + hb) / (a - ha) - 1) * 100), 1.0, f"published k6 {stat}, {stage} stage, {load:g} VUs, "
+                    f"max_workers={max_workers}", None, None, "pct", K6_ROUNDING)

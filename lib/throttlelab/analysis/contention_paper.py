@@ -17,6 +17,11 @@ from __future__ import annotations
 
 import polars as pl
 
+from throttlelab.results import Estimate
+
+ROUNDING_ONLY = ("range the whole-millisecond rounding of the two published means allows; one published mean per "
+                 "cell: run-to-run noise is not measured, so no test and no run-level interval is possible")
+
 #: Table 1 of the paper as printed: % increase over 0% per request count and stress share.
 PAPER_TABLE1_PERCENT: dict[int, dict[float, int]] = {
     150: {0.0: 0, 0.2: 9, 0.4: 55, 0.5: 74, 0.6: 164, 0.65: 219, 0.7: 226},
@@ -72,3 +77,15 @@ def paper_table1_wide(table: pl.DataFrame) -> pl.DataFrame:
         (pl.col("contention") * 100).round(0).cast(pl.Int64).cast(pl.String).add("%").alias("stress"),
     )
     return cells.pivot(on="stress", index="requests_per_30s", values="cell").sort("requests_per_30s")
+
+
+def published_increase(table: pl.DataFrame, requests_per_30s: int = 450, contention: float = 0.7) -> Estimate:
+    """The paper's headline (+361% at 450 requests / 30 s and 70% stress) as an :class:`Estimate`.
+
+    The interval is the range the rounding of the printed milliseconds allows (``percent_min`` /
+    ``percent_max`` of :func:`paper_table1`); nothing in the paper measures run-to-run noise.
+    """
+    r = table.filter((pl.col("requests_per_30s") == requests_per_30s)
+                     & ((pl.col("contention") - contention).abs() < 1e-9)).row(0, named=True)
+    return Estimate(float(r["percent"]), float(r["percent_min"]), float(r["percent_max"]), 1.0,
+                    "ratio of published means", None, None, "pct", ROUNDING_ONLY)

@@ -2,8 +2,9 @@
 
 :func:`analyse_cpu_limits` runs, for each (workload, threads, contention)
 group: the per-limit summary, the scaling fits (Amdahl, USL, quota; AIC),
-the knee, the dead-zone analysis (optionally also with ``experiment`` as a
-block, as a sensitivity check) and the recommendation.  :func:`group_results`
+the knee, the dead-zone analysis (pooled, and with ``experiment`` as a
+block when a group spans several experiments: then the block model is
+primary) and the recommendation.  :func:`group_results`
 turns one group into the ``results.json`` entry documented in
 ``docs/results_schema.md``.
 """
@@ -21,6 +22,7 @@ from throttlelab.analysis.recommend import Knee, Recommendation, find_knee, reco
 from throttlelab.analysis.response_metric import (RESPONSE_METRICS, ResponseMetric, metric_change_ci,
                                                   metric_change_pct, resolve, worse_word)
 from throttlelab.analysis.scaling import ScalingFit, fit_runtime_models
+from throttlelab.results import to_jsonable
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,13 @@ class GroupAnalysis:
     dead_zones_block: DeadZoneAnalysis | None
     recommendation: Recommendation
     metric: ResponseMetric = RESPONSE_METRICS["wall_seconds"]
+
+    @property
+    def primary_dead_zones(self) -> DeadZoneAnalysis:
+        """The analysis the verdicts and the recommendation use: with experiment as a block when the group spans
+        several experiments that share limits (their run-to-run offsets are not noise), else pooled."""
+        b = self.dead_zones_block
+        return b if b is not None and b.block else self.dead_zones
 
 
 def analyse_cpu_limits(
@@ -61,7 +70,8 @@ def analyse_cpu_limits(
 
     ``block``: when the group spans several levels of this column (e.g. two
     experiments), the dead-zone analysis is repeated with it as a block
-    effect and reported next to the pooled one.
+    effect; that one is primary (verdicts, recommendation) and the pooled
+    one is reported next to it.
     """
     m = resolve(metric or prepared.metric)
     if m != prepared.metric:
@@ -87,11 +97,12 @@ def analyse_cpu_limits(
             [dz_block] = find_dead_zones(frame, threshold_pct=threshold_pct, alpha=alpha, block=block,
                                          prior_cv=prior_cv, n_sim=n_sim, seed=seed)
         dz = zones[label]
+        primary = dz_block if dz_block is not None and dz_block.block else dz
         threads = group.get("threads")
         out.append(GroupAnalysis(
             group=group, label=label, summary=summary, fits=fits, fit_note=note,
             knee=find_knee(summary, tolerance_pct=knee_tolerance_pct), dead_zones=dz, dead_zones_block=dz_block,
-            recommendation=recommend_limit(summary, dz, tolerance_pct=knee_tolerance_pct, threads=threads),
+            recommendation=recommend_limit(summary, primary, tolerance_pct=knee_tolerance_pct, threads=threads),
             metric=m,
         ))
     return out
@@ -109,6 +120,7 @@ def fit_entry(fit: ScalingFit) -> dict:
         "aic": fit.aic,
         "aicc": fit.aicc,
         "n": fit.n,
+        "warnings": list(fit.warnings),
     }
 
 
@@ -122,6 +134,9 @@ def dead_zone_entry(analysis: DeadZoneAnalysis) -> dict:
         "alpha": analysis.alpha,
         "correction": analysis.correction,
         "monotone_p_value": analysis.monotone_p_value,
+        "procedure": analysis.procedure,
+        "outlying_runs": to_jsonable(analysis.outlying_runs),
+        "replicates_needed": to_jsonable(analysis.replicates_needed),
         "noise": {"sigma_log": analysis.noise.sigma, "cv_pct": analysis.noise.cv_pct, "df": analysis.noise.df,
                   "source": analysis.noise.source, "note": analysis.noise.note},
         "block": analysis.block,
@@ -143,7 +158,8 @@ def dead_zone_entry(analysis: DeadZoneAnalysis) -> dict:
             {
                 "limit_cores": t.limit_cores, "limit": t.limit_label, "runs": t.runs, "baseline": t.baseline_label,
                 "slowdown_pct": t.slowdown_pct, "slowdown_ci_pct": t.slowdown_ci_pct, "p_value": t.p_value,
-                "p_value_raw": t.p_value_raw, "p_value_holm": t.p_value_holm, "verdict": t.verdict,
+                "p_value_raw": t.p_value_raw, "p_value_holm": t.p_value_holm, "p_value_maxt": t.p_value_maxt,
+                "verdict": t.verdict, "noise_cv_pct": t.noise_cv_pct,
             }
             for t in analysis.limits
         ],
@@ -167,6 +183,7 @@ def group_results(g: GroupAnalysis) -> dict:
         "knee": g.knee,
         "dead_zones": dead_zone_entry(g.dead_zones),
         "dead_zones_with_block": dead_zone_entry(g.dead_zones_block) if g.dead_zones_block else None,
+        "dead_zones_primary": "dead_zones_with_block" if g.primary_dead_zones is g.dead_zones_block else "dead_zones",
         "recommendation": g.recommendation,
     }
 
@@ -182,6 +199,15 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
         return _metric_dead_zone_sentences(analysis, m)
     out = [f"{analysis.label}: {analysis.reason}; noise {analysis.noise.cv_pct:.1f}% "
            f"({analysis.noise.source}, df={analysis.noise.df:g})."]
+    if analysis.procedure:
+        out.append(f"Multiple comparisons: {analysis.procedure}.")
+    for o in analysis.outlying_runs:
+        out.append(f"Outlying run {o.run} at {o.level}: {o.deviation_pct:+.0f}% from the other runs there "
+                   f"(robust z {o.robust_z:.1f}); flagged and left out.")
+    need = analysis.replicates_needed
+    if need is not None and need.runs_per_level is not None:
+        out.append(f"Runs per limit to detect a {need.effect_pct:.0f}% excess slowdown with {need.power:.0%} power at "
+                   f"the measured noise: {need.runs_per_level}.")
     if analysis.monotone_p_value is not None:
         out.append(f"Monotonicity (isotonic fit vs means, flat null): p = {analysis.monotone_p_value:.3f}.")
     for t in analysis.limits:
@@ -189,7 +215,8 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
             continue
         ci = t.slowdown_ci_pct
         out.append(
-            f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), "
+            f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (simultaneous {100 * (1 - analysis.alpha):.0f}% "
+            f"bounds {ci.low:+.1f}% to {ci.high:+.1f}%), "
             f"adjusted p = {t.p_value:.3f} (Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
         )
     for z in analysis.zones:

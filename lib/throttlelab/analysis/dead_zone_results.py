@@ -14,14 +14,38 @@ from dataclasses import dataclass
 import polars as pl
 
 from throttlelab.analysis.noise import NoiseModel
+from throttlelab.analysis.run_level import OutlyingRun, ReplicatesNeeded
 from throttlelab.results import ConfidenceInterval
 
-VERDICTS = ("dead zone", "not a dead zone", "undecided", "lowest limit")
+TOO_FEW = "too few to decide"
+VERDICTS = ("dead zone", "not a dead zone", "undecided", "lowest limit", TOO_FEW)
 
 
 @dataclass(frozen=True)
 class LimitTest:
-    """One limit compared with its best lower limit."""
+    """One limit compared with its best lower limit.
+
+    Attributes
+    ----------
+    limit_cores, limit_label
+        The limit (cores; ``null`` = unlimited) and its label (``"4000m"``).
+    runs
+        Runs at this limit used in the test (outlying runs left out).
+    baseline_limit_cores, baseline_label
+        The best (fastest) lower limit it is compared with.
+    slowdown_pct
+        Geometric-mean time against the baseline, percent (positive = slower).
+    slowdown_ci_pct
+        Simultaneous interval of the slowdown (the verdict is read off it).
+    p_value_raw, p_value, p_value_holm, p_value_maxt
+        Unadjusted, adjusted by the group's procedure, Holm and step-down max-T p-values of
+        "at most ``threshold_pct`` slower".
+    verdict
+        ``dead zone`` (lower bound above the threshold), ``not a dead zone`` (upper bound below it),
+        ``undecided``, ``lowest limit`` or ``too few to decide``.
+    noise_cv_pct
+        Run-to-run noise at this limit (moderated, percent).
+    """
 
     limit_cores: float | None
     limit_label: str
@@ -35,6 +59,7 @@ class LimitTest:
     p_value_holm: float | None
     p_value_maxt: float | None
     verdict: str
+    noise_cv_pct: float | None = None
 
     def confidence_interval(self) -> ConfidenceInterval | None:
         return self.slowdown_ci_pct
@@ -59,7 +84,19 @@ class DeadZone:
 
 @dataclass(frozen=True)
 class DeadZoneAnalysis:
-    """Dead-zone analysis of one group of runs."""
+    """Dead-zone analysis of one group of runs.
+
+    Attributes
+    ----------
+    decidable, reason
+        ``false`` ("too few to decide") with fewer than 3 limits or no replicated limit; ``reason`` says why.
+    procedure
+        The multiple-comparison procedure and why it was chosen.
+    outlying_runs
+        Runs flagged as outlying (robust scale of within-limit differences), left out and shown.
+    replicates_needed
+        Runs per limit that would detect a stated slowdown with 80% power, from the measured noise.
+    """
 
     group: dict
     label: str
@@ -76,6 +113,9 @@ class DeadZoneAnalysis:
     block: str | None
     block_effects: dict
     runs: int
+    outlying_runs: tuple[OutlyingRun, ...] = ()
+    procedure: str = ""
+    replicates_needed: ReplicatesNeeded | None = None
 
     def limits_table(self) -> pl.DataFrame:
         rows = []
@@ -86,9 +126,10 @@ class DeadZoneAnalysis:
                 "baseline": t.baseline_label, "slowdown_pct": t.slowdown_pct,
                 "slowdown_ci_low_pct": ci.low if ci else None, "slowdown_ci_high_pct": ci.high if ci else None,
                 "p_value_raw": t.p_value_raw, "p_value": t.p_value, "p_value_holm": t.p_value_holm,
-                "verdict": t.verdict,
+                "verdict": t.verdict, "noise_cv_pct": t.noise_cv_pct,
             })
-        return pl.DataFrame(rows, schema_overrides={"limit_cores": pl.Float64, "baseline": pl.String})
+        return pl.DataFrame(rows, schema_overrides={"limit_cores": pl.Float64, "baseline": pl.String,
+                                                    "noise_cv_pct": pl.Float64})
 
 
 def group_zones(limits: list[LimitTest]) -> tuple[DeadZone, ...]:

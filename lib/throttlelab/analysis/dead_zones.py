@@ -42,10 +42,12 @@ import polars as pl
 from scipy import stats
 
 # DeadZoneAnalysis is also imported from here by report/charts/dead_zones.py.
-from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis, LimitTest, group_zones
+from throttlelab.analysis.dead_zone_results import TOO_FEW, DeadZoneAnalysis, LimitTest, group_zones
+from throttlelab.analysis.level_noise import LevelNoise, noise_trend
 from throttlelab.analysis.monotone_test import monotone_p_value
 from throttlelab.analysis.multiple_testing import holm, maxt_stepdown
-from throttlelab.analysis.noise import PRIOR_CV, LimitEffects, estimate_effects
+from throttlelab.analysis.noise import PRIOR_CV, LimitEffects, NoiseModel, estimate_effects
+from throttlelab.analysis.run_level import flag_outliers, replicates_needed
 from throttlelab.analysis.prepare import group_label, iter_groups, limit_label
 from throttlelab.results import ConfidenceInterval
 
@@ -61,6 +63,7 @@ def find_dead_zones(
     n_sim: int = 20000,
     seed: int = 0,
     interior_k: float = 1.5,
+    detect_pct: float = 30.0,
 ) -> list[DeadZoneAnalysis]:
     """Dead-zone analysis of every group of prepared runs.
 
@@ -76,9 +79,10 @@ def find_dead_zones(
     block
         Optional column whose levels are blocks (e.g. ``"experiment"``).
     prior_cv
-        Run-to-run noise assumed when no limit is replicated.
+        Kept for compatibility: no verdict is taken from a prior any more (with no
+        replicated limit the answer is "too few to decide").
     correction
-        ``"maxt"`` (Westfall-Young step-down) or ``"holm"``.
+        ``"maxt"`` (single-step max-T simultaneous bounds) or ``"holm"`` (Bonferroni bounds, Holm p-values).
     n_sim
         Monte-Carlo draws for the null distributions (seeded).
     interior_k
@@ -86,21 +90,56 @@ def find_dead_zones(
         standard errors are simulated at their estimate instead of on the null
         boundary (generalised moment selection, as in Hansen's test of
         superior predictive ability); the others sit on the boundary.
+    detect_pct
+        Slowdown for which the runs per limit needed (80% power) are stated.
     """
     out = []
     for group, frame in iter_groups(runs):
-        blocks = frame[block].to_numpy() if block and block in frame.columns else None
-        effects = estimate_effects(
-            frame["limit_order"].to_numpy(), frame["log_wall"].to_numpy(), blocks, block_name=block, prior_cv=prior_cv
-        )
+        order = frame["limit_order"].to_numpy()
+        log_y = frame["log_wall"].to_numpy()
+        ids = frame["run_id"].cast(pl.String).to_list() if "run_id" in frame.columns else \
+            [str(i) for i in range(frame.height)]
+        labels_of = {o: limit_label(c) for o, c in zip(frame["limit_order"], frame["cpu_limit_cores"])}
+        levels = {labels_of[o]: log_y[order == o] for o in sorted(set(order))}
+        run_ids = {labels_of[o]: [i for i, k in zip(ids, order) if k == o] for o in sorted(set(order))}
+        flagged = tuple(flag_outliers(levels, run_ids, values={k: np.exp(v) for k, v in levels.items()}, neighbours=1))
+        drop = {(f.level, f.run) for f in flagged}
+        keep = np.array([(labels_of[o], i) not in drop for o, i in zip(order, ids)])
+        blocks = frame[block].to_numpy()[keep] if block and block in frame.columns else None
+        effects = estimate_effects(order[keep], log_y[keep], blocks, block_name=block, prior_cv=prior_cv)
         cores = {o: c for o, c in zip(frame["limit_order"], frame["cpu_limit_cores"])}
         out.append(
             analyse_effects(
                 effects, [cores[o] for o in effects.order], group=group, threshold_pct=threshold_pct,
                 alpha=alpha, correction=correction, n_sim=n_sim, seed=seed, interior_k=interior_k,
+                log_y=log_y[keep], outlying_runs=flagged, detect_pct=detect_pct,
             )
         )
     return out
+
+
+def level_covariance(effects: LimitEffects, log_y: np.ndarray) -> tuple[LevelNoise, np.ndarray]:
+    """Moderated noise per limit and ``G[k, j, b]``: variance of ``mu_j - mu_b`` per unit variance of limit ``k``.
+
+    The covariance of the limit means is the sandwich ``sum_k s_k^2 A_k`` with
+    ``A_k = (X'X)^-1 X_k' X_k (X'X)^-1`` (rows of limit ``k``), which is
+    ``diag(s_k^2 / n_k)`` without blocks.
+    """
+    X, idx = effects.design, effects.level_index
+    J = len(effects.order)
+    xtx_inv = np.linalg.pinv(X.T @ X)
+    coef = xtx_inv @ X.T @ log_y
+    resid = log_y - X @ coef
+    model_df = len(log_y) - np.linalg.matrix_rank(X)
+    leverage = np.einsum("ij,jk,ik->i", X, xtx_inv, X)
+    noise = noise_trend(resid, leverage, idx, J, float(model_df))
+    G = np.empty((J, J, J))
+    for k in range(J):
+        Xk = X[idx == k]
+        A = (xtx_inv @ Xk.T @ Xk @ xtx_inv)[:J, :J]
+        dA = np.diag(A)
+        G[k] = dA[:, None] + dA[None, :] - 2 * A
+    return noise, G
 
 
 def analyse_effects(
@@ -114,86 +153,180 @@ def analyse_effects(
     n_sim: int = 20000,
     seed: int = 0,
     interior_k: float = 1.5,
+    log_y: np.ndarray | None = None,
+    outlying_runs: tuple = (),
+    detect_pct: float = 30.0,
 ) -> DeadZoneAnalysis:
-    """Dead-zone analysis from fitted limit effects (the array-level core)."""
+    """Dead-zone analysis from fitted limit effects (the array-level core).
+
+    ``log_y`` (the runs' log times, in the order of ``effects.design``) gives the per-limit noise; without it
+    every limit shares the pooled noise of ``effects``.
+    """
     if correction not in ("maxt", "holm"):
         raise ValueError("correction must be 'maxt' or 'holm'")
     group = group or {}
     labels = [limit_label(c) for c in limits_cores]
-    mu, C, noise = effects.mean_log, effects.cov_unscaled, effects.noise
+    mu, noise = effects.mean_log, effects.noise
     J = len(mu)
+    procedure = PROCEDURES[correction]
     common = dict(
         group=group, label=group_label(group), threshold_pct=threshold_pct, alpha=alpha, correction=correction,
-        noise=noise, block=effects.block, block_effects=effects.block_effects, runs=int(effects.n.sum()),
-        assumption_based=noise.assumption_based,
+        block=effects.block, block_effects=effects.block_effects, runs=int(effects.n.sum()),
+        outlying_runs=tuple(outlying_runs), procedure=procedure,
     )
-    if J < 3:
+    if log_y is not None and effects.design is not None and not noise.assumption_based:
+        lv, G = level_covariance(effects, np.asarray(log_y, float))
+    elif not noise.assumption_based:
+        d = np.maximum(effects.n - 1, 0).astype(float)
+        lv = LevelNoise(np.full(J, noise.sigma), np.full(J, noise.df), 0.0, True)
+        C = effects.cov_unscaled
+        dC = np.diag(C)
+        G = np.stack([(dC[:, None] + dC[None, :] - 2 * C) / J for _ in range(J)])
+    else:
+        lv, G = None, None
+    sigma_mid = float(np.nanmedian(lv.sigma)) if lv is not None else None
+    effect = 100 * ((1 + detect_pct / 100) / (1 + threshold_pct / 100) - 1)
+    need = replicates_needed(sigma_mid, effect_pct=effect, alpha=alpha,
+                             basis=(f"median per-limit noise; a {detect_pct:g}% slowdown is {effect:.0f}% beyond the "
+                                    f"{threshold_pct:g}% threshold; two-sided, before multiplicity") if lv is not None
+                             else _unreplicated_basis(mu))
+    if lv is not None:
+        noise = NoiseModel(sigma_mid, float(np.nanmedian(lv.df)), noise.source + (
+            ", pooled" if lv.pooled else f", log-linear trend over the limits (x{math.exp(lv.slope):.2f} from lowest to highest)"), False,
+            noise.replicated_limits, noise.note)
+    common |= dict(noise=noise, assumption_based=False, replicates_needed=need)
+
+    def undecided(reason: str) -> DeadZoneAnalysis:
         limits = tuple(
-            LimitTest(c, lab, int(n), None, None, None, None, None, None, None, None, "undecided")
+            LimitTest(c, lab, int(n), None, None, None, None, None, None, None, None, TOO_FEW)
             for c, lab, n in zip(limits_cores, labels, effects.n)
         )
-        return DeadZoneAnalysis(decidable=False, reason=f"too few limits to decide ({J}; need 3 or more)",
-                                monotone_p_value=None, zones=(), limits=limits, **common)
+        return DeadZoneAnalysis(decidable=False, reason=reason, monotone_p_value=None, zones=(), limits=limits,
+                                **common)
+
+    if J < 3:
+        return undecided(f"{TOO_FEW}: too few limits ({J}; need 3 or more)")
+    if lv is None:
+        return undecided(f"{TOO_FEW}: no limit has two runs, so run-to-run noise is unmeasured (no verdict from a "
+                         f"prior); {_need_text(need)}")
     rng = np.random.default_rng(seed)
     delta = math.log1p(threshold_pct / 100.0)
-    sigma, df = noise.sigma, noise.df
+    sig2 = lv.sigma**2
+    df = lv.df
+    dmin = float(np.min(df))
+    # One noise fit serves every limit: one chi-square draw per simulation scales all of them.
+    chi = rng.chisquare(dmin, n_sim) / dmin if math.isfinite(dmin) else np.ones(n_sim)
+    S2 = sig2[None, :] * chi[:, None]
+    C = np.einsum("k,kij->ij", sig2, _A_from_G(G, effects))
     L = _cholesky(C)
-    sig_draws = sigma * (np.sqrt(rng.chisquare(df, n_sim) / df) if math.isfinite(df) else np.ones(n_sim))
 
     # 1. global monotonicity: isotonic fit vs unconstrained means, flat (least favourable) null.
-    monotone_p = monotone_p_value(mu, C, L, sigma, sig_draws, rng)
+    sig_draws = np.sqrt(chi)
+    monotone_p = monotone_p_value(mu, C, L, 1.0, sig_draws, rng)
 
     # 2. per-limit one-sided tests against the best lower limit.
-    t_obs, diff, var, base = _t_stats(mu[None, :], np.array([sigma]), C, delta)
+    t_obs, diff, var, base = _t_stats(mu[None, :], sig2[None, :], G, delta)
     t_obs, diff, var, base = t_obs[0], diff[0], var[0], base[0]
-    se_obs = sigma * np.sqrt(var)
+    se_obs = np.sqrt(var)
     interior = (diff - delta) < -interior_k * se_obs
     interior[0] = True
     mu0 = _null_configuration(mu, delta, interior)
-    draws = mu0[None, :] + (L @ rng.standard_normal((J, n_sim))).T * sigma
-    t_null, _, var_null, _ = _t_stats(draws, sig_draws, C, delta)
-    # Marginal p-values: limit j itself at its null boundary (running minimum + threshold).
+    draws = mu0[None, :] + (L @ rng.standard_normal((J, n_sim))).T
+    t_null, _, var_null, _ = _t_stats(draws, S2, G, delta)
     boundary = np.minimum.accumulate(mu0)
     shift = np.zeros(J)
     shift[1:] = boundary[:-1] + delta - mu0[1:]
-    t_marg = t_null + shift[None, :] / (sig_draws[:, None] * np.sqrt(var_null))
+    t_marg = t_null + shift[None, :] / np.sqrt(var_null)
     tested = np.arange(1, J)
     p_raw = np.full(J, np.nan)
     p_raw[tested] = (np.sum(t_marg[:, tested] >= t_obs[tested] - 1e-12, axis=0) + 1) / (n_sim + 1)
-    p_holm = holm(p_raw)  # NaN (limit 0, not tested) stays out of the family
+    p_holm = holm(p_raw)
     p_maxt = maxt_stepdown(t_obs, t_null, tested)
-    p_adj = p_maxt if correction == "maxt" else p_holm
-    q = stats.t.ppf(1 - alpha / 2, df) if math.isfinite(df) else stats.norm.ppf(1 - alpha / 2)
-    q1 = stats.t.ppf(1 - alpha, df) if math.isfinite(df) else stats.norm.ppf(1 - alpha)
-
+    tmax = np.max(t_null[:, tested], axis=1)
+    p_single = np.full(J, np.nan)
+    p_single[tested] = (np.sum(tmax[:, None] >= t_obs[None, tested] - 1e-12, axis=0) + 1) / (n_sim + 1)
+    m = len(tested)
+    if correction == "maxt":
+        crit = np.full(J, float(np.quantile(tmax, 1 - alpha)))
+        p_adj = p_single
+    else:
+        wdf = _satterthwaite(sig2, df, G, base)
+        crit = stats.t.ppf(1 - alpha / m, np.where(np.isfinite(wdf), wdf, 1e6))
+        p_adj = p_holm
     limits = [LimitTest(limits_cores[0], labels[0], int(effects.n[0]), None, None, None, None, None, None, None, None,
-                        "lowest limit")]
+                        "lowest limit", _cv(lv.sigma[0]))]
     for j in tested:
-        se = sigma * math.sqrt(var[j])
-        ci = ConfidenceInterval(100 * math.expm1(diff[j] - q * se), 100 * math.expm1(diff[j] + q * se))
-        if p_adj[j] < alpha:
-            verdict = "dead zone"
-        elif diff[j] + q1 * se < delta:
-            verdict = "not a dead zone"
-        else:
-            verdict = "undecided"
+        lo, hi = diff[j] - crit[j] * se_obs[j], diff[j] + crit[j] * se_obs[j]
+        ci = ConfidenceInterval(100 * math.expm1(lo), 100 * math.expm1(hi))
+        # The verdict is read off the simultaneous interval, so the two can never disagree.
+        verdict = "dead zone" if lo > delta else ("not a dead zone" if hi < delta else "undecided")
         b = int(base[j])
         limits.append(LimitTest(
             limits_cores[j], labels[j], int(effects.n[j]), limits_cores[b], labels[b], 100 * math.expm1(diff[j]), ci,
-            float(p_raw[j]), float(p_adj[j]), float(p_holm[j]), float(p_maxt[j]), verdict,
+            float(p_raw[j]), float(p_adj[j]), float(p_holm[j]), float(p_maxt[j]), verdict, _cv(lv.sigma[j]),
         ))
     zones = group_zones(limits)
-    reason = "decided from replicated runs" if not noise.assumption_based else (
-        f"no replicates: decided under an assumed {100 * math.expm1(noise.sigma):.0f}% run-to-run noise"
-    )
-    if not noise.assumption_based and df < 3:
-        reason += f" (noise measured with only {df:g} degrees of freedom: wide intervals)"
+    unrep = int((effects.n < 2).sum())
+    reason = "decided from replicated runs" + (
+        f" ({unrep} limit(s) with one run borrow the common noise)" if unrep else "")
+    if outlying_runs:
+        reason += f"; {len(outlying_runs)} outlying run(s) flagged and left out"
+    if math.isfinite(dmin) and dmin < 3:
+        reason += f" (noise measured with only {dmin:g} degrees of freedom: wide intervals)"
     return DeadZoneAnalysis(decidable=True, reason=reason, monotone_p_value=monotone_p, zones=zones,
                             limits=tuple(limits), **common)
 
 
-def _t_stats(M: np.ndarray, s: np.ndarray, C: np.ndarray, delta: float):
-    """Studentised excess slowdown of each limit over its best lower limit, for each row of ``M``."""
+PROCEDURES = {
+    "maxt": ("single-step max-T over the tested limits (Westfall-Young; uses the joint null distribution of the "
+             "correlated tests, which share baselines): each verdict is read off a simultaneous one-sided bound, so "
+             "verdicts and intervals agree; step-down max-T and Holm p-values are shown for reference"),
+    "holm": ("Bonferroni simultaneous bounds decide the verdicts (so verdicts and intervals agree); Holm step-down "
+             "p-values are reported"),
+}
+
+
+def _cv(sigma: float) -> float | None:
+    return 100 * math.sqrt(math.expm1(sigma**2)) if math.isfinite(sigma) else None
+
+
+def _unreplicated_basis(mu: np.ndarray) -> str:
+    return "no replicated limit: run-to-run noise unmeasured; run every limit at least twice"
+
+
+def _need_text(need) -> str:
+    if need.runs_per_level is None:
+        return need.basis
+    return (f"{need.runs_per_level} runs per limit would detect a {need.effect_pct:.0f}% effect with "
+            f"{need.power:.0%} power")
+
+
+def _A_from_G(G: np.ndarray, effects: LimitEffects) -> np.ndarray:
+    """Per-limit covariance contributions ``A_k`` (J x J) rebuilt from the design."""
+    X, idx = effects.design, effects.level_index
+    J = len(effects.order)
+    if X is None:
+        return np.stack([np.diag((np.arange(J) == k) / max(effects.n[k], 1)) for k in range(J)])
+    xtx_inv = np.linalg.pinv(X.T @ X)
+    return np.stack([(xtx_inv @ X[idx == k].T @ X[idx == k] @ xtx_inv)[:J, :J] for k in range(J)])
+
+
+def _satterthwaite(sig2: np.ndarray, df: np.ndarray, G: np.ndarray, base: np.ndarray) -> np.ndarray:
+    J = len(sig2)
+    out = np.full(J, np.inf)
+    for j in range(1, J):
+        terms = sig2 * G[:, j, int(base[j])]
+        den = np.sum(np.where(np.isfinite(df) & (df > 0), terms**2 / np.where(df > 0, df, 1), 0.0))
+        out[j] = terms.sum() ** 2 / den if den > 0 else np.inf
+    return out
+
+
+def _t_stats(M: np.ndarray, S2: np.ndarray, G: np.ndarray, delta: float):
+    """Studentised excess slowdown of each limit over its best lower limit, for each row of ``M``.
+
+    ``S2`` holds each row's per-limit variances; ``G[k, j, b]`` the variance of ``mu_j - mu_b`` per unit
+    variance of limit ``k``.
+    """
     B, J = M.shape
     base = np.zeros((B, J), dtype=int)
     best = np.zeros(B, dtype=int)
@@ -202,11 +335,12 @@ def _t_stats(M: np.ndarray, s: np.ndarray, C: np.ndarray, delta: float):
         best = np.where(better, j - 1, best)
         base[:, j] = best
     rows = np.arange(B)[:, None]
-    mb = M[rows, base]
-    diff = M - mb
-    var = np.diag(C)[None, :] + np.diag(C)[base] - 2 * C[np.arange(J)[None, :], base]
+    diff = M - M[rows, base]
+    Gjb = G[:, np.arange(J)[None, :], base]  # (K, B, J)
+    var = np.einsum("bk,kbj->bj", S2, Gjb)
     var[:, 0] = 1.0
-    t = (diff - delta) / (s[:, None] * np.sqrt(var))
+    var = np.maximum(var, 1e-300)
+    t = (diff - delta) / np.sqrt(var)
     t[:, 0] = -np.inf
     return t, diff, var, base
 

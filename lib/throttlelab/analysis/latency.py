@@ -2,8 +2,12 @@
 
 Per group of requests (e.g. per contention level and load): counts by status,
 the failure rate, and mean, p50, p95, p99 and max of the latency of answered
-requests (``status == 'ok'``), each with a percentile-bootstrap interval
-(resampling requests).  ``max`` has no interval: the bootstrap cannot put one
+requests (``status == 'ok'``): the mean with a percentile-bootstrap interval
+(resampling requests), the quantiles with distribution-free order-statistic
+intervals (:func:`~throttlelab.analysis.run_level.quantile_interval`; NaN, "not
+enough samples", where n cannot support one: p99 needs 368 samples at 95%, p95 72).
+These intervals describe the requests of the group; requests of one run are
+not independent, and the run-level comparisons below decide.  ``max`` has no interval: the bootstrap cannot put one
 on a sample maximum (every resample's max is at most the observed one).
 
 Failed requests (error, timeout, refused, dropped) never vanish: they are
@@ -14,6 +18,11 @@ Inflation against a baseline level (:func:`inflation_vs_baseline`): the ratio
 of a statistic at each level to the same statistic at the baseline, with a
 bootstrap interval (both groups resampled independently) and a two-sided
 Mann-Whitney U test of the two latency samples (rank-biserial effect size).
+Requests of one run share its conditions, so those request-level numbers are
+descriptive; the verdict is the run-level one (``run_*`` columns,
+:func:`~throttlelab.analysis.run_level.run_level_columns`: each run summarised,
+Welch t on log run summaries, Bonferroni over the levels of a group; "too few
+to decide" with one run per level).
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as st
 
+from throttlelab.analysis.run_level import quantile_interval, run_level_columns, runs_of
 from throttlelab.results import ConfidenceInterval
 
 STATS = ("mean", "p50", "p95", "p99")
@@ -92,10 +102,19 @@ def bootstrap_estimates(x: np.ndarray, names: tuple[str, ...] = STATS, *, n_boot
         return {n: Estimate(nan, nan, nan, level, 0) for n in names}
     if x.size < 2:
         return {n: Estimate(float(statistic(x, n)), nan, nan, level, int(x.size)) for n in names}
-    boots = bootstrap_distribution(x, names, n_boot, np.random.default_rng(seed))
+    boot_names = tuple(n for n in names if n not in _Q)
+    boots = bootstrap_distribution(x, boot_names, n_boot, np.random.default_rng(seed)) if boot_names else {}
     a = (1 - level) / 2
-    return {n: Estimate(float(statistic(x, n)), float(np.quantile(boots[n], a)), float(np.quantile(boots[n], 1 - a)),
-                        level, int(x.size)) for n in names}
+    out = {}
+    for n in names:
+        if n in _Q:  # distribution-free order-statistic interval; NaN where n cannot support one
+            q = quantile_interval(x, n, level)
+            out[n] = Estimate(float(q.value), nan if q.low is None else q.low, nan if q.high is None else q.high,
+                              level, int(x.size))
+        else:
+            out[n] = Estimate(float(statistic(x, n)), float(np.quantile(boots[n], a)),
+                              float(np.quantile(boots[n], 1 - a)), level, int(x.size))
+    return out
 
 
 def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = ("config", "load", "contention"), *,
@@ -130,6 +149,7 @@ def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = 
         counts = failed.group_by("status").len().sort("status")
         row = dict(zip(by, key)) | {
             "n": g.height, "n_ok": int(ok.size), "n_failed": failed.height,
+            "runs": g["run_id"].n_unique() if "run_id" in g.columns else None,
             "failed_rate": failed.height / g.height if g.height else float("nan"),
             "failed_by_status": ", ".join(f"{s}={n}" for s, n in counts.iter_rows()),
         }
@@ -213,15 +233,21 @@ def inflation_vs_baseline(requests: pl.DataFrame, *, level_col: str = "contentio
         base = g.filter(pl.col(level_col) == baseline)["latency_seconds"].to_numpy()
         if base.size == 0:
             continue
-        for lv in sorted(g[level_col].unique().drop_nulls().to_list()):
-            x = g.filter(pl.col(level_col) == lv)["latency_seconds"].to_numpy()
+        levels = sorted(g[level_col].unique().drop_nulls().to_list())
+        base_runs = runs_of(g.filter(pl.col(level_col) == baseline), "latency_seconds")
+        for lv in levels:
+            sub = g.filter(pl.col(level_col) == lv)
+            x = sub["latency_seconds"].to_numpy()
             inf = inflation(x, base, stat, n_boot=n_boot, level=level, seed=seed)
             ci = inf.confidence_interval()
+            run_cols = run_level_columns(runs_of(sub, "latency_seconds"), base_runs, stat, alpha=1 - level,
+                                         family=max(len(levels) - 1, 1)) if lv != baseline else {}
             rows.append(dict(zip(by, key)) | {
                 level_col: lv, "stat": stat, "value_seconds": inf.value, "baseline_seconds": inf.baseline,
                 "ratio": inf.ratio.value, "ratio_low": inf.ratio.low, "ratio_high": inf.ratio.high,
                 "percent": inf.percent, "percent_low": ci.low, "percent_high": ci.high,
-                "p_value": inf.p_value, "rank_biserial": inf.rank_biserial, "n": int(x.size), "n_baseline": int(base.size)})
+                "p_value": inf.p_value, "rank_biserial": inf.rank_biserial, "n": int(x.size), "n_baseline": int(base.size)}
+                | run_cols)
     return pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame()
 
 

@@ -48,6 +48,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.multiple_testing import holm
+from throttlelab.analysis.run_level import run_level_columns
 from throttlelab.analysis.latency import inflation, summarize_latency
 from throttlelab.analysis.trend_tests import SLOPE_STATS, two_stage_bootstrap, worker_trend
 
@@ -103,7 +104,10 @@ def _compare(g: pl.DataFrame, labels: dict, base: int, present: list[int], stats
         med = inflation(x, y, "p50", n_boot=n_boot, level=level, seed=seed)
         mlo, mhi = (np.quantile((boots[w]["p50"] / boots[base]["p50"] - 1) * 100, [a, 1 - a]) if replicated
                     else med.confidence_interval())
-        tests.append(labels | {"neighbour_workers": w, "n": int(x.size), "n_baseline": int(y.size),
+        run_cols = run_level_columns({str(i): v for i, v in enumerate(runs[w])},
+                                     {str(i): v for i, v in enumerate(runs[base])}, "p50", alpha=alpha,
+                                     family=max(len(present) - 1, 1))
+        tests.append(run_cols | labels | {"neighbour_workers": w, "n": int(x.size), "n_baseline": int(y.size),
                                "runs": len(runs[w]), "runs_baseline": len(runs[base]), "p_value": med.p_value,
                                "rank_biserial": med.rank_biserial, "median_change_percent": med.percent,
                                "median_change_low": float(mlo), "median_change_high": float(mhi)})
@@ -111,14 +115,16 @@ def _compare(g: pl.DataFrame, labels: dict, base: int, present: list[int], stats
     for t, p in zip(tests, adjusted):
         t["p_holm"] = float(p) if np.isfinite(p) else None
         excludes_zero = t["median_change_low"] > 0 or t["median_change_high"] < 0
+        # The verdict is the run-level one (per-run median, Welch on logs, Bonferroni over worker counts).
         if t["p_holm"] is None:
             t["verdict"] = "not enough data to decide"
-        elif t["p_holm"] >= alpha:
-            t["verdict"] = "no difference shown"
-        elif replicated and not excludes_zero:
-            t["verdict"] = "no difference shown (runs disagree: the interval of the median change includes 0)"
+        elif t["run_verdict"] == "too few to decide":
+            t["verdict"] = "too few to decide (one run per worker count)"
+        elif t["run_verdict"] == "no difference shown":
+            t["verdict"] = "no difference shown" + ("" if not excludes_zero or t["p_holm"] >= alpha else
+                                                    " (runs disagree: the request-level test alone would call it)")
         else:
-            t["verdict"] = ("slower" if t["rank_biserial"] > 0 else "faster") + ("" if replicated else " (request level only)")
+            t["verdict"] = t["run_verdict"]
     return change, tests
 
 

@@ -76,6 +76,8 @@ class LimitEffects:
     noise: NoiseModel
     block: str | None = None
     block_effects: dict = field(default_factory=dict)  # block -> log offset vs reference
+    design: np.ndarray | None = None  # model matrix (runs x (limits + blocks)), for per-level noise
+    level_index: np.ndarray | None = None  # limit position (index into ``order``) of each run
 
 
 def estimate_effects(
@@ -145,6 +147,8 @@ def estimate_effects(
         noise=noise,
         block=block_name if len(block_levels) > 1 else None,
         block_effects=effects,
+        design=X,
+        level_index=idx,
     )
 
 

@@ -10,7 +10,10 @@ Core-seconds
     when the machine size is known, else nothing is claimed.
 Recommendation
     The knee, unless it lies in a dead zone (then the next limit that is not),
-    with its expected time and a confidence interval from the noise model.
+    with its expected time and a confidence interval from the noise model,
+    and how sure the choice is: the probability that each limit would be
+    recommended in simulated repeats of the sweep, and the range of limits
+    that 95% of them recommend (:func:`knee_uncertainty`).
 """
 
 from __future__ import annotations
@@ -53,6 +56,9 @@ class Recommendation:
     reason: str
     avoid: tuple[str, ...]  # limit labels in dead zones
     assumption_based: bool
+    probability_knee: dict[str, float] | None = None  # limit -> share of simulated repeats recommending it
+    limit_range: tuple[str, str] | None = None  # smallest..largest limit recommended in 95% of simulated repeats
+    uncertainty_note: str = ""
 
     def confidence_interval(self) -> ConfidenceInterval:
         return self.expected_seconds_ci
@@ -105,10 +111,48 @@ def recommend_limit(
         reason += f"; {knee.limit_label} lies in a dead zone"
     if avoid:
         reason += f"; avoid {', '.join(avoid)} (dead zone)"
+    prob, rng_, note = knee_uncertainty(s, dead_zones, avoid, tolerance_pct=tolerance_pct, level=level)
     return Recommendation(
         limit_cores=row["cpu_limit_cores"], limit_label=row["limit_label"], threads=threads,
         expected_seconds=float(row["geomean_seconds"]),
         expected_seconds_ci=expected_time(row["geomean_seconds"], row["runs"], dead_zones.noise, level),
         core_seconds=row["reserved_core_seconds"], reason=reason, avoid=avoid,
         assumption_based=dead_zones.noise.assumption_based,
+        probability_knee=prob, limit_range=rng_, uncertainty_note=note,
     )
+
+
+def knee_uncertainty(summary: pl.DataFrame, dead_zones: DeadZoneAnalysis, avoid: tuple[str, ...], *,
+                     tolerance_pct: float, level: float = 0.95, n_sim: int = 4000, seed: int = 0):
+    """How sure is the recommended limit?  Simulated repeats of the sweep with the measured per-limit noise.
+
+    Each repeat draws every limit's log mean from ``N(observed, sigma_k^2 / n_k)`` (``sigma_k`` the limit's noise
+    from the dead-zone analysis), finds the knee and steps past the dead-zone limits as the recommendation does.
+    Returns (probability that each limit is recommended, the range of limits holding ``level`` of the repeats
+    (equal tails in limit order), note).  Without measured noise: (None, None, reason).
+    """
+    s = summary.sort("limit_order")
+    labels = s["limit_label"].to_list()
+    cv = {t.limit_label: t.noise_cv_pct for t in dead_zones.limits}
+    if not dead_zones.decidable or any(cv.get(lab) is None for lab in labels):
+        return None, None, "run-to-run noise not measured: the choice of limit has no stated uncertainty"
+    sig = np.array([math.sqrt(math.log1p((cv[lab] / 100) ** 2)) for lab in labels])
+    mu = np.log(s["geomean_seconds"].to_numpy())
+    n = np.maximum(s["runs"].to_numpy(), 1)
+    rng = np.random.default_rng(seed)
+    draws = mu[None, :] + rng.standard_normal((n_sim, len(mu))) * (sig / np.sqrt(n))[None, :]
+    within = draws <= draws.min(axis=1, keepdims=True) + math.log1p(tolerance_pct / 100)
+    k = within.argmax(axis=1)
+    bad = np.array([lab in avoid for lab in labels])
+    for _ in range(len(labels)):
+        step = bad[k] & (k + 1 < len(labels))
+        if not step.any():
+            break
+        k = np.where(step, k + 1, k)
+    counts = np.bincount(k, minlength=len(labels)) / n_sim
+    a = (1 - level) / 2
+    lo, hi = int(np.quantile(k, a, method="lower")), int(np.quantile(k, 1 - a, method="higher"))
+    prob = {lab: float(c) for lab, c in zip(labels, counts) if c > 0}
+    note = (f"{n_sim} simulated repeats of the sweep with the measured per-limit noise; {100 * level:.0f}% of them "
+            f"recommend {labels[lo]}" + (f" to {labels[hi]}" if hi != lo else ""))
+    return prob, (labels[lo], labels[hi]), note

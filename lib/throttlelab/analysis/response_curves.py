@@ -262,7 +262,16 @@ def inflation_headline(inflation_mean: pl.DataFrame) -> str | None:
     if not inflation_mean.height:
         return None
     top = inflation_mean.filter(pl.col("contention") == inflation_mean["contention"].max()).sort("load")
-    parts = [f"{r['percent']:+.0f}% [{r['percent_low']:+.0f}, {r['percent_high']:+.0f}] at load {r['load']:g}"
+    def run_part(r: dict) -> str:
+        if r.get("run_verdict") is None:
+            return ""
+        if r["run_change_low"] is None:
+            return f", runs: {r['run_verdict']} ({r['runs']} vs {r['runs_baseline']} run(s))"
+        return (f", runs: {r['run_change_percent']:+.0f}% [{r['run_change_low']:+.0f}, {r['run_change_high']:+.0f}] "
+                f"{r['run_verdict']} ({r['runs']} vs {r['runs_baseline']} runs)")
+
+    parts = [f"{r['percent']:+.0f}% [{r['percent_low']:+.0f}, {r['percent_high']:+.0f}]{run_part(r)} at load {r['load']:g}"
              for r in top.iter_rows(named=True)]
     return (f"Measured mean response time at neighbour share {top['contention'][0]:.0%} vs none: "
-            + "; ".join(parts) + " (95% bootstrap CIs)")
+            + "; ".join(parts) + " (request-bootstrap CIs describe; the run-level verdict, Welch on log run means "
+            "with Bonferroni intervals, decides)")

@@ -20,8 +20,11 @@ Least squares with bounds (``scipy.optimize.least_squares``).
 package ``usl`` and usl4j, and reproduces their published coefficients;
 :func:`fit_runtime_models` fits run times on the log scale (relative errors:
 times span orders of magnitude and their noise is multiplicative).
-Intervals: asymptotic (t with the Jacobian's standard errors, as R's ``usl``)
-and, when ``n_boot > 0``, a seeded residual bootstrap (percentile).  Models
+Intervals: run-time fits get profile-likelihood intervals
+(:mod:`~throttlelab.analysis.profile_intervals`; a parameter at a bound is a
+warning); :func:`fit_usl` keeps asymptotic (t with the Jacobian's standard
+errors, as R's ``usl``) and, when ``n_boot > 0``, seeded residual-bootstrap
+intervals.  The bootstrap draws also give the curve bands.  Models
 are compared by AIC (``n log(RSS/n) + 2(k + 1)``) and AICc.
 """
 
@@ -36,7 +39,8 @@ from scipy import stats
 from scipy.optimize import least_squares
 
 from throttlelab.analysis.bootstrap import percentile_interval, residual_bootstrap
-from throttlelab.results import ConfidenceInterval
+from throttlelab.analysis.profile_intervals import bound_warnings, profile_interval
+from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
 def usl_throughput(n, alpha: float, beta: float, gamma: float):
@@ -93,9 +97,11 @@ class ScalingFit:
     intervals
         Interval per parameter at ``level``.
     interval_method
-        ``bootstrap`` or ``asymptotic``.
+        ``profile likelihood`` (run-time fits), ``bootstrap`` or ``asymptotic``.
     n_boot
-        Bootstrap refits (0 = none).
+        Bootstrap refits (0 = none; they give the curve bands).
+    warnings
+        Parameters at a bound, intervals that reach a bound or are unbounded.
     """
 
     model: str
@@ -111,6 +117,14 @@ class ScalingFit:
     intervals: dict[str, ConfidenceInterval]
     interval_method: str
     n_boot: int
+    warnings: tuple[str, ...] = ()
+
+    def as_fit(self) -> Fit:
+        """The fit as the shared :class:`~throttlelab.results.Fit` result type."""
+        params = {k: Estimate(v, self.intervals[k].low, self.intervals[k].high, self.level, self.interval_method)
+                  for k, v in self.parameters.items()}
+        return Fit(self.model, params, {"aic": self.aic, "aicc": self.aicc, "rss": self.rss}, self.n, self.level,
+                   self.interval_method, self.warnings)
 
     @property
     def _boot(self) -> np.ndarray | None:
@@ -121,11 +135,15 @@ class ScalingFit:
                             method: str | None = None):
         """Interval of one parameter (or a dict of all).
 
-        ``method`` is ``"bootstrap"`` (default when bootstrapped) or
+        ``method`` is ``"profile likelihood"`` (run-time fits, at the fit's level), ``"bootstrap"`` or
         ``"asymptotic"`` (t with the standard error, as R's ``usl``).
         """
         level = self.level if level is None else level
         method = method or self.interval_method
+        if method == "profile likelihood" and level == self.level:
+            return self.intervals[parameter] if parameter else dict(self.intervals)
+        if method == "profile likelihood":
+            method = "bootstrap" if self._boot is not None else "asymptotic"
         names = [parameter] if parameter else list(self.parameters)
         out = {}
         for name in names:
@@ -231,8 +249,20 @@ def fit_runtime_model(model: str, cores, seconds, *, n_boot: int = 200, seed: in
 
     r = solve(logt)
     # Bootstrap refits start from the full fit (and one generic start) to stay fast.
-    return _finish(model, m.params, r, n, logt, "time", level, n_boot, seed, lambda y: solve(y, [r.x, starts[0]]).x,
-                   fitted=np.log(m.time(n, *r.x)), resid_scale="log")
+    fit = _finish(model, m.params, r, n, logt, "time", level, n_boot, seed, lambda y: solve(y, [r.x, starts[0]]).x,
+                  fitted=np.log(m.time(n, *r.x)), resid_scale="log")
+    # Profile-likelihood intervals (they cover where bootstrap percentiles at a bound do not; bench_stats).
+    lower, upper = np.asarray(m.lower, float), np.asarray(m.upper, float)
+    warnings = bound_warnings(m.params, r.x, lower, upper)
+    intervals = {}
+    for i, name in enumerate(m.params):
+        lo, hi, notes = profile_interval(lambda p: resid(p, logt), r.x, i, lower, upper, fit.rss, fit.df_resid, level)
+        intervals[name] = ConfidenceInterval(lo, hi)
+        warnings += [f"{name}: {t}" for t in notes]
+    object.__setattr__(fit, "intervals", intervals)
+    object.__setattr__(fit, "interval_method", "profile likelihood")
+    object.__setattr__(fit, "warnings", tuple(warnings))
+    return fit
 
 
 def fit_runtime_models(cores, seconds, *, models=("amdahl", "usl", "quota"), n_boot: int = 200, seed: int = 0,

@@ -12,9 +12,11 @@ Per limit:
 * ``near_best_threads``: explicit counts not significantly slower than the
   best (one-sided t-test at ``alpha``): the data cannot tell them apart;
 * ``auto`` against the best explicit count: time ratio in %, its interval and
-  a two-sided p-value.  The best count is chosen *after* looking, so this
-  comparison flatters the explicit count a little (winner's curse); the
-  p-value is not corrected for that choice, which the output says.
+  a two-sided p-value that pay for choosing the best count after looking
+  (:func:`selection_adjusted`: the null is simulated with the best re-picked
+  in every draw); with no replicated cell: too few to decide, no p-value;
+* ``probability_best``: for each explicit count, the share of bootstraps over
+  runs in which it is the fastest (:mod:`~throttlelab.analysis.selection`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from throttlelab.analysis.noise import PRIOR_CV, NoiseModel, estimate_effects
 from throttlelab.analysis.prepare import group_label, iter_groups
 from throttlelab.analysis.recommend import expected_time
 from throttlelab.analysis.response_metric import RESPONSE_METRICS, ResponseMetric, resolve
+from throttlelab.analysis.selection import best_choice
 from throttlelab.results import ConfidenceInterval
 
 
@@ -57,6 +60,8 @@ class ThreadChoice:
     recommended_seconds: float | None
     recommended_seconds_ci: ConfidenceInterval | None
     core_seconds: float | None
+    probability_best: dict[str, float] | None = None  # explicit thread count -> share of run bootstraps it is best
+    auto_vs_best_method: str = ""
 
     def confidence_interval(self) -> ConfidenceInterval | None:
         return self.best_seconds_ci
@@ -90,6 +95,8 @@ class ThreadCountAnalysis:
                 "auto_vs_best_ci_low_pct": c.auto_vs_best_ci_pct.low if c.auto_vs_best_ci_pct else None,
                 "auto_vs_best_ci_high_pct": c.auto_vs_best_ci_pct.high if c.auto_vs_best_ci_pct else None,
                 "auto_vs_best_p_value": c.auto_vs_best_p_value,
+                "probability_best": ", ".join(f"{k}: {v:.0%}" for k, v in sorted(
+                    (c.probability_best or {}).items(), key=lambda kv: -kv[1])),
             })
         return _nulls_as_float(pl.DataFrame(rows, schema_overrides={"best_threads": pl.String}))
 
@@ -137,8 +144,9 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
         elif noise.assumption_based:
             note = noise.note
         choices = tuple(
-            _choice(sub, noise, alpha, level)
-            for _, sub in sorted(cells.partition_by("limit_order", as_dict=True).items(), key=lambda kv: kv[0][0])
+            _choice(sub, noise, alpha, level, frame.filter(pl.col("limit_order") == key[0]), seed=i)
+            for i, (key, sub) in enumerate(sorted(cells.partition_by("limit_order", as_dict=True).items(),
+                                                  key=lambda kv: kv[0][0]))
         )
         out.append(ThreadCountAnalysis(
             group=group, label=group_label(group), has_explicit_threads=has_explicit, has_auto=has_auto, note=note,
@@ -162,7 +170,29 @@ def _prepared_metric(runs: pl.DataFrame, metric: str | ResponseMetric | None) ->
     return m
 
 
-def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float) -> ThreadChoice:
+def selection_adjusted(d: float, n_auto: int, n_explicit: list[int], noise: NoiseModel, level: float, *,
+                       n_sim: int = 20000, seed: int = 0) -> tuple[ConfidenceInterval, float]:
+    """Interval and two-sided p-value of ``auto - best explicit`` (log scale) that pay for picking the best.
+
+    Under "auto and every explicit count are equally fast" the difference to the *fastest looking* explicit count is
+    biased upwards; its studentised null distribution ``(auto* - min_k explicit*_k) / s*`` is simulated (unit
+    noise, ``s*`` a chi-square draw with the noise's degrees of freedom).  The interval ``d - quantiles(D*)`` and the p-value come from the same
+    draws, so they agree.
+    """
+    rng = np.random.default_rng(seed)
+    sd = np.ones(n_sim) if not math.isfinite(noise.df) else np.sqrt(rng.chisquare(noise.df, n_sim) / noise.df)
+    a = rng.standard_normal(n_sim) / math.sqrt(n_auto)
+    e = rng.standard_normal((n_sim, len(n_explicit))) / np.sqrt(np.asarray(n_explicit, float))[None, :]
+    tstar = (a - e.min(axis=1)) / sd  # studentised: the measured sigma's own uncertainty is in the draws
+    t = d / noise.sigma
+    lo_q, hi_q = np.quantile(tstar, [(1 - level) / 2, 1 - (1 - level) / 2])
+    ci = ConfidenceInterval(100 * math.expm1(d - noise.sigma * hi_q), 100 * math.expm1(d - noise.sigma * lo_q))
+    p = float(min(1.0, 2 * min((np.sum(tstar >= t) + 1) / (n_sim + 1), (np.sum(tstar <= t) + 1) / (n_sim + 1))))
+    return ci, p
+
+
+def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, runs: pl.DataFrame | None = None, *,
+            seed: int = 0) -> ThreadChoice:
     first = cells.row(0, named=True)
     limit_cores, label = first["cpu_limit_cores"], first["limit_label"]
     reserve = first["limit_x"]
@@ -180,17 +210,24 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float) 
         for r in explicit.iter_rows(named=True):
             se = noise.sigma * math.sqrt(1 / r["runs"] + 1 / best["runs"])
             p = 1.0 if r is best else float(tdist.sf((r["mean_log"] - best["mean_log"]) / se))
-            if r["threads"] == best["threads"] or p >= alpha:
+            if r["threads"] == best["threads"] or p >= alpha or noise.assumption_based:  # no test from a prior
                 near_list.append(r["threads"])
         near = tuple(sorted(near_list, key=int))
     pct = ci = p = None
+    method = ""
     if best and a:
         d = a["mean_log"] - best["mean_log"]
-        se = noise.sigma * math.sqrt(1 / a["runs"] + 1 / best["runs"])
-        q = tdist.ppf(1 - (1 - level) / 2)
         pct = 100 * math.expm1(d)
-        ci = ConfidenceInterval(100 * math.expm1(d - q * se), 100 * math.expm1(d + q * se))
-        p = float(2 * tdist.sf(abs(d) / se))
+        if noise.assumption_based:
+            method = "too few to decide: no replicated cell, run-to-run noise unmeasured (no test from a prior)"
+        else:
+            ci, p = selection_adjusted(d, a["runs"], explicit["runs"].to_list(), noise, level, seed=seed)
+            method = (f"selection-adjusted: auto vs the fastest of {explicit.height} explicit counts, null simulated "
+                      f"with the best picked in every draw")
+    prob = None
+    if best and runs is not None and explicit.height > 1:
+        cand = {t: np.exp(runs.filter(pl.col("threads") == t)["log_wall"].to_numpy()) for t in explicit["threads"]}
+        prob = best_choice(cand, seed=seed).probability_best
     rec = None
     if best and a:
         rec = a if a["mean_log"] <= best["mean_log"] else best
@@ -206,6 +243,7 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float) 
         recommended_threads=rec["threads"] if rec else None,
         recommended_seconds=rec["geomean_seconds"] if rec else None, recommended_seconds_ci=rec_ci,
         core_seconds=(reserve * rec["geomean_seconds"]) if (rec and reserve is not None) else None,
+        probability_best=prob, auto_vs_best_method=method,
     )
 
 
@@ -228,6 +266,7 @@ def thread_results(a: ThreadCountAnalysis) -> dict:
                 "near_best_threads": list(c.near_best_threads),
                 "auto_seconds": c.auto_seconds, "auto_vs_best_pct": c.auto_vs_best_pct,
                 "auto_vs_best_ci_pct": c.auto_vs_best_ci_pct, "auto_vs_best_p_value": c.auto_vs_best_p_value,
+                "auto_vs_best_method": c.auto_vs_best_method, "probability_best": c.probability_best,
             }
             for c in a.limits
         ],

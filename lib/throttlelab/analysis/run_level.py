@@ -1,0 +1,366 @@
+"""Run-level comparisons: the run is the experimental unit, noise per level, outlying runs, replicates needed.
+
+Requests or samples inside one run share that run's conditions (machine state,
+neighbour phase, queue), so they are never independent replicates.  Every
+comparison here is *two-stage*: each run is summarised first (mean, p95, wall
+time, ...), then the run summaries are compared across levels on the log scale
+(ratios of geometric means), with Welch's t (each level its own noise, no
+pooled sigma).  Outlying runs are flagged against a robust within-level scale
+(pairwise differences of runs at the same level), reported, and left out of the
+estimate that is reported next to them; they are never silently dropped.
+
+With fewer than two runs on a side nothing measures run-to-run noise: the
+verdict is ``too few to decide`` (no p-value from a prior), together with
+:func:`replicates_needed`, the runs per level that would detect a stated effect
+with 80% power from the noise measured so far.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from throttlelab.results import ConfidenceInterval, Estimate
+
+TOO_FEW = "too few to decide"
+#: Robust z above which a run is flagged as outlying (|log deviation from its level median| / robust scale).
+OUTLIER_Z = 4.0
+#: Fewest within-level pairs of runs for a robust scale worth flagging against.
+MIN_PAIRS = 6
+#: Effect size (percent) for which ``replicates_needed`` is stated unless told otherwise.
+DETECT_PCT = 10.0
+
+
+@dataclass(frozen=True)
+class ReplicatesNeeded:
+    """Runs per level that would detect an effect of stated size with the stated power.
+
+    Attributes
+    ----------
+    effect_pct
+        The effect to detect (percent change of the geometric mean).
+    runs_per_level
+        Runs needed on each side (``null`` when no run-to-run noise has been measured yet).
+    power, alpha
+        Target power and two-sided significance level (Welch t on log run summaries).
+    noise_cv_pct
+        Run-to-run noise the calculation uses (percent), measured from replicated levels.
+    basis
+        Where the noise came from.
+    """
+
+    effect_pct: float
+    runs_per_level: int | None
+    power: float
+    alpha: float
+    noise_cv_pct: float | None
+    basis: str
+
+
+@dataclass(frozen=True)
+class OutlyingRun:
+    """A run far from the other runs at its level (flagged, shown, left out of the robust estimate).
+
+    Attributes
+    ----------
+    level
+        Level (limit, configuration, worker count) of the run, as text.
+    run
+        Run id (or position) of the run.
+    value
+        The run's summary (e.g. seconds).
+    deviation_pct
+        Run summary against its level's median, percent.
+    robust_z
+        |log deviation| over the robust within-level scale.
+    """
+
+    level: str
+    run: str
+    value: float
+    deviation_pct: float
+    robust_z: float
+
+
+@dataclass(frozen=True)
+class RunComparison:
+    """One level against a baseline level, runs as the units (two-stage, Welch t on log run summaries).
+
+    Attributes
+    ----------
+    stat
+        Per-run statistic compared (``mean``, ``p95``, ``wall``, ...).
+    change
+        Percent change of the geometric mean of run summaries (level / baseline - 1), its interval and
+        two-sided Welch p-value; ``n_runs`` counts the runs of both sides used.
+    runs, runs_baseline
+        Runs used on each side (outlying runs left out).
+    verdict
+        ``slower`` / ``faster`` (interval excludes 0), ``no difference shown``, or ``too few to decide``.
+    replicates_needed
+        Runs per level to detect ``DETECT_PCT`` with 80% power, from the measured noise.
+    outlying_runs
+        Runs flagged and left out of ``change``.
+    """
+
+    stat: str
+    change: Estimate
+    runs: int
+    runs_baseline: int
+    verdict: str
+    replicates_needed: ReplicatesNeeded
+    outlying_runs: tuple[OutlyingRun, ...] = ()
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        return self.change.confidence_interval()
+
+
+@dataclass(frozen=True)
+class QuantileEstimate:
+    """A sample quantile with its distribution-free (order-statistic) interval.
+
+    Attributes
+    ----------
+    stat
+        ``p50``, ``p90``, ``p95``, ``p99``.
+    value
+        Sample quantile (linear interpolation).
+    low, high
+        Order statistics ``x(l)``, ``x(u)`` with binomial coverage >= ``level``; ``null`` when ``n``
+        cannot support it.
+    level
+        Confidence level.
+    n
+        Sample size.
+    note
+        ``"not enough samples for p99 (n=50; need 368)"`` when the interval cannot be given.
+    """
+
+    stat: str
+    value: float | None
+    low: float | None
+    high: float | None
+    level: float
+    n: int
+    note: str = ""
+
+    def confidence_interval(self) -> ConfidenceInterval:
+        nan = float("nan")
+        return ConfidenceInterval(nan if self.low is None else self.low, nan if self.high is None else self.high)
+
+
+def quantile_ranks(n: int, q: float, level: float = 0.95) -> tuple[int, int] | None:
+    """1-based ranks ``(l, u)`` with ``P(x(l) <= Q(q) <= x(u)) >= level`` (equal tails), or None if ``n`` is too small."""
+    a = (1 - level) / 2
+    if n < 1:
+        return None
+    lo = int(stats.binom.ppf(a, n, q))  # P(B < lo) <= a  ->  x(lo) is below the quantile often enough
+    hi = int(stats.binom.ppf(1 - a, n, q)) + 1
+    while lo >= 1 and stats.binom.cdf(lo - 1, n, q) > a:
+        lo -= 1
+    while hi <= n and stats.binom.sf(hi - 1, n, q) > a:
+        hi += 1
+    if lo < 1 or hi > n:
+        return None
+    return lo, hi
+
+
+def min_samples_for(q: float, level: float = 0.95) -> int:
+    """Smallest n with an order-statistic interval for quantile ``q`` at ``level`` (both ends inside the sample)."""
+    a = (1 - level) / 2
+    n = max(2, int(math.log(a) / math.log(max(q, 1 - q))))
+    while quantile_ranks(n, q, level) is None:
+        n += 1
+    return n
+
+
+def quantile_interval(x: np.ndarray, stat: str, level: float = 0.95) -> QuantileEstimate:
+    """Order-statistic interval of a quantile (``p50``..``p99``); exact coverage for independent samples."""
+    q = float(stat[1:]) / 100
+    x = np.sort(np.asarray(x, float)[np.isfinite(np.asarray(x, float))])
+    n = int(x.size)
+    if n == 0:
+        return QuantileEstimate(stat, None, None, None, level, 0, "no samples")
+    value = float(np.quantile(x, q))
+    ranks = quantile_ranks(n, q, level)
+    if ranks is None:
+        return QuantileEstimate(stat, value, None, None, level, n,
+                                f"not enough samples for {stat} (n={n}; need {min_samples_for(q, level)})")
+    return QuantileEstimate(stat, value, float(x[ranks[0] - 1]), float(x[ranks[1] - 1]), level, n)
+
+
+def run_statistic(x: np.ndarray, stat: str) -> float:
+    """One run's summary: ``mean``, ``max`` or ``pNN`` of its samples."""
+    x = np.asarray(x, float)
+    x = x[np.isfinite(x)]
+    if x.size == 0:
+        return float("nan")
+    if stat == "mean":
+        return float(x.mean())
+    if stat == "max":
+        return float(x.max())
+    return float(np.quantile(x, float(stat[1:]) / 100))
+
+
+def robust_scale(groups: list[np.ndarray]) -> tuple[float, int]:
+    """Robust run-to-run scale (sd of log values) from pairwise differences within levels, and the pair count.
+
+    ``median |x_i - x_j| / (sqrt(2) * 0.6745)`` over all pairs of runs at the same level: one outlying
+    run spoils only the pairs it is in, not the median.
+    """
+    diffs = [abs(a - b) for g in groups for i, a in enumerate(g) for b in g[i + 1:]]
+    if not diffs:
+        return float("nan"), 0
+    return float(np.median(diffs) / (math.sqrt(2) * 0.6745)), len(diffs)
+
+
+def flag_outliers(groups: dict[str, np.ndarray], run_ids: dict[str, list[str]] | None = None, *,
+                  values: dict[str, np.ndarray] | None = None, z: float = OUTLIER_Z,
+                  neighbours: int | None = None) -> list[OutlyingRun]:
+    """Runs whose log summary is more than ``z`` robust scales from their level's median (levels with >= 3 runs).
+
+    ``groups`` maps level -> log run summaries; with two runs a level cannot say which one is off, so
+    nothing is flagged there.  With ``neighbours`` (ordered levels, e.g. CPU limits) each level's scale
+    comes from its own pairs and those of the ``neighbours`` levels either side, so noise that grows
+    along the levels is not mistaken for outlying runs.
+    """
+    keys = list(groups)
+    arrays = [np.asarray(groups[k], float) for k in keys]
+    out: list[OutlyingRun] = []
+    for i, (level, g) in enumerate(zip(keys, arrays)):
+        if g.size < 3:
+            continue
+        near = arrays if neighbours is None else arrays[max(0, i - neighbours): i + neighbours + 1]
+        scale, pairs = robust_scale(near)
+        if not math.isfinite(scale) or scale <= 0 or pairs < MIN_PAIRS:
+            continue
+        med = float(np.median(g))
+        for j, v in enumerate(g):
+            rz = abs(v - med) / scale
+            if rz > z:
+                rid = run_ids[level][j] if run_ids else str(j)
+                raw = float(values[level][j]) if values else float(math.exp(v))
+                out.append(OutlyingRun(str(level), str(rid), raw, 100 * math.expm1(v - med), float(rz)))
+    return out
+
+
+def replicates_needed(sigma_log: float | None, *, effect_pct: float = DETECT_PCT, alpha: float = 0.05,
+                      power: float = 0.8, basis: str = "", max_runs: int = 1000) -> ReplicatesNeeded:
+    """Runs per level for a two-sided Welch t on log run summaries to detect ``effect_pct`` with ``power``.
+
+    Uses the noncentral t with ``2(n - 1)`` degrees of freedom (equal noise and runs on both sides).
+    """
+    if sigma_log is None or not math.isfinite(sigma_log) or sigma_log <= 0:
+        return ReplicatesNeeded(effect_pct, None, power, alpha, None,
+                                basis or "no run-to-run noise measured yet: run every level at least twice")
+    d = abs(math.log1p(effect_pct / 100)) / sigma_log
+    cv = 100 * math.sqrt(math.expm1(sigma_log**2))
+    for n in range(2, max_runs + 1):
+        df = 2 * (n - 1)
+        nc = d * math.sqrt(n / 2)
+        crit = stats.t.ppf(1 - alpha / 2, df)
+        if stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc) >= power:
+            return ReplicatesNeeded(effect_pct, n, power, alpha, cv, basis)
+    return ReplicatesNeeded(effect_pct, None, power, alpha, cv, (basis + "; " if basis else "") + f"more than {max_runs}")
+
+
+def pooled_sigma(groups: list[np.ndarray]) -> tuple[float, float]:
+    """Pooled sd of log run summaries over levels with >= 2 runs, and its degrees of freedom (NaN, 0 if none)."""
+    ss = sum(float(np.sum((g - g.mean()) ** 2)) for g in groups if g.size >= 2)
+    df = sum(g.size - 1 for g in groups if g.size >= 2)
+    return (math.sqrt(ss / df), float(df)) if df > 0 else (float("nan"), 0.0)
+
+
+#: Welch's degrees of freedom are capped at min(n) - 1 + DF_SLACK (Hsu's conservative min(n) - 1 plus a half):
+#: with 3 vs 3 runs and unequal noise, plain Welch gave 6.9% false alarms (bench/bench_stats.py), this cap 5.5%.
+DF_SLACK = 0.5
+
+
+def welch(x: np.ndarray, y: np.ndarray, level: float = 0.95) -> tuple[float, float, float, float, float]:
+    """Welch's t on log values: (difference, low, high, p two-sided, df).
+
+    The Welch-Satterthwaite df is capped at ``min(n) - 1 + DF_SLACK`` (small-sample guard, see ``DF_SLACK``).
+    """
+    vx, vy = x.var(ddof=1) / x.size, y.var(ddof=1) / y.size
+    diff = float(x.mean() - y.mean())
+    se2 = vx + vy
+    if se2 <= 0:
+        return diff, diff, diff, (0.0 if diff else 1.0), math.inf
+    df = min(se2**2 / (vx**2 / (x.size - 1) + vy**2 / (y.size - 1)), min(x.size, y.size) - 1 + DF_SLACK)
+    t = diff / math.sqrt(se2)
+    q = stats.t.ppf(1 - (1 - level) / 2, df)
+    return diff, diff - q * math.sqrt(se2), diff + q * math.sqrt(se2), float(2 * stats.t.sf(abs(t), df)), float(df)
+
+
+def compare_runs(sample: np.ndarray, baseline: np.ndarray, *, stat: str = "mean", alpha: float = 0.05,
+                 level: float = 0.95, sample_ids: list[str] | None = None, baseline_ids: list[str] | None = None,
+                 noise_groups: list[np.ndarray] | None = None, effect_pct: float = DETECT_PCT,
+                 labels: tuple[str, str] = ("level", "baseline")) -> RunComparison:
+    """Compare per-run summaries of a level with a baseline level (see :class:`RunComparison`).
+
+    Parameters
+    ----------
+    sample, baseline
+        One positive summary per run (seconds, or any ratio-scale number).
+    noise_groups
+        Log run summaries of every level of the study, for the robust outlier scale and the
+        replicates-needed noise (default: the two sides).
+    """
+    x_all, y_all = np.log(np.asarray(sample, float)), np.log(np.asarray(baseline, float))
+    ids = {labels[0]: sample_ids or [str(i) for i in range(x_all.size)],
+           labels[1]: baseline_ids or [str(i) for i in range(y_all.size)]}
+    groups = {labels[0]: x_all, labels[1]: y_all}
+    flagged = flag_outliers(groups, ids, values={labels[0]: np.exp(x_all), labels[1]: np.exp(y_all)})
+    # A flagged run is left out only where its level keeps three runs or more (fewer cannot be told apart
+    # from a noisy level); it is reported either way.
+    per_level = {lv: sum(o.level == lv for o in flagged) for lv in labels}
+    size = {labels[0]: x_all.size, labels[1]: y_all.size}
+    drop = {(o.level, o.run) for o in flagged if size[o.level] - per_level[o.level] >= 3}
+    x = np.array([v for v, r in zip(x_all, ids[labels[0]]) if (labels[0], r) not in drop])
+    y = np.array([v for v, r in zip(y_all, ids[labels[1]]) if (labels[1], r) not in drop])
+    sig, df = pooled_sigma(noise_groups if noise_groups is not None else [x, y])
+    need = replicates_needed(sig if df > 0 else None, effect_pct=effect_pct, alpha=alpha,
+                             basis=f"pooled run-to-run noise, {df:g} degrees of freedom" if df > 0 else "")
+    note = (f"{len(flagged)} outlying run(s) flagged, {len(drop)} left out" if flagged else "")
+    if x.size < 2 or y.size < 2:
+        point = 100 * math.expm1(x.mean() - y.mean()) if x.size and y.size else None
+        est = Estimate(point, None, None, level, "two-stage: geometric mean of run summaries", None,
+                       int(x.size + y.size), "pct",
+                       f"{min(x.size, y.size)} run(s) on a side: run-to-run noise unmeasured, no interval" +
+                       (f"; {note}" if note else ""))
+        return RunComparison(stat, est, int(x.size), int(y.size), TOO_FEW, need, tuple(flagged))
+    diff, lo, hi, p, wdf = welch(x, y, level)
+    est = Estimate(100 * math.expm1(diff), 100 * math.expm1(lo), 100 * math.expm1(hi), level,
+                   f"two-stage: Welch t on log run {stat}s (df {wdf:.1f})", p, int(x.size + y.size), "pct", note)
+    verdict = "no difference shown" if p >= alpha else ("slower" if diff > 0 else "faster")
+    return RunComparison(stat, est, int(x.size), int(y.size), verdict, need, tuple(flagged))
+
+
+def run_level_columns(runs_x: dict[str, np.ndarray], runs_y: dict[str, np.ndarray], stat: str, *, alpha: float,
+                      family: int = 1) -> dict:
+    """Columns a comparison table gains from :func:`compare_runs`: per-run ``stat`` of each side, Bonferroni over
+    ``family`` comparisons (so the simultaneous interval and the verdict agree).
+
+    ``runs_x`` / ``runs_y`` map run id -> that run's samples (seconds).
+    """
+    x = np.array([run_statistic(v, stat) for v in runs_x.values()])
+    y = np.array([run_statistic(v, stat) for v in runs_y.values()])
+    a = alpha / max(family, 1)
+    c = compare_runs(x, y, stat=stat, alpha=a, level=1 - a, sample_ids=list(runs_x), baseline_ids=list(runs_y))
+    e = c.change
+    return {"runs": c.runs, "runs_baseline": c.runs_baseline, "run_change_percent": e.value,
+            "run_change_low": e.low, "run_change_high": e.high, "run_p_value": e.p_value,
+            "run_p_bonferroni": None if e.p_value is None else min(1.0, e.p_value * max(family, 1)),
+            "run_verdict": c.verdict, "runs_needed_for_10pct": c.replicates_needed.runs_per_level,
+            "outlying_runs": ", ".join(o.run for o in c.outlying_runs)}
+
+
+def runs_of(frame, value_col: str, run_col: str = "run_id") -> dict[str, np.ndarray]:
+    """Run id -> samples of ``value_col`` (a frame without ``run_col`` is one run)."""
+    if run_col not in frame.columns:
+        return {"all": frame[value_col].to_numpy()}
+    return {str(k[0] if isinstance(k, tuple) else k): g[value_col].to_numpy()
+            for k, g in frame.partition_by(run_col, as_dict=True, maintain_order=True).items()}

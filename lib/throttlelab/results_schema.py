@@ -1,0 +1,167 @@
+"""JSON Schema and Markdown reference generated from the result classes (the one source of the contract).
+
+:data:`RESULT_CLASSES` names every result class that ``results.json`` holds
+(as ``"module:Class"`` strings, imported on demand so this module stays in the
+bottom layer).  :func:`json_schema` maps each dataclass field's type to JSON
+Schema (``float`` may be ``null``: NaN and infinity are written as ``null``);
+:func:`markdown` writes one table per class from the numpydoc ``Attributes``
+sections.  ``scripts/results_schema.py`` writes both into ``docs/``; a test
+fails when the committed copies are stale.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import re
+import types
+import typing
+from typing import Any
+
+#: Every result class in ``results.json``, in documentation order.
+RESULT_CLASSES = (
+    "throttlelab.results:Estimate",
+    "throttlelab.results:Fit",
+    "throttlelab.analysis.run_level:RunComparison",
+    "throttlelab.analysis.run_level:QuantileEstimate",
+    "throttlelab.analysis.run_level:OutlyingRun",
+    "throttlelab.analysis.run_level:ReplicatesNeeded",
+    "throttlelab.analysis.selection:BestChoice",
+    "throttlelab.analysis.noise:NoiseModel",
+    "throttlelab.analysis.dead_zone_results:LimitTest",
+    "throttlelab.analysis.dead_zone_results:DeadZone",
+    "throttlelab.analysis.dead_zone_results:DeadZoneAnalysis",
+    "throttlelab.analysis.recommend:Knee",
+    "throttlelab.analysis.recommend:Recommendation",
+    "throttlelab.analysis.thread_counts:ThreadChoice",
+    "throttlelab.analysis.capacity:UnitCost",
+    "throttlelab.analysis.capacity:CapacityProjection",
+    "throttlelab.analysis.capacity:VariantComparison",
+)
+INTERVAL = {"type": "object", "required": ["low", "high"], "additionalProperties": False,
+            "properties": {"low": {"type": ["number", "null"]}, "high": {"type": ["number", "null"]}},
+            "description": "Two-sided confidence interval (95% unless a level says otherwise)."}
+
+
+def load_classes(names=RESULT_CLASSES) -> list[type]:
+    """The classes named ``"module:Class"``."""
+    out = []
+    for spec in names:
+        mod, _, cls = spec.partition(":")
+        out.append(getattr(importlib.import_module(mod), cls))
+    return out
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Field -> description from the numpydoc ``Attributes`` section of ``cls`` (``a, b`` share one text)."""
+    doc = inspect.getdoc(cls) or ""
+    m = re.search(r"^Attributes\n-+\n(.*?)(?:\n\S[^\n]*\n-+\n|\Z)", doc, re.S | re.M)
+    out: dict[str, str] = {}
+    if not m:
+        return out
+    names: list[str] = []
+    for line in m.group(1).splitlines():
+        if line and not line.startswith(" "):
+            names = [n.strip() for n in line.split(":")[0].split(",")]
+            for n in names:
+                out[n] = ""
+        elif line.strip() and names:
+            for n in names:
+                out[n] = (out[n] + " " + line.strip()).strip()
+    return out
+
+
+def _type_schema(tp: Any, defs: dict) -> dict:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is type(None):
+        return {"type": "null"}
+    if origin in (typing.Union, types.UnionType):
+        parts = [_type_schema(a, defs) for a in args if a is not type(None)]
+        nullable = any(a is type(None) for a in args)
+        if len(parts) == 1 and "type" in parts[0] and nullable:
+            t = parts[0]["type"]
+            t = t if isinstance(t, list) else [t]
+            return parts[0] | {"type": [*t, "null"] if "null" not in t else t}
+        return {"anyOf": parts + ([{"type": "null"}] if nullable else [])}
+    if origin in (tuple, list) or tp in (tuple, list):
+        item = args[0] if args else Any
+        return {"type": "array", "items": _type_schema(item, defs)}
+    if origin is dict or tp is dict:
+        return {"type": "object", "additionalProperties": _type_schema(args[1], defs) if len(args) == 2 else {}}
+    if tp is float:
+        return {"type": ["number", "null"]}
+    if tp is bool:
+        return {"type": "boolean"}
+    if tp is int:
+        return {"type": "integer"}
+    if tp is str:
+        return {"type": "string"}
+    if isinstance(tp, type) and tp.__name__ == "ConfidenceInterval":
+        return {"$ref": "#/$defs/ConfidenceInterval"}
+    if dataclasses.is_dataclass(tp):
+        _add(tp, defs)
+        return {"$ref": f"#/$defs/{tp.__name__}"}
+    return {}  # arrays, frames: any JSON
+
+
+def _add(cls: type, defs: dict) -> None:
+    if cls.__name__ in defs:
+        return
+    defs[cls.__name__] = {}  # placeholder against recursion
+    hints = typing.get_type_hints(cls)
+    docs = field_docs(cls)
+    props, required = {}, []
+    for f in dataclasses.fields(cls):
+        if f.name.startswith("_"):
+            continue
+        s = dict(_type_schema(hints[f.name], defs))
+        if docs.get(f.name):
+            s["description"] = docs[f.name]
+        props[f.name] = s
+        required.append(f.name)
+    summary = (inspect.getdoc(cls) or "").split("\n\n")[0].replace("\n", " ")
+    defs[cls.__name__] = {"type": "object", "description": summary, "required": required, "properties": props,
+                          "additionalProperties": False}
+
+
+def json_schema(classes: list[type] | None = None) -> dict:
+    """One JSON Schema document with a ``$defs`` entry per result class (and every class they hold)."""
+    defs: dict = {"ConfidenceInterval": INTERVAL}
+    for cls in classes or load_classes():
+        _add(cls, defs)
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "throttlelab-results",
+            "title": "throttlelab result classes (generated by scripts/results_schema.py; do not edit)",
+            "$defs": defs}
+
+
+def _type_name(s: dict) -> str:
+    if "$ref" in s:
+        name = s["$ref"].rsplit("/", 1)[-1]
+        return "interval" if name == "ConfidenceInterval" else f"[{name}](#{name.lower()})"
+    if "anyOf" in s:
+        return " or ".join(_type_name(p) for p in s["anyOf"])
+    t = s.get("type", "any")
+    if t == "array":
+        return f"list of {_type_name(s.get('items', {}))}"
+    if t == "object":
+        inner = s.get("additionalProperties")
+        return f"{{name: {_type_name(inner)}}}" if isinstance(inner, dict) and inner else "object"
+    if isinstance(t, list):
+        return " or ".join(t)
+    return t
+
+
+def markdown(schema: dict | None = None) -> str:
+    """Reference tables of every result class (the generated part of ``docs/results_schema.md``)."""
+    schema = schema or json_schema()
+    lines = []
+    for name, d in schema["$defs"].items():
+        if name == "ConfidenceInterval":
+            continue
+        lines += [f"### {name}", "", d["description"], "", "| field | type | meaning |", "|---|---|---|"]
+        for f, s in d["properties"].items():
+            lines.append(f"| `{f}` | {_type_name(s)} | {s.get('description', '').replace('|', '/')} |")
+        lines.append("")
+    return "\n".join(lines)
