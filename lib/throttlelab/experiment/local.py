@@ -28,7 +28,7 @@ from throttlelab.experiment.cgroups import Cgroup
 from throttlelab.experiment.neighbour import NoisyNeighbour
 from throttlelab.experiment.process import CgroupProcess
 from throttlelab.experiment.sampler import MonitorSampler
-from throttlelab.experiment.service_load import run_service
+from throttlelab.experiment.service_load import check_service_spec, run_service
 from throttlelab.experiment.workloads import build_command
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ class LocalBackend:
         if spec.burst_us and not layout.has_burst and not layout.simulated:
             raise EnvironmentProblem("this kernel has no CFS burst (cpu.cfs_burst_us / cpu.max.burst); "
                                      "set burst_us: null")
+        check_service_spec(spec)
         for t in spec.threads:  # compile helpers now, not in the first timed run
             build_command(spec.workload, t)
         weight = spec.backend_options.get("parent_weight_tasks", os.cpu_count() or 1)
