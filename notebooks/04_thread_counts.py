@@ -69,6 +69,36 @@ for a in analyses:
     if a.note and a not in single:
         display(Markdown(f"**{a.label}:** {a.note}"))
 
+verdicts = pl.DataFrame()
+for a in single:
+    sub = prepared.runs.filter(pl.col("workload") == a.group["workload"], pl.col("contention") == a.group["contention"])
+    cells = sub.group_by("limit_label", "limit_order", "limit_x", "threads").agg(
+        pl.col("metric_value").first().alias(m.name), pl.col("log_wall").mean().alias("log_cost"), pl.len().alias("runs"))
+    v = single_number_verdicts(cells, alpha=alpha).with_columns(pl.lit(a.label).alias("group")).drop("limit_order")
+    verdicts = pl.concat([verdicts, v], how="diagonal_relaxed")
+tn.save_table(verdicts, "single_number_verdicts")
+advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
+advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
+                       machine_cores=machine_cores or None, alpha=alpha)
+_ = tn.save_table(advice, "thread_advice")
+
+# %% [markdown]
+# ## Answer
+# Per limit: the thread count to use and what `auto` and the host's core count lose against it (thread advice), and,
+# for a table with one number per cell, which thread counts clearly lose and which cannot be told apart. Details and
+# the procedures follow below.
+
+# %%
+answer = advice_sentences(advice)
+for a in single:
+    answer += [f"{a.label}: {s}" for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m)]
+for a in analyses:
+    if a not in single and a.has_explicit_threads and not advice.height:
+        answer += [f"{a.label}, {c.limit_label}: best {c.best_threads} threads"
+                   + (f" ({', '.join(t for t in c.near_best_threads if t != c.best_threads)} not significantly worse)"
+                      if len(c.near_best_threads) > 1 else "") for c in a.limits if c.best_threads]
+display(Markdown("\n".join(f"- {s}" for s in answer) or "*No thread-count answer: see the notes above.*"))
+
 # %% [markdown]
 # ## What single numbers can decide
 # Where no (limit, threads) cell has more than one run (a published table), there is no run-to-run noise to estimate.
@@ -79,17 +109,10 @@ for a in analyses:
 # assume `prior_cv` instead: read them as "if runs varied by that much".
 
 # %%
-verdicts = pl.DataFrame()
-for a in single:
-    sub = prepared.runs.filter(pl.col("workload") == a.group["workload"], pl.col("contention") == a.group["contention"])
-    cells = sub.group_by("limit_label", "limit_order", "limit_x", "threads").agg(
-        pl.col("metric_value").first().alias(m.name), pl.col("log_wall").mean().alias("log_cost"), pl.len().alias("runs"))
-    v = single_number_verdicts(cells, alpha=alpha)
-    display(Markdown("\n".join(f"- **{a.label}**, {s}" for s in verdict_sentences(v, m))))
-    verdicts = pl.concat([verdicts, v.with_columns(pl.lit(a.label).alias("group")).drop("limit_order")],
-                         how="diagonal_relaxed")
-tn.save_table(verdicts, "single_number_verdicts")
-if not single:
+if single:
+    display(verdicts.select("group", "limit_label", "threads", m.name, "reference_threads", "cost_gap_pct",
+                            "breakeven_cv_pct", "verdict", "replicates_needed"))
+else:
     display(Markdown("*Every group has replicated cells: the comparisons below use the measured run-to-run noise.*"))
 
 # %% [markdown]
@@ -136,12 +159,8 @@ recommendations
 # (t-test on the log scale, the run as the unit), or the single-number verdict where cells have one run each.
 
 # %%
-advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
-advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
-                       machine_cores=machine_cores or None, alpha=alpha)
-tn.save_table(advice, "thread_advice")
-display(Markdown("\n".join(f"- {s}" for s in advice_sentences(advice)) or "*No thread advice: no explicit thread count, "
-                 "or neither `auto` nor the host's core count was run.*"))
+if not advice.height:
+    display(Markdown("*No thread advice: no explicit thread count, or neither `auto` nor the host's core count was run.*"))
 advice
 
 # %%
