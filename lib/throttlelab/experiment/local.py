@@ -29,7 +29,7 @@ from throttlelab.experiment.neighbour import NoisyNeighbour
 from throttlelab.experiment.process import CgroupProcess
 from throttlelab.experiment.sampler import MonitorSampler
 from throttlelab.experiment.service_load import check_service_spec, run_service
-from throttlelab.experiment.workloads import build_command
+from throttlelab.experiment.workloads import build_command, work_items
 
 if TYPE_CHECKING:
     from throttlelab.experiment.plan import RunPlan
@@ -118,6 +118,9 @@ class LocalBackend:
                     row.update(run_service(cmd.argv, cmd.env, cg, plan, monitor_log, output))
                 else:
                     row.update(_run_monitored(cmd.argv, cmd.env, cg, monitor_log, output, plan))
+                    items = work_items(plan.workload)
+                    if items and row.get("status") == "ok" and row.get("wall_seconds"):
+                        row["items_per_second"] = items / row["wall_seconds"]
         finally:
             cg.remove()
         return row
