@@ -30,10 +30,10 @@ from pathlib import Path
 
 
 def main() -> int:
-    from throttlelab.experiment import cgroups
-    from throttlelab.experiment.local import LocalBackend, local_backend_available
-    from throttlelab.experiment.sampler import MonitorSampler
-    from throttlelab.experiment.spec import spec_from_mapping
+    from throttlelab.experiment.local_cgroup import cgroups
+    from throttlelab.experiment.local_cgroup.local_backend import LocalBackend, local_backend_available
+    from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
+    from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
     ok, reason = local_backend_available()
     if not ok:

@@ -13,7 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def main() -> int:
-    from throttlelab.report.runner import run_study
+    from throttlelab.report.study_runner import run_study
     from throttlelab.report.study import load_study
 
     study = load_study(REPO / "studies" / "published.yaml")

@@ -39,13 +39,13 @@ example_run: str = ""  # run whose monitor intervals are shown; "": the most thr
 import polars as pl
 from IPython.display import Markdown, display
 
-from throttlelab.experiment.backend import get_backend
-from throttlelab.experiment.run_store import RunStore
-from throttlelab.experiment.spec import spec_from
-from throttlelab.experiment.summary import pick_example_run, run_intervals, sweep_summary
-from throttlelab.experiment.sweep import pending_runs, run_sweep
+from throttlelab.experiment.sweeps.backends import get_backend
+from throttlelab.experiment.sweeps.run_store import RunStore
+from throttlelab.experiment.sweeps.spec import spec_from
+from throttlelab.experiment.sweeps.sweep_summary import pick_example_run, run_intervals, sweep_summary
+from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.sweep import limit_wall_chart, run_intervals_chart
+from throttlelab.report.charts.sweep_charts import limit_wall_chart, run_intervals_chart
 
 out = tn.start(output_dir, name="01_run_sweep")
 

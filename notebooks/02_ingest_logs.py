@@ -44,8 +44,7 @@ import polars as pl
 from throttlelab.ingest.detect import detect_format, read_any
 from throttlelab.ingest.intervals import intervals, summary_by_limit, thin_samples
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts import monitor as monitor_charts
-
+from throttlelab.report.charts import monitor_charts
 out = tn.start(output_dir, name="02_ingest_logs")
 
 # %% [markdown]

@@ -56,9 +56,9 @@ from throttlelab.analysis.response_metric import metric_ci, metric_change_ci, me
 from throttlelab.analysis.runs_input import load_runs
 from throttlelab.ingest.published import load_go_active_time
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.active_time import active_time_chart
-from throttlelab.report.charts.dead_zones import dead_zone_chart
-from throttlelab.report.charts.scaling import scaling_chart
+from throttlelab.report.charts.active_time_charts import active_time_chart
+from throttlelab.report.charts.dead_zone_charts import dead_zone_chart
+from throttlelab.report.charts.scaling_charts import scaling_chart
 
 out = tn.start(output_dir, name="03_cpu_limits")
 

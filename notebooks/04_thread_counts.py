@@ -54,7 +54,7 @@ from throttlelab.analysis.single_numbers import single_number_verdicts, verdict_
 from throttlelab.analysis.thread_advice import advice_sentences, thread_advice
 from throttlelab.analysis.thread_counts import analyse_thread_counts, thread_results
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.threads import auto_vs_best_chart, thread_heatmap
+from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
 out = tn.start(output_dir, name="04_thread_counts")
 

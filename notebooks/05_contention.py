@@ -47,8 +47,7 @@ from throttlelab.analysis import response_curves as rc
 from throttlelab.analysis.latency import load_measured
 from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts import latency as charts
-
+from throttlelab.report.charts import latency_charts as charts
 out = tn.start(output_dir, name="05_contention")
 results: dict = {}
 
@@ -120,7 +119,7 @@ charts.response_vs_contention(points, y="mean_ms", color="load", curves=curves, 
 # %%
 measured = None
 if live_sweep:
-    from throttlelab.experiment.latency_runner import run_live_sweep
+    from throttlelab.experiment.latency.latency_runner import run_live_sweep
 
     requests_path, results["live_sweep"] = run_live_sweep(live_sweep, data_root, backend=live_backend)
 if requests_path:

@@ -44,8 +44,7 @@ from throttlelab.analysis import concurrency as cc
 from throttlelab.analysis.latency import load_measured
 from throttlelab.ingest.published import load_semaphore
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts import latency as charts
-
+from throttlelab.report.charts import latency_charts as charts
 out = tn.start(output_dir, name="06_concurrency_limits")
 results: dict = {}
 
@@ -116,7 +115,7 @@ charts.stage_bars(published, title="Published: mean time per stage (k6 avg)")
 # %%
 measured = None
 if live_sweep:
-    from throttlelab.experiment.latency_runner import run_live_sweep
+    from throttlelab.experiment.latency.latency_runner import run_live_sweep
 
     requests_path, results["live_sweep"] = run_live_sweep(live_sweep, data_root, backend=live_backend)
 if requests_path:

@@ -46,7 +46,7 @@ from IPython.display import Markdown, display
 from throttlelab.analysis.capacity import compare_variants, project_capacity, projection_curve, unit_costs
 from throttlelab.ingest.published import load_mediamtx
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.capacity import capacity_chart
+from throttlelab.report.charts.capacity_charts import capacity_chart
 
 out = tn.start(output_dir, name="07_capacity")
 

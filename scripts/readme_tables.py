@@ -2,7 +2,8 @@
 """Regenerate the generated sections of README.md.
 
 * the canonical tables, from ``throttlelab.tables``;
-* the notebooks list, from each notebook's title (its first markdown heading).
+* the notebooks list, from each notebook's title (its first markdown heading);
+* the configuration reference, from the pydantic models of each configuration file.
 
     .venv/bin/python scripts/readme_tables.py          # rewrite README.md
     .venv/bin/python scripts/readme_tables.py --check  # exit 1 if out of date
@@ -42,7 +43,18 @@ def notebooks_section() -> str:
     return "\n".join(rows) + "\n"
 
 
-SECTIONS = {"tables": tables_section, "notebooks": notebooks_section}
+def config_section() -> str:
+    from throttlelab.config_file import reference_markdown
+    from throttlelab.experiment.kubernetes.options import KubernetesOptions
+    from throttlelab.experiment.latency.latency_sweep import LatencySweepFile
+    from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
+    from throttlelab.report.study import StudyFile
+
+    return "\n" + "\n".join(reference_markdown(m) for m in (StudyFile, SweepSpecFile, KubernetesOptions,
+                                                             LatencySweepFile))
+
+
+SECTIONS = {"tables": tables_section, "notebooks": notebooks_section, "config": config_section}
 
 
 def render(text: str) -> str:

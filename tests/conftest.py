@@ -35,3 +35,28 @@ def run_notebook(tmp_path):
         return out, results
 
     return run
+
+
+# A real Prometheus (Debian binary) on a loopback port, serving the six right-sizing scenarios
+# (starved, oversized, well-sized, bursty, no limit, restarted) backfilled by promtool; one per test session.
+SCENARIO_START = 1_767_225_600.0  # 2026-01-01T00:00:00Z
+SCENARIO_HOURS = 72
+
+
+@pytest.fixture(scope="session")
+def prometheus_scenarios(tmp_path_factory):
+    """(url, specs by pod, window end) of a local Prometheus holding the scenarios."""
+    from throttlelab.experiment.synthetic_containers import backfill, scenario_specs
+    from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available
+
+    ok, why = prometheus_available()
+    if not ok:
+        pytest.skip(why)
+    root = tmp_path_factory.mktemp("prometheus")
+    specs = scenario_specs("shop")
+    backfill(specs, root / "tsdb", start=SCENARIO_START, hours=SCENARIO_HOURS)
+    prom = LocalPrometheus(root / "tsdb").start()
+    try:
+        yield prom.url, {s.pod: s for s in specs}, SCENARIO_START + SCENARIO_HOURS * 3600
+    finally:
+        prom.stop()

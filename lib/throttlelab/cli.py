@@ -14,9 +14,10 @@ import sys
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "ingest": ("throttlelab.ingest.cli", "read monitor logs, cgroup files, k6, Prometheus and time output"),
-    "sweep": ("throttlelab.experiment.cli", "run a CPU-limit x thread-count sweep from a spec"),
+    "ingest": ("throttlelab.ingest.ingest_cli", "read monitor logs, cgroup files, k6, Prometheus and time output"),
+    "sweep": ("throttlelab.experiment.sweeps.sweep_cli", "run a CPU-limit x thread-count sweep from a spec"),
     "run": ("throttlelab.report.study_cli", "run a study: execute its notebooks and publish HTML reports"),
+    "recommend": ("throttlelab.report.recommend_cli", "throttling-aware CPU requests and limits from a Prometheus"),
     "index": ("throttlelab.report.index_cli", "rebuild reports/index.html from the reports on disk"),
     "check": ("throttlelab.report.check_cli", "check in headless Chromium that reports render offline"),
 }

@@ -89,6 +89,7 @@ SAMPLES = _table(
     Column("line", pl.Int64, "1-based line of the sample's block header in the source", False),
     Column("pod", pl.String, "pod name (or local run id)"),
     Column("container", pl.String, "container name"),
+    Column("series", pl.String, "Prometheus: the series' whole label set (k=v,... sorted); null for other inputs"),
     Column("segment", pl.Int64, "counter segment: increments when a counter goes backwards (restart)"),
     Column("cgroup_version", pl.Int8, "1 or 2; null if no cgroup section"),
     Column("usage_seconds", pl.Float64, "cumulative CPU usage (s)"),

@@ -57,7 +57,7 @@ def test_load_runs_errors_name_the_file(tmp_path):
 
 
 def test_load_runs_from_parquet_and_run_store(tmp_path):
-    from throttlelab.experiment.run_store import RunStore
+    from throttlelab.experiment.sweeps.run_store import RunStore
 
     runs = load_runs(FIXTURE)
     runs.write_parquet(tmp_path / "r.parquet")

@@ -12,7 +12,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 @pytest.fixture(scope="session")
 def local_available():
-    from throttlelab.experiment.local import local_backend_available
+    from throttlelab.experiment.local_cgroup.local_backend import local_backend_available
 
     return local_backend_available()
 
@@ -23,7 +23,7 @@ def cgroup_layout(local_available):
     ok, reason = local_available
     if not ok:
         pytest.skip(f"no writable CPU cgroup here: {reason}")
-    from throttlelab.experiment.cgroup_layout import detect_layout
+    from throttlelab.experiment.local_cgroup.cgroup_layout import detect_layout
 
     return detect_layout()
 
@@ -40,7 +40,7 @@ def v2_root(tmp_path) -> Path:
 
 @pytest.fixture
 def v2_layout(v2_root):
-    from throttlelab.experiment.cgroup_layout import detect_layout
+    from throttlelab.experiment.local_cgroup.cgroup_layout import detect_layout
 
     return detect_layout(mounts=v2_root / "proc" / "mounts", self_cgroup=v2_root / "proc" / "self_cgroup",
                          simulated=True)
@@ -51,9 +51,9 @@ def _remove_our_owner_cgroup():
     """Leave no cgroup behind: remove this test process's owner folder at the end."""
     yield
     from throttlelab.errors import EnvironmentProblem
-    from throttlelab.experiment.cgroup_files import remove_tree
-    from throttlelab.experiment.cgroup_layout import detect_layout
-    from throttlelab.experiment.cgroup_orphans import owner_name
+    from throttlelab.experiment.local_cgroup.cgroup_files import remove_tree
+    from throttlelab.experiment.local_cgroup.cgroup_layout import detect_layout
+    from throttlelab.experiment.local_cgroup.cgroup_orphans import owner_name
 
     try:
         layout = detect_layout()

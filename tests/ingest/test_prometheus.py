@@ -36,8 +36,8 @@ def test_split_files_merge(tmp_path, fixtures):
     assert s.height == 5 and s["nr_throttled"].to_list() == [900, 1040, 1180, 1300, 1420]
 
 
-def test_not_a_matrix(tmp_path):
+def test_scalar_is_refused(tmp_path):
     p = tmp_path / "v.json"
-    p.write_text('{"status":"success","data":{"resultType":"vector","result":[]}}')
-    with pytest.raises(InputError, match="not a range query result"):
+    p.write_text('{"status":"success","data":{"resultType":"scalar","result":[1435781451.781,"1"]}}')
+    with pytest.raises(InputError, match="not a matrix or vector result"):
         read_prometheus(p)

@@ -1,4 +1,4 @@
-"""JSON Schemas of the ``results.json`` of notebooks 03, 04 and 07 (documented in docs/results_schema.md)."""
+"""JSON Schemas of the ``results.json`` of notebooks 03, 04, 07 and 08 (documented in docs/results_schema.md)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,25 @@ NOTEBOOK_07 = {
     },
 }
 
-SCHEMAS = {"03_cpu_limits": NOTEBOOK_03, "04_thread_counts": NOTEBOOK_04, "07_capacity": NOTEBOOK_07}
+RIGHTSIZING = {
+    "type": "object",
+    "required": ["namespace", "pod", "container", "decision", "current_request_cores", "current_limit_cores",
+                 "recommended_request_cores", "recommended_request_low", "recommended_request_high",
+                 "recommended_limit_cores", "recommended_limit_low", "recommended_limit_high", "throttled_ratio",
+                 "throttled_ratio_p95_5m", "throttled_seconds_per_hour", "usage_p50_cores", "usage_p95_cores",
+                 "usage_p99_cores", "usage_max_cores", "krr_request_cores", "krr_limit_cores", "vpa_request_cores",
+                 "vpa_limit_cores", "predicted_throttled_ratio", "reason"],
+    "properties": {"decision": {"enum": ["raise limit", "lower limit", "keep", "set limit", "no limit (policy)",
+                                         "keep (policy)", "too little data"]},
+                   "recommended_limit_cores": NUM, "recommended_request_cores": NUM, "reason": {"type": "string"}},
+}
+NOTEBOOK_08 = {
+    "type": "object",
+    "required": ["input", "parameters", "recommendations"],
+    "properties": {"recommendations": {"type": "array", "items": RIGHTSIZING, "minItems": 1}},
+}
+SCHEMAS = {"03_cpu_limits": NOTEBOOK_03, "04_thread_counts": NOTEBOOK_04, "07_capacity": NOTEBOOK_07,
+           "08_recommend": NOTEBOOK_08}
 
 
 def validate(doc: dict) -> None:

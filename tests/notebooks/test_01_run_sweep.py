@@ -8,7 +8,7 @@ import pytest
 @pytest.mark.cgroup
 @pytest.mark.slow
 def test_runs_and_resumes(run_notebook, tmp_path):
-    from throttlelab.experiment.local import local_backend_available
+    from throttlelab.experiment.local_cgroup.local_backend import local_backend_available
 
     ok, reason = local_backend_available()
     if not ok:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from throttlelab.report.browser import check_pages, chromium_path
-from throttlelab.report.runner import run_study
+from throttlelab.report.study_runner import run_study
 from throttlelab.report.study import load_study
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,9 +21,12 @@ def test_fixture_study_parses():
 @pytest.mark.parametrize(
     "text, needle",
     [
-        ("name: x\n", "'runs' must be a non-empty list"),
+        ("name: x\n", "key 'runs': must be a non-empty list"),
         ("name: x\nruns: [{name: a, notebook: nope.ipynb}]\n", "not found"),
-        ("name: 'a b'\nruns: []\n", "name must be a simple name"),
+        ("name: 'a b'\nruns: []\n", ":1: key 'name': must be a simple name"),
+        ("name: x\nruns:\n  - name: a\n    notebook: nb.ipynb\n    parameter: {n: 1}\n",
+         ":5: key 'runs[0].parameter': unknown key (allowed: name, notebook, parameters, requires, title)"),
+        ("name: x\nrun: []\n", ":2: key 'run': unknown key (allowed: description, include, name, runs, title)"),
         ("runs: [{name: a, notebook: nb.ipynb, parameters: {output_dir: x}}]\n", "set by the runner"),
         ("runs:\n  - {name: a\n", "not valid YAML"),
     ],
@@ -49,7 +52,7 @@ def test_default_study_parses():
 
 
 def test_study_paths_become_absolute(tmp_path):
-    from throttlelab.report.runner import resolve_parameters
+    from throttlelab.report.study_runner import resolve_parameters
 
     (tmp_path / "data").mkdir()
     (tmp_path / "spec.yaml").write_text("x: 1\n")

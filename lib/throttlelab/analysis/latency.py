@@ -229,7 +229,7 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Measured (requests, stage_timings) from ``path``.
 
     ``path`` may be a latency run-store folder (``requests/`` and
-    ``stage_timings/`` of :mod:`throttlelab.experiment.latency_runner`), a folder
+    ``stage_timings/`` of :mod:`throttlelab.experiment.latency.latency_runner`), a folder
     holding ``requests.parquet``/``.csv`` (and optionally ``stage_timings.*``), a
     single requests ``.parquet``/``.csv`` file, or k6 output (``.json`` /
     ``.ndjson``, read with :mod:`throttlelab.ingest.k6_stages`: requests and per-stage custom Trend metrics).
@@ -248,7 +248,7 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     if not p.exists():
         raise InputError(p, None, "not found", "expected a latency run store, a requests table or k6 output")
     if p.is_dir() and (p / "requests").is_dir():
-        from throttlelab.experiment.latency_runner import read_latency_store
+        from throttlelab.experiment.stores import read_latency_store
 
         _, req, st = read_latency_store(p)
         return req, st

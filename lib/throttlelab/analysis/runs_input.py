@@ -8,7 +8,7 @@
   metrics; :mod:`throttlelab.ingest.published_runs`);
 * a ``.parquet`` or ``.csv`` file holding a canonical runs table;
 * a run-store folder ``data/raw/<experiment>/`` written by a sweep
-  (:class:`throttlelab.experiment.run_store.RunStore`), or a folder holding
+  (:class:`throttlelab.experiment.sweeps.run_store.RunStore`), or a folder holding
   several experiments (every sub-folder with a ``runs/`` folder is read).
 """
 
@@ -20,6 +20,7 @@ import polars as pl
 
 from throttlelab import tables
 from throttlelab.errors import InputError
+from throttlelab.experiment.stores import read_store_runs
 
 
 def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
@@ -43,7 +44,7 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
     if not path.exists():
         raise InputError(path, None, "runs table not found", "expected a .parquet/.csv runs table or a run-store folder")
     if path.is_dir():
-        return _read_store(path)
+        return read_store_runs(path)
     if path.suffix == ".parquet":
         df = pl.read_parquet(path)
     elif path.suffix == ".csv" and _published_layout(path):
@@ -71,16 +72,3 @@ def _published_layout(path: Path) -> bool:
     with path.open() as fh:
         header = [h.strip() for h in fh.readline().split(",")]
     return "limit" in header and "threads" in header and "cpu_limit_cores" not in header
-
-
-def _read_store(path: Path) -> pl.DataFrame:
-    from throttlelab.experiment.run_store import RunStore
-
-    stores = [path] if (path / "runs").is_dir() else sorted(p for p in path.iterdir() if (p / "runs").is_dir())
-    if not stores:
-        raise InputError(path, None, "no run store here", "expected <experiment>/runs/*.json")
-    frames = [RunStore(p).read_runs() for p in stores]
-    frames = [f for f in frames if f.height]
-    if not frames:
-        raise InputError(path, None, "run store holds no runs")
-    return pl.concat(frames, how="diagonal_relaxed")

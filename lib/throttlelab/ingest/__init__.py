@@ -4,18 +4,21 @@ Readers (each returns an :class:`~throttlelab.ingest.result.IngestResult`: the
 rows, a per-reason :class:`~throttlelab.ingest.result.SkipReport`, and line
 counts with ``lines_used + skipped.total == lines_total``):
 
-========================== ======================================= ===============
-input                      reader                                  table
-========================== ======================================= ===============
-monitor log                :func:`.monitor_log.read_monitor_log`   samples
-cgroup directory           :func:`.cgroup_dir.read_cgroup_dir`     samples (1 row)
-Prometheus query_range     :func:`.prometheus.read_prometheus`     samples
-k6 ``--out json``          :func:`.k6.read_k6_json`                requests
-k6 ``--out csv``           :func:`.k6.read_k6_csv`                 requests
-k6 ``--summary-export``    :func:`.k6_summary.read_k6_summary`     k6_summary
-``time`` / GNU ``time -v`` :func:`.time_output.read_time_output`   timings
-========================== ======================================= ===============
+=============================== ============================================= ================
+input                           reader                                        table
+=============================== ============================================= ================
+monitor log                     :func:`.monitor_log.read_monitor_log`         samples
+cgroup directory                :func:`.cgroup_dir.read_cgroup_dir`           samples (1 row)
+Prometheus JSON / text format   :func:`.prometheus.read_prometheus_parts`     samples, prometheus_rates
+k6 ``--out json``               :func:`.k6.read_k6_json` (lazy, chunked)      requests
+k6 ``--out csv``                :func:`.k6.read_k6_csv`                       requests
+k6 summary / ``handleSummary``  :func:`.k6_summary.read_k6_summary`           k6_summary
+``time`` (bash, zsh, GNU)       :func:`.time_output.read_time_output`         timings
+=============================== ============================================= ================
 
+Every reader opens its file with :func:`.input_files.open_input` (gzip, zstd
+and xz told by magic bytes).  Each result carries its ``provenance``: how each
+source was read (formats and choices made from the data).
 :func:`.detect.read_any` picks the reader from the content; the monitor-log
 *writer* used by the experiment runners is :mod:`.monitor_format`.
 

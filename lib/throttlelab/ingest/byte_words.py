@@ -1,5 +1,6 @@
-"""Bytes of a buffer read as little-endian words at any offset, and decimal
-numbers parsed from them, eight digits at a time ("SWAR"), with numpy.
+"""Bytes of a buffer read as little-endian words at any offset, and decimal numbers in them.
+
+Numbers parsed from them, eight digits at a time ("SWAR"), with numpy.
 
 Used by the fast path of the monitor-log reader (:mod:`.monitor_fast`): one
 word load per 8 bytes of a line instead of a Python string per line.  Every

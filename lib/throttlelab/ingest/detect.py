@@ -1,35 +1,65 @@
 """Tell an input's format from its content, and read any input by format name.
 
-Imports nothing heavy at module level (the CLI imports it to list formats).
+Compressed files (gzip, zstd, xz) are told by their magic bytes and judged by
+what they hold.  An input that is none of the formats is an error that lists
+the formats tried: nothing falls back silently to a reader that would then
+skip every line.  Imports nothing heavy at module level (the CLI imports it
+to list formats).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-FORMATS = ("monitor", "k6-json", "k6-csv", "k6-summary", "prometheus", "time", "cgroup-dir")
+FORMATS = ("monitor", "k6-json", "k6-csv", "k6-summary", "prometheus", "prometheus-text", "time", "cgroup-dir")
+#: What each format is, for the error that lists them.
+FORMAT_HINTS = {
+    "monitor": "monitor log (=== CPU Monitoring Started / --- timestamp --- blocks, cpu.stat, kubectl top)",
+    "k6-json": 'k6 --out json ({"type":"Point",...} lines)',
+    "k6-csv": "k6 --out csv (metric_name,timestamp,metric_value,... header)",
+    "k6-summary": 'k6 --summary-export or handleSummary() JSON ({"metrics": ...})',
+    "prometheus": 'Prometheus /api/v1/query(_range) JSON ({"status":"success","data":{"resultType":...}})',
+    "prometheus-text": "Prometheus text exposition (# TYPE lines, name{labels} value [ms])",
+    "time": "time output (bash/zsh time, time -p, GNU time, GNU time -v)",
+    "cgroup-dir": "a cgroup directory (cpu.stat, cpu.max or cpu.cfs_quota_us)",
+}
 _SNIFF = 64 * 1024
+_CPU_STAT = re.compile(r"^(usage_usec|user_usec|system_usec|nr_periods|nr_throttled|throttled_usec|throttled_time)\s+\d+\s*$")
+_GNU_DEFAULT = re.compile(r"^\d+\.\d+user \d+\.\d+system (\d+:)?\d+:\d+(\.\d+)?elapsed ")
+_ZSH = re.compile(r"\s\d+(\.\d+)?s? user \d+(\.\d+)?s? system (\d+(\.\d+)?|\?)% cpu [\d:.]+s? total$")
+
+
+def _unknown(path: Path, why: str):
+    from throttlelab.errors import InputError
+
+    tried = "; ".join(f"{k}: {v}" for k, v in FORMAT_HINTS.items())
+    return InputError(path, None, f"unknown format ({why})", f"tried {tried}. Name one with --format")
 
 
 def detect_format(path: str | Path) -> str:
-    """The format of ``path`` judged from its first bytes (see :data:`FORMATS`).
+    """The format of ``path`` judged from its first (decompressed) bytes (see :data:`FORMATS`).
 
-    Anything not recognised is read as a monitor log, whose reader accounts for
-    (and reports) every line it cannot use.  Missing files are left to the
-    reader, which raises a clear :class:`~throttlelab.errors.InputError`.
+    Raises
+    ------
+    InputError
+        The path does not exist, is empty, or holds none of the formats (the
+        message lists them).
     """
+    from throttlelab.errors import InputError
+    from throttlelab.ingest.input_files import head
+    from throttlelab.ingest.lines import looks_binary
+
     p = Path(path)
     if p.is_dir():
         return "cgroup-dir"
-    try:
-        with open(p, "rb") as f:
-            head = f.read(_SNIFF)
-    except OSError:
-        return "monitor"
-    if b"\x00" in head[:8000]:
-        return "monitor"
-    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    data = head(p, _SNIFF)  # InputError when missing or unreadable
+    if not data.strip():
+        raise InputError(p, None, "empty file")
+    if looks_binary(data):
+        raise _unknown(p, "binary content")
+    text = data.decode("utf-8", "replace").lstrip("\ufeff")
     stripped = text.lstrip()
     if stripped.startswith("{"):
         first = stripped.split("\n", 1)[0]
@@ -49,21 +79,35 @@ def detect_format(path: str | Path) -> str:
     monitor_marks = ("=== CPU Monitoring Started", "\n--- ", "[cgroup cpu.stat]", "[kubectl top]", "[cgroup cpu.max]")
     if any(m in text for m in monitor_marks) or text.startswith("--- "):
         return "monitor"
-    for line in text.splitlines()[:200]:
-        s = line.strip()
-        if s.startswith("Command being timed:") or s.startswith("Elapsed (wall clock) time"):
+    lines = [s.strip() for s in text.splitlines()[:200]]
+    for s in lines:
+        if s.startswith("Command being timed:") or s.startswith("Elapsed (wall clock) time") or _GNU_DEFAULT.match(s):
             return "time"
         if (s.startswith("real") and s[4:5] in ("\t", " ")) and any(ch.isdigit() for ch in s):
             return "time"
-    return "monitor"
+        if _ZSH.search(s):
+            return "time"
+    from throttlelab.ingest.prometheus_text import looks_like_exposition
+
+    if looks_like_exposition(text):
+        return "prometheus-text"
+    # bare `cat cpu.stat` snapshots and `kubectl top` output alone: the monitor reader's
+    if any(_CPU_STAT.match(s) for s in lines) or any(s.startswith(("NAME ", "POD ")) and "CPU(cores)" in s for s in lines):
+        return "monitor"
+    raise _unknown(p, "none of the formats matched the first lines")
 
 
 def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: str = "UTC", **names):
     """Read one input with the reader of ``fmt`` (``"auto"``: :func:`detect_format`)."""
     fmt = detect_format(path) if fmt == "auto" else fmt
     if fmt == "monitor":
+        from throttlelab.ingest.input_files import compression_of, read_input
         from throttlelab.ingest.monitor_log import read_monitor_log
 
+        if compression_of(path):
+            from throttlelab.ingest.monitor_fast import read_monitor_bytes
+
+            return read_monitor_bytes(read_input(path), str(path), strict=strict, tz=tz)
         return read_monitor_log(path, strict=strict, tz=tz)
     if fmt == "k6-json":
         from throttlelab.ingest.k6 import read_k6_json
@@ -77,10 +121,10 @@ def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: s
         from throttlelab.ingest.k6_summary import read_k6_summary
 
         return read_k6_summary(path, strict=strict)
-    if fmt == "prometheus":
+    if fmt in ("prometheus", "prometheus-text"):
         from throttlelab.ingest.prometheus import read_prometheus
 
-        return read_prometheus([path], strict=strict)
+        return read_prometheus([path], strict=strict, kind=names.get("kind"))
     if fmt == "time":
         from throttlelab.ingest.time_output import read_time_output
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 from throttlelab.errors import InputError
-from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest.input_files import read_input
 
 
 def load_json(path) -> object:
-    """Parse a JSON file; empty, non-UTF-8 or invalid JSON raise :class:`InputError` with the line."""
-    data = lines_mod.read_bytes(path)
+    """Parse a JSON file (compressed or not); empty, non-UTF-8 or invalid JSON raise :class:`InputError` with the line."""
+    data = read_input(path)  # gzip/zstd/xz decompressed
     if not data.strip():
         raise InputError(path, None, "empty file")
     try:

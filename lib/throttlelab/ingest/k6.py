@@ -7,8 +7,14 @@ Formats
     {"time": RFC 3339, "value": ms, "tags": {...}}}`` lines.  Each
     ``http_req_duration`` point is one request.
 ``--out csv``
-    ``metric_name,timestamp,metric_value,...,status,...,url,...`` rows
-    (timestamp in Unix seconds); each ``http_req_duration`` row is one request.
+    ``metric_name,timestamp,metric_value,...,status,...,url,...`` rows; each
+    ``http_req_duration`` row is one request.  The timestamp is in any of k6's
+    ``timeFormat`` values (``K6_CSV_TIME_FORMAT``): ``unix`` (seconds, the
+    default), ``unix_milli``, ``unix_micro``, ``unix_nano`` (told apart by
+    magnitude: a run after 1973 has 11+ digits in ms), ``rfc3339`` and
+    ``rfc3339_nano`` (with their offset); the file's format is that of its first
+    row, recorded in the result's provenance, and a row in another form is
+    skipped with its reason.
 ``--summary-export`` JSON
     Aggregates only (``{"metrics": {name: {"avg": .., "p(95)": .., ...}}}``):
     read by :func:`read_k6_summary` into a ``metric, stat, value`` frame.
@@ -44,6 +50,7 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest.input_files import read_input
 from throttlelab.ingest.result import IngestResult
 from throttlelab.ingest.skip_counter import SkipCounter, usable_lines
 
@@ -124,6 +131,8 @@ class Scan:
     requests: list[dict] = field(default_factory=list)
     stage_points: list[dict] = field(default_factory=list)
     peak_vus: float | None = None
+    time_format: str | None = None
+    format: str = "k6-json"
 
     def note_vus(self, value: float) -> None:
         self.peak_vus = value if self.peak_vus is None else max(self.peak_vus, value)
@@ -157,7 +166,43 @@ def requests_result(scan: Scan, experiment: str, run_id: str, strict: bool = Fal
         raise InputError(scan.source, f.line, f.reason, f.excerpt)
     frame = _requests(scan.requests, experiment, run_id, load)
     n = scan.lines_total
-    return IngestResult("requests", frame, report, n, n - report.total, (scan.source,))
+    prov = {"format": scan.format}
+    if scan.time_format:
+        prov["time_format"] = scan.time_format
+    return IngestResult("requests", frame, report, n, n - report.total, (scan.source,),
+                        provenance={scan.source: prov})
+
+
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+#: (upper bound of the integer, format name, nanoseconds per unit): a time after 1973 decides.
+_UNIX_UNITS = ((10**11, "unix", 10**9), (10**14, "unix_milli", 10**6), (10**17, "unix_micro", 10**3),
+               (10**20, "unix_nano", 1))
+
+
+def csv_time(text: str) -> tuple[dt.datetime, str]:
+    """A k6 CSV timestamp -> (UTC time, k6 ``timeFormat`` name); ValueError when it is none of them.
+
+    >>> csv_time("1595325560")[1], csv_time("1595325560123456789")
+    ('unix', (datetime.datetime(2020, 7, 21, 9, 59, 20, 123456, tzinfo=datetime.timezone.utc), 'unix_nano'))
+    """
+    t = text.strip()
+    if t.isdigit():
+        v = int(t)
+        for bound, name, ns_per in _UNIX_UNITS:
+            if v < bound:
+                secs, ns = divmod(v * ns_per, 10**9)
+                return _EPOCH + dt.timedelta(seconds=secs, microseconds=ns // 1000), name
+        raise ValueError(t)
+    whole, dot, frac = t.partition(".")
+    if dot and whole.isdigit() and frac.isdigit():  # seconds with a fraction (some exporters): exact to the us
+        return _EPOCH + dt.timedelta(seconds=int(whole), microseconds=int(frac[:6].ljust(6, "0"))), "unix"
+    if "T" in t or "-" in t:
+        when = dt.datetime.fromisoformat(t.replace("Z", "+00:00"))
+        if when.tzinfo is None:
+            raise ValueError(f"no UTC offset: {t}")
+        frac = t.split(".", 1)[1] if "." in t else ""
+        return when.astimezone(dt.timezone.utc), "rfc3339_nano" if frac else "rfc3339"
+    raise ValueError(t)
 
 
 def _vu_iter(tags: dict, metadata: dict) -> tuple[int | None, int | None]:
@@ -177,40 +222,15 @@ def _no_stage(metric: str) -> str | None:
     return None
 
 
-def scan_json(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
-    """One pass over k6 ``--out json`` NDJSON (see :class:`Scan`)."""
-    lines = lines_mod.read_lines(path)
-    scan = Scan(str(path), len(lines), SkipCounter(str(path)))
-    skips = scan.skips
-    for n, text in usable_lines(lines, skips):
-        try:
-            obj = json.loads(text)
-        except ValueError:
-            skips.add(n, "not JSON", text)
-            continue
-        if not isinstance(obj, dict) or obj.get("type") not in ("Metric", "Point"):
-            skips.add(n, "not a k6 Metric or Point", text)
-            continue
-        metric = obj.get("metric")
-        stage = stage_of(metric) if isinstance(metric, str) and obj["type"] == "Point" else None
-        if obj["type"] == "Metric" or (metric not in (REQUEST_METRIC, VUS_METRIC) and stage is None):
-            continue
-        data = obj.get("data") or {}
-        tags = data.get("tags") or {}
-        try:
-            end = dt.datetime.fromisoformat(str(data["time"]).replace("Z", "+00:00"))
-            value = float(data["value"])
-        except (KeyError, TypeError, ValueError):
-            skips.add(n, "bad k6 point (time/value)", text)
-            continue
-        if end.tzinfo is None:
-            end = end.replace(tzinfo=dt.timezone.utc)
-        vu, it = _vu_iter(tags, data.get("metadata") or {})
-        scan.add_point(metric, stage, end, value, vu, it, tags, n)
-    return scan
+def scan_json(path, stage_of: Callable[[str], str | None] = _no_stage, *, progress: bool | None = None) -> Scan:
+    """One lazy pass over k6 ``--out json`` NDJSON (see :class:`Scan` and :mod:`.k6_ndjson`)."""
+    from throttlelab.ingest.k6_ndjson import scan_ndjson
+
+    return scan_ndjson(path, stage_of, progress=progress)
 
 
-def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False) -> IngestResult:
+def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = None, strict: bool = False,
+                 progress: bool | None = None) -> IngestResult:
     """k6 ``--out json`` NDJSON -> requests (one per ``http_req_duration`` point).
 
     Metric lines and points of other metrics are used (they describe the run)
@@ -218,14 +238,14 @@ def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = No
     ``load`` is the peak of the ``vus`` gauge when the file has one.
     """
     exp0, run0 = names_from_path(path)
-    scan = scan_json(path)
+    scan = scan_json(path, progress=progress)
     return requests_result(scan, experiment or exp0, run_id or run0, strict, scan.peak_vus)
 
 
 def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
     """One pass over k6 ``--out csv`` (see :class:`Scan`); ``vu``/``iter`` from columns or the ``metadata`` field."""
-    lines = lines_mod.read_lines(path)
-    scan = Scan(str(path), len(lines), SkipCounter(str(path)))
+    lines = lines_mod.split_lines(read_input(path), str(path))
+    scan = Scan(str(path), len(lines), SkipCounter(str(path)), format="k6-csv")
     skips = scan.skips
     header: list[str] | None = None
     for n, text in usable_lines(lines, skips):
@@ -249,10 +269,15 @@ def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
         if metric not in (REQUEST_METRIC, VUS_METRIC) and stage is None:
             continue
         try:
-            end = dt.datetime.fromtimestamp(float(rec["timestamp"]), dt.timezone.utc)
+            end, fmt = csv_time(rec["timestamp"])
             value = float(rec["metric_value"])
-        except ValueError:
+        except (ValueError, OverflowError):
             skips.add(n, "bad k6 CSV row (timestamp/value)", text)
+            continue
+        if scan.time_format is None:
+            scan.time_format = fmt
+        elif fmt != scan.time_format and not {fmt, scan.time_format} <= {"rfc3339", "rfc3339_nano"}:
+            skips.add(n, f"timestamp not in the file's time format ({scan.time_format})", text)
             continue
         extra = dict(parse_qsl(rec.get("extra_tags") or ""))
         vu, it = _vu_iter({**extra, **{k: rec[k] for k in ("vu", "iter") if k in rec}},

@@ -1,5 +1,6 @@
-"""Monitor-log chunks: where the file is cut (at block headers both paths agree
-on) and what the scan of one chunk finds (:class:`Chunk`).
+"""Monitor-log chunks: where the file is cut, and what the scan of one chunk finds.
+
+The file is cut at block headers both paths agree on; :class:`Chunk` holds a scan's findings.
 """
 
 from __future__ import annotations

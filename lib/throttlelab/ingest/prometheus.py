@@ -1,30 +1,57 @@
-"""Prometheus ``/api/v1/query_range`` JSON (cAdvisor counters) -> samples.
+"""Prometheus data (cAdvisor CPU metrics) -> samples, and rate series -> a rates table.
 
-A file holds ``{"status": "success", "data": {"resultType": "matrix",
-"result": [{"metric": {labels}, "values": [[unix_seconds, "value"], ...]}]}}``.
-Series are recognised by ``__name__`` (or, for a query that dropped it, by the
-file name containing the metric name):
+Inputs, any number of files, in any mix:
 
-========================================== =====================
-metric                                     samples column
-========================================== =====================
-``container_cpu_usage_seconds_total``      ``usage_seconds``
-``container_cpu_cfs_periods_total``        ``nr_periods``
-``container_cpu_cfs_throttled_periods_total`` ``nr_throttled``
-``container_cpu_cfs_throttled_seconds_total`` ``throttled_seconds``
-``container_spec_cpu_quota``               quota (us) -> ``limit_cores``
-``container_spec_cpu_period``              ``period_us``
-========================================== =====================
+* ``/api/v1/query_range`` JSON (``resultType: matrix``, ``values``) and
+  ``/api/v1/query`` JSON (``resultType: vector``, one ``value`` per series);
+* the text exposition format (a ``curl`` of Prometheus' or the kubelet's
+  ``/metrics/cadvisor``; see :mod:`.prometheus_text`), whose sample timestamps
+  are milliseconds; a sample without one gets the file's latest timestamp (or
+  its modification time when none has one; stated in the provenance), and a
+  series repeated without timestamps is skipped (several scrapes in one file
+  need timestamps).
 
-Rows are keyed by (pod, container, timestamp); several files (one per query)
-are merged by :func:`read_prometheus` given all of them.  Counts are of values
-(``unit="values"``); a value that is not a finite number is skipped.
+Metrics:
+
+============================================= ==================== ==================================
+metric                                        samples column       rates table (``rate()``)
+============================================= ==================== ==================================
+``container_cpu_usage_seconds_total``         ``usage_seconds``    ``cores``
+``container_cpu_cfs_periods_total``           ``nr_periods``       ``periods_per_second``
+``container_cpu_cfs_throttled_periods_total`` ``nr_throttled``     ``throttled_periods_per_second``
+``container_cpu_cfs_throttled_seconds_total`` ``throttled_seconds`` ``throttled_seconds_per_second``
+``container_spec_cpu_quota``                  quota (us) -> ``limit_cores`` (gauge)
+``container_spec_cpu_period``                 ``period_us`` (gauge)
+============================================= ==================== ==================================
+
+Series are identified by their whole label set (``__name__`` aside).  Files
+are merged by label set and timestamp, so one query_range file per metric
+gives one samples row per series and time with every column.  Series that
+differ in any label (container id, image, cpu, node...) stay distinct: each
+has its own ``series`` text and counter segments, and nothing is summed.  The
+one normalisation: ``cpu="total"`` (cAdvisor's whole-container usage) is the
+same series as the other metrics of that container without a ``cpu`` label;
+the provenance says so.  A value seen twice for one series and time (two
+files holding the same query) is kept once and the second is counted as
+skipped.
+
+Counter or rate: a series named by ``__name__`` is a counter (or a gauge, for
+the spec metrics).  A series without a name (what ``rate()``/``irate()`` or an
+aggregation returns) takes its metric from the file name and its kind from:
+``kind`` if given, else ``rate``/``irate`` in the file name, else the data (a
+counter never goes down except to restart near zero: values going down in any
+other way are a rate).  A lone value per series cannot tell and is taken as a
+counter, stated as "assumed".  Each decision and its reason is in the
+provenance.  Counts are of values for JSON (``unit="values"``), of lines for
+the text format (``"lines"``), ``"items"`` for a mix.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
+import os
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -33,8 +60,9 @@ from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.ingest.counter_segments import assign_segments
 from throttlelab.ingest.json_input import load_json
-from throttlelab.ingest.skip_counter import SkipCounter
+from throttlelab.ingest.prometheus_text import parse_value, read_text_points
 from throttlelab.ingest.result import IngestResult
+from throttlelab.ingest.skip_counter import SkipCounter
 
 METRICS = {
     "container_cpu_usage_seconds_total": "usage_seconds",
@@ -44,20 +72,76 @@ METRICS = {
     "container_spec_cpu_quota": "quota",
     "container_spec_cpu_period": "period_us",
 }
-_INT = {"nr_periods", "nr_throttled", "quota", "period_us"}
+GAUGES = {"quota", "period_us"}
+#: samples counter column -> what its per-second rate measures (column of the rates table).
+RATE_COLUMNS = {
+    "usage_seconds": "cores",
+    "nr_periods": "periods_per_second",
+    "nr_throttled": "throttled_periods_per_second",
+    "throttled_seconds": "throttled_seconds_per_second",
+}
+RATES_SCHEMA = {
+    "timestamp": tables.UTC_TIME,
+    "source": pl.String,
+    "series": pl.String,
+    "pod": pl.String,
+    "container": pl.String,
+    "measure": pl.String,
+    "value": pl.Float64,
+}
+_LONG = {"timestamp": tables.UTC_TIME, "source": pl.String, "key": pl.String, "pod": pl.String,
+         "container": pl.String, "column": pl.String, "value": pl.Float64}
+_RATE_NAME = re.compile(r"(^|[^a-z])i?rate([^a-z]|$)", re.IGNORECASE)
 
 
-def _metric_name(labels: dict, path: str) -> str | None:
+@dataclass
+class _Series:
+    source: str
+    name: str | None  # __name__ as given
+    metric: str  # the known metric it is
+    labels: dict
+    points: list  # (timestamp_ms, value)
+
+
+def _metric_of(labels: dict, path: str) -> tuple[str | None, str]:
+    """(known metric, how it was found) of a series."""
     name = labels.get("__name__")
-    if name in METRICS:
-        return name
-    if name is None:
-        hits = [m for m in METRICS if m in Path(path).name]
-        return max(hits, key=len) if hits else None
-    return None
+    if name is not None:
+        return (name, "__name__") if name in METRICS else (None, "__name__ not a CPU metric")
+    hits = [m for m in METRICS if m in Path(path).name]
+    if hits:
+        return max(hits, key=len), "file name (no __name__)"
+    return None, "no __name__ and no metric in the file name"
 
 
-def _points(path: str | Path, skips: SkipCounter) -> tuple[list[dict], int]:
+def _series_key(labels: dict) -> str:
+    """The label set without ``__name__`` (and without ``cpu="total"``), as ``k=v,...`` sorted."""
+    items = sorted((k, v) for k, v in labels.items() if k != "__name__" and not (k == "cpu" and v == "total"))
+    return ",".join(f"{k}={v}" for k, v in items)
+
+
+def _kind(series: _Series, forced: str | None) -> tuple[str, str]:
+    """(``counter``/``rate``/``gauge``, reason)."""
+    column = METRICS[series.metric]
+    if column in GAUGES:
+        return "gauge", "spec metric (a gauge)"
+    if series.name is not None:
+        return "counter", f"metric name {series.name}"
+    if forced in ("counter", "rate"):
+        return forced, "given (--prom-kind)"
+    if _RATE_NAME.search(Path(series.source).name):
+        return "rate", "rate/irate in the file name"
+    values = [v for _, v in sorted(series.points)]
+    if len(values) < 2:
+        return "counter", "assumed: one value, no name, nothing in the file name says rate"
+    downs = [(a, b) for a, b in zip(values, values[1:]) if b < a]
+    odd = [d for d in downs if d[1] > 0.1 * d[0]]  # a restart falls to near zero
+    if odd:
+        return "rate", f"values go down {len(odd)} time(s) without a restart (not a counter)"
+    return "counter", "values never go down except at a restart"
+
+
+def _json_series(path, skips: SkipCounter) -> tuple[list[_Series], int, dict]:
     source = str(path)
     doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), dict):
@@ -65,70 +149,168 @@ def _points(path: str | Path, skips: SkipCounter) -> tuple[list[dict], int]:
     if doc.get("status") not in (None, "success"):
         raise InputError(source, None, "Prometheus query failed", str(doc.get("error", doc.get("status"))))
     data = doc["data"]
-    if data.get("resultType") != "matrix":
-        raise InputError(source, None, "not a range query result", f"resultType={data.get('resultType')!r}, expected 'matrix'")
-    rows, total = [], 0
-    for k, series in enumerate(data.get("result") or []):
-        labels = series.get("metric") or {}
-        values = series.get("values") or []
-        name = _metric_name(labels, source)
-        if name is None:
-            total += len(values)
-            for _ in values:
-                skips.add(None, "metric not used", f"series {k}: {labels.get('__name__')!r}")
+    rtype = data.get("resultType")
+    if rtype not in ("matrix", "vector"):
+        raise InputError(source, None, "not a matrix or vector result", f"resultType={rtype!r}, expected 'matrix' or 'vector'")
+    out, total = [], 0
+    for k, item in enumerate(data.get("result") or []):
+        labels = item.get("metric") or {} if isinstance(item, dict) else {}
+        pairs = (item.get("values") or []) if rtype == "matrix" else ([item["value"]] if item.get("value") else [])
+        metric, how = _metric_of(labels, source)
+        total += len(pairs)
+        if metric is None:
+            for _ in pairs:
+                skips.add(None, "metric not used", f"series {k}: {labels.get('__name__')!r} ({how})")
             continue
-        column = METRICS[name]
-        pod = labels.get("pod") or labels.get("pod_name")
-        container = labels.get("container") or labels.get("container_name")
-        for pair in values:
-            total += 1
+        points = []
+        for pair in pairs:
             try:
                 ts, text = pair
-                value = float(text)
-                if not math.isfinite(value):
-                    raise ValueError
-                when = dt.datetime.fromtimestamp(float(ts), dt.timezone.utc)
+                points.append((round(float(ts) * 1000), parse_value(str(text))))
             except (TypeError, ValueError):
-                skips.add(None, "bad value", f"series {k} ({name}): {pair!r}")
+                skips.add(None, "bad value", f"series {k} ({metric}): {pair!r}")
+        out.append(_Series(source, labels.get("__name__"), metric, labels, points))
+    return out, total, {"format": "prometheus-json", "result_type": rtype}
+
+
+def _text_series(path, skips: SkipCounter) -> tuple[list[_Series], int, dict]:
+    """Series of an exposition file.  A sample without a timestamp was scraped with the
+    others: it gets the file's latest sample timestamp (cAdvisor stamps counters but not
+    its ``container_spec_*`` gauges), or the file's modification time when no sample has
+    one; either is stated in the provenance."""
+    source = str(path)
+    tp = read_text_points(path, skips)
+    stamped = [ts for _, _, _, ts, _ in tp.points if ts is not None]
+    if stamped:
+        fill, how = max(stamped), "the file's latest sample timestamp"
+    else:
+        fill, how = round(os.path.getmtime(path) * 1000), "the file's modification time"
+    by_key: dict[tuple, _Series] = {}
+    untimed: set[tuple] = set()
+    no_ts = 0
+    for n, name, labels, ts, value in tp.points:
+        labels = {**labels, "__name__": name}
+        metric, _ = _metric_of(labels, source)
+        if metric is None:
+            skips.add(n, "metric not used", name)
+            continue
+        key = (name, _series_key(labels))
+        if ts is None:
+            if key in untimed:
+                skips.add(n, "series repeated without a timestamp (several scrapes need timestamps)", name)
                 continue
-            rows.append({"timestamp": when, "pod": pod, "container": container, "column": column, "value": value})
-    return rows, total
+            untimed.add(key)
+            ts, no_ts = fill, no_ts + 1
+        s = by_key.setdefault(key, _Series(source, name, metric, labels, []))
+        s.points.append((ts, value))
+    prov = {"format": "prometheus-text", "lines": tp.lines_total}
+    if no_ts:
+        prov["untimed_samples"] = f"{no_ts} used samples without a timestamp: {how}, {_iso(fill)}"
+    return list(by_key.values()), tp.lines_total, prov
 
 
-def read_prometheus(paths, *, strict: bool = False) -> IngestResult:
-    """One or more query_range files -> samples, merged on (pod, container, timestamp)."""
+def _iso(ms: int) -> str:
+    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).isoformat()
+
+
+def _is_text(path) -> bool:
+    from throttlelab.ingest.input_files import head
+
+    return not head(path, 4096).lstrip().startswith(b"{")
+
+
+def read_prometheus_parts(paths, *, strict: bool = False, kind: str | None = None) -> dict[str, IngestResult]:
+    """Prometheus files -> ``{"samples": ..., "prometheus_rates": ...}`` (the parts that have rows or skips).
+
+    ``kind``: ``"counter"`` or ``"rate"`` for every unnamed series (default:
+    decided per series, see the module docstring).
+    """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     sources = tuple(str(p) for p in paths)
-    skips = SkipCounter(", ".join(sources) if len(sources) > 1 else sources[0])
-    rows, total = [], 0
+    skips = SkipCounter(", ".join(sources))
+    total = 0
+    series: list[_Series] = []
+    prov: dict[str, dict] = {}
     for p in paths:
         s = SkipCounter(str(p))
-        r, t = _points(p, s)
+        got, t, info = (_text_series if _is_text(p) else _json_series)(p, s)
         if strict and s.first is not None:
-            raise InputError(p, None, s.first.reason, s.first.excerpt)
+            raise InputError(p, s.first.line, s.first.reason, s.first.excerpt)
         skips.merge(s)
-        rows.extend(r)
+        series.extend(got)
         total += t
+        prov[str(p)] = {**info, "series": []}
+    long_rows, rate_rows, seen = [], [], set()
+    dup = SkipCounter(", ".join(sources))
+    for s in series:
+        k, why = _kind(s, kind)
+        key = _series_key(s.labels)
+        column = METRICS[s.metric]
+        prov[s.source]["series"].append({"series": key, "metric": s.metric, "kind": k, "decided_by": why})
+        pod = s.labels.get("pod") or s.labels.get("pod_name")
+        container = s.labels.get("container") or s.labels.get("container_name")
+        for ts, value in s.points:
+            ident = (key, column, k == "rate", ts)
+            if ident in seen:
+                dup.add(None, "duplicate value (same series and time already read)", f"{s.source}: {key} {s.metric} @{ts}")
+                continue
+            seen.add(ident)
+            when = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(milliseconds=ts)
+            row = {"timestamp": when, "source": s.source, "key": key, "pod": pod, "container": container,
+                   "value": value}
+            if k == "rate":
+                rate_rows.append({**row, "column": RATE_COLUMNS[column]})
+            else:
+                long_rows.append({**row, "column": column})
+    skips.merge(dup)
+    if strict and dup.first is not None:
+        raise InputError(dup.first.path, None, dup.first.reason, dup.first.excerpt)
+    if any(s.labels.get("cpu") == "total" for s in series):
+        for p in prov.values():
+            p["normalised"] = 'cpu="total" is the container total: same series as its metrics without a cpu label'
+    for p in prov.values():
+        p["aggregation"] = "none: each label set is its own series"
     report = skips.report()
+    used = total - report.total
+    fmts = {p["format"] for p in prov.values()}
+    unit = "values" if fmts == {"prometheus-json"} else "lines" if fmts == {"prometheus-text"} else "items"
+    parts: dict[str, IngestResult] = {}
+    n_rates = len(rate_rows)
+    if long_rows or not rate_rows:
+        parts["samples"] = IngestResult("samples", _samples(long_rows), report, total - n_rates, used - n_rates,
+                                        sources, unit, prov)
+    if rate_rows:
+        frame = pl.DataFrame(rate_rows, schema=_LONG).rename({"key": "series", "column": "measure"})
+        frame = frame.select(list(RATES_SCHEMA)).sort(["source", "series", "measure", "timestamp"])
+        from throttlelab.ingest.result import SkipReport
+
+        parts["prometheus_rates"] = IngestResult("prometheus_rates", frame, SkipReport() if "samples" in parts else report,
+                                                 n_rates if "samples" in parts else total, n_rates, sources, unit, prov)
+    return parts
+
+
+def _samples(rows: list[dict]) -> pl.DataFrame:
     if not rows:
-        return IngestResult("samples", tables.empty("samples"), report, total, total - report.total, sources, "values")
-    long = pl.DataFrame(
-        rows,
-        schema={"timestamp": tables.UTC_TIME, "pod": pl.String, "container": pl.String, "column": pl.String, "value": pl.Float64},
-    )
-    wide = long.pivot(on="column", index=["pod", "container", "timestamp"], values="value", aggregate_function="first")
+        return tables.empty("samples")
+    long = pl.DataFrame(rows, schema=_LONG)
+    # one row per series and time; a column missing there stays null.  ``first`` never
+    # chooses between values: duplicates were removed (and counted) before.
+    wide = long.pivot(on="column", index=["key", "timestamp"], values="value", aggregate_function="first")
+    firsts = long.group_by("key").agg(pl.col("source").first(), pl.col("pod").first(), pl.col("container").first())
+    wide = wide.join(firsts, on="key", how="left")
     for col in METRICS.values():
         if col not in wide.columns:
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(col))
     c = pl.col
-    wide = wide.sort(["pod", "container", "timestamp"], nulls_last=True).select(
+    wide = wide.sort(["key", "timestamp"]).select(
         "timestamp",
-        source=pl.lit(sources[0] if len(sources) == 1 else ",".join(sources)),
+        source="source",
         line=pl.lit(0, dtype=pl.Int64),
         pod="pod",
         container="container",
-        series=pl.concat_str(c("pod").fill_null(""), c("container").fill_null(""), separator="/"),
+        series="key",
+        _run="key",
         usage_seconds="usage_seconds",
         nr_periods=c("nr_periods").round(0).cast(pl.Int64),
         nr_throttled=c("nr_throttled").round(0).cast(pl.Int64),
@@ -136,5 +318,14 @@ def read_prometheus(paths, *, strict: bool = False) -> IngestResult:
         limit_cores=pl.when((c("quota") > 0) & (c("period_us") > 0)).then(c("quota") / c("period_us")),
         period_us=c("period_us").round(0).cast(pl.Int64),
     )
-    samples = tables.conform(assign_segments(wide, by="series"), "samples")
-    return IngestResult("samples", samples, report, total, total - report.total, sources, "values")
+    return tables.conform(assign_segments(wide, by="_run"), "samples")
+
+
+def read_prometheus(paths, *, strict: bool = False, kind: str | None = None) -> IngestResult:
+    """Prometheus files -> the samples (counters and gauges, merged by label set and time).
+
+    Rate series are in the ``prometheus_rates`` part of :func:`read_prometheus_parts`;
+    when the files hold nothing but rates, that part is returned.
+    """
+    parts = read_prometheus_parts(paths, strict=strict, kind=kind)
+    return parts.get("samples") or parts["prometheus_rates"]

@@ -120,6 +120,10 @@ class IngestResult:
         What ``lines_*`` and the skip counts count: ``"lines"`` for line formats;
         ``"values"`` for whole-document JSON (Prometheus, k6 summary), where
         each value or metric statistic is an item.
+    provenance
+        Per source, how it was read: format, choices made from the data (k6
+        CSV ``time_format``, Prometheus counter or rate per series and why, any
+        aggregation).  Written into the parquet file's metadata by the CLI.
     """
 
     table: str
@@ -129,6 +133,7 @@ class IngestResult:
     lines_used: int
     sources: tuple[str, ...] = ()
     unit: str = "lines"
+    provenance: dict[str, Any] = field(default_factory=dict)
 
     @property
     def samples(self) -> pl.DataFrame:
@@ -159,6 +164,7 @@ class IngestResult:
             self.lines_used + other.lines_used,
             self.sources + other.sources,
             self.unit if self.unit == other.unit else "items",
+            {**self.provenance, **other.provenance},
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -172,4 +178,5 @@ class IngestResult:
             "skipped": dict(self.skipped.counts),
             "sources": list(self.sources),
             "unit": self.unit,
+            "provenance": self.provenance,
         }

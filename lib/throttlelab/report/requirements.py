@@ -15,7 +15,7 @@ Check = Callable[[], tuple[bool, str]]
 
 def _local_cgroup() -> tuple[bool, str]:
     try:
-        mod = importlib.import_module("throttlelab.experiment.local")
+        mod = importlib.import_module("throttlelab.experiment.local_cgroup.local_backend")
         return mod.local_backend_available()
     except ImportError as exc:
         return False, f"local backend not available ({exc})"

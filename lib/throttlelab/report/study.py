@@ -12,6 +12,8 @@ A study is YAML::
         requires: [local_cgroup]  # optional; unmet -> run skipped with the reason
     include: [published.yaml]     # optional; runs of other studies (relative paths), first
 
+The keys are those of :class:`StudyFile` (unknown keys are errors naming the file and line).
+
 
 Relative paths (the notebook, and parameters whose value is a relative path
 that exists) are resolved against the project root: the nearest folder above
@@ -25,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
+from throttlelab.config_file import ConfigModel, SimpleName, config_error, read_yaml, validate
 from throttlelab.errors import SpecError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -70,65 +75,64 @@ def project_root(start: Path) -> Path:
     return start
 
 
+class StudyRunEntry(ConfigModel):
+    """One entry of a study's ``runs:`` list: a notebook and its papermill parameters."""
+
+    name: SimpleName = Field(description="run name: folder under reports/<study>/")
+    notebook: str = Field(description="notebook path, relative to the project root")
+    title: str | None = Field(None, description="title shown in the index (default: the name)")
+    parameters: dict[str, Any] = Field(default_factory=dict,
+                                       description="papermill parameters; each must be a parameter of the notebook")
+    requires: list[str] | str = Field(default_factory=list,
+                                      description="what the run needs (local_cgroup, ffmpeg, cluster ...); unmet: skipped")
+
+
+class StudyFile(ConfigModel):
+    """A study file: which notebooks to run, with which parameters (``studies/*.yaml``)."""
+
+    name: SimpleName | None = Field(None, description="folder under reports/ (default: file name)")
+    title: str | None = Field(None, description="title of the study")
+    description: str = Field("", description="one paragraph shown in the index")
+    include: list[str] = Field(default_factory=list, description="other study files whose runs come first")
+    runs: list[StudyRunEntry] = Field(default_factory=list, description="notebook runs")
+
+
 def load_study(path: str | Path, *, _depth: int = 0) -> Study:
     """Parse and check a study file.
 
     Raises
     ------
     SpecError
-        Naming the file and the offending key when the study cannot be used.
+        Naming the file, the line and the offending key when the study cannot be used.
     """
-    import yaml
-
     path = Path(path)
     if not path.is_file():
         raise SpecError(f"{path}: study file not found")
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark else str(path)
-        raise SpecError(f"{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(doc, dict):
-        raise SpecError(f"{path}: a study is a mapping with 'name' and 'runs'")
+    doc, lines = read_yaml(path)
+    model = validate(StudyFile, doc, source=path, lines=lines)
     root = project_root(path.resolve().parent)
-    name = _name(doc.get("name", path.stem), path, "name")
+    name = model.name or _name(path.stem, path, "name")
     included: list[NotebookRun] = []
-    for inc in doc.get("include") or []:
-        if not isinstance(inc, str):
-            raise SpecError(f"{path}: include must list study files")
+    for i, inc in enumerate(model.include):
         inc_path = (path.parent / inc).resolve()
         if inc_path == path.resolve() or _depth > 5:
-            raise SpecError(f"{path}: include {inc!r} is circular")
+            raise config_error(path, lines, ("include", i), f"{inc!r} is circular")
         included.extend(load_study(inc_path, _depth=_depth + 1).runs)
-    raw_runs = doc.get("runs") or []
-    if not isinstance(raw_runs, list) or not (raw_runs or included):
-        raise SpecError(f"{path}: 'runs' must be a non-empty list")
+    if not (model.runs or included):
+        raise config_error(path, lines, ("runs",), "must be a non-empty list")
     runs, seen = list(included), {r.name for r in included}
-    for i, raw in enumerate(raw_runs):
-        key = f"runs[{i}]"
-        if not isinstance(raw, dict):
-            raise SpecError(f"{path}: {key} must be a mapping")
-        rname = _name(raw.get("name"), path, f"{key}.name")
-        if rname in seen:
-            raise SpecError(f"{path}: {key}.name {rname!r} is used twice")
-        seen.add(rname)
-        nb = raw.get("notebook")
-        if not isinstance(nb, str):
-            raise SpecError(f"{path}: {key}.notebook must be a path")
-        nb_path = (root / nb).resolve()
+    for i, raw in enumerate(model.runs):
+        if raw.name in seen:
+            raise config_error(path, lines, ("runs", i, "name"), f"{raw.name!r} is used twice")
+        seen.add(raw.name)
+        nb_path = (root / raw.notebook).resolve()
         if not nb_path.is_file():
-            raise SpecError(f"{path}: {key}.notebook {nb!r} not found under {root}")
-        params = raw.get("parameters") or {}
-        if not isinstance(params, dict):
-            raise SpecError(f"{path}: {key}.parameters must be a mapping")
-        if "output_dir" in params:
-            raise SpecError(f"{path}: {key}.parameters.output_dir is set by the runner")
-        requires = raw.get("requires") or []
-        if isinstance(requires, str):
-            requires = [requires]
-        runs.append(NotebookRun(rname, nb_path, str(raw.get("title") or rname), dict(params), tuple(requires)))
-    return Study(name, str(doc.get("title") or name), str(doc.get("description") or ""), path, root, tuple(runs))
+            raise config_error(path, lines, ("runs", i, "notebook"), f"{raw.notebook!r} not found under {root}")
+        if "output_dir" in raw.parameters:
+            raise config_error(path, lines, ("runs", i, "parameters", "output_dir"), "is set by the runner")
+        requires = [raw.requires] if isinstance(raw.requires, str) else list(raw.requires)
+        runs.append(NotebookRun(raw.name, nb_path, raw.title or raw.name, dict(raw.parameters), tuple(requires)))
+    return Study(name, model.title or name, model.description, path, root, tuple(runs))
 
 
 def _name(value: Any, path: Path, key: str) -> str:

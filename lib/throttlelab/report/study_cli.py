@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from throttlelab.report.runner import run_study
+    from throttlelab.report.study_runner import run_study
     from throttlelab.report.study import load_study
 
     study = load_study(args.study).select(args.only)

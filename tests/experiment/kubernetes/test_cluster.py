@@ -20,9 +20,9 @@ import yaml
 from throttlelab.experiment.kubernetes import KubernetesBackend, cleanup, parse_options
 from throttlelab.experiment.kubernetes import labels as lb
 from throttlelab.experiment.kubernetes import manifests as mf
-from throttlelab.experiment.run_store import RunStore
-from throttlelab.experiment.spec import spec_from_mapping
-from throttlelab.experiment.sweep import run_sweep
+from throttlelab.experiment.sweeps.run_store import RunStore
+from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
 from .conftest import NODES, apply_rbac, service_account_token
 

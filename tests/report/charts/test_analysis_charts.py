@@ -17,11 +17,11 @@ from throttlelab.analysis.runs_input import load_runs
 from throttlelab.analysis.scaling import fit_runtime_models
 from throttlelab.analysis.thread_counts import analyse_thread_counts
 from throttlelab.ingest.published import load_go_active_time, load_mediamtx
-from throttlelab.report.charts.active_time import active_time_chart
-from throttlelab.report.charts.capacity import capacity_chart
-from throttlelab.report.charts.dead_zones import dead_zone_chart
-from throttlelab.report.charts.scaling import scaling_chart
-from throttlelab.report.charts.threads import auto_vs_best_chart, thread_heatmap
+from throttlelab.report.charts.active_time_charts import active_time_chart
+from throttlelab.report.charts.capacity_charts import capacity_chart
+from throttlelab.report.charts.dead_zone_charts import dead_zone_chart
+from throttlelab.report.charts.scaling_charts import scaling_chart
+from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
 

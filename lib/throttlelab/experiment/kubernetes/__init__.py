@@ -22,14 +22,14 @@ runner
 cleanup
     Finding and deleting labelled objects (session cleanup, orphans).
 backend
-    :class:`KubernetesBackend`, the :class:`~throttlelab.experiment.backend.Backend`.
+    :class:`KubernetesBackend`, the :class:`~throttlelab.experiment.sweeps.backends.Backend`.
 
 The ``kubernetes`` package itself is imported only when a cluster is used.
 """
 
 from __future__ import annotations
 
-from .backend import KubernetesBackend
+from .kube_backend import KubernetesBackend
 from .options import KubernetesOptions, parse_options
 
 __all__ = ["KubernetesBackend", "KubernetesOptions", "parse_options"]

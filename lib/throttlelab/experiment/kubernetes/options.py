@@ -21,138 +21,78 @@ Example (``studies/sweeps/kubernetes_example.yaml``)::
       service_account: throttlelab-runner   # the pods' service account (default: namespace default)
       annotations: {sidecar.istio.io/inject: "false"}   # added to every pod (e.g. no mesh sidecar)
 
-Every problem raises :class:`~throttlelab.errors.SpecError` naming the spec file
-and the key.
+Every problem raises :class:`~throttlelab.errors.SpecError` naming the spec file,
+the line and the key.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from throttlelab.errors import SpecError
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt, model_validator
+
+from throttlelab.config_file import ConfigModel, KeyLines, validate
 
 DEFAULT_IMAGE = "busybox:1.36"
-_DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?")
-_QUANTITY = re.compile(r"\d+(\.\d+)?([EPTGMK]i?|[numk]|e\d+)?")
-
-_KEYS = {
-    "namespace", "context", "kubeconfig", "in_cluster", "image", "command", "node_selector",
-    "nodes", "max_parallel", "memory_limit", "memory_request", "pending_timeout_s",
-    "stress_image", "image_pull_policy", "service_account", "poll_interval_s", "keep_pods", "node_cpus", "annotations",
-}
+_DNS_LABEL = r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$"
+_QUANTITY = r"^\d+(\.\d+)?([EPTGMK]i?|[numk]|e\d+)?$"
 
 
-@dataclass(frozen=True)
-class KubernetesOptions:
-    """Validated backend options (see the module docstring for the YAML keys)."""
-
-    namespace: str = "throttlelab"
-    context: str | None = None
-    kubeconfig: str | None = None
-    in_cluster: bool = False
-    image: str = DEFAULT_IMAGE
-    command: str | None = None
-    node_selector: dict[str, str] = field(default_factory=dict)
-    nodes: tuple[str, ...] = ()
-    max_parallel: int = 1
-    memory_limit: str | None = None
-    memory_request: str | None = None
-    pending_timeout_s: float = 120.0
-    stress_image: str = DEFAULT_IMAGE
-    image_pull_policy: str = "IfNotPresent"
-    service_account: str | None = None
-    poll_interval_s: float = 0.5
-    keep_pods: bool = False
-    node_cpus: float | None = None
-    annotations: dict[str, str] = field(default_factory=dict)
+def _command(value: str | None) -> str | None:
+    if value is not None:
+        try:
+            value.format(threads="1", nproc="1")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"only {{threads}} and {{nproc}} may be substituted ({exc})") from None
+    return value
 
 
-def parse_options(raw: Mapping[str, Any] | None, *, source: str | Path | None = None) -> KubernetesOptions:
+DnsLabel = Annotated[str, Field(pattern=_DNS_LABEL)]
+NonEmpty = Annotated[str, Field(min_length=1, pattern=r"\S")]
+Quantity = Annotated[str, Field(pattern=_QUANTITY)]
+Seconds = StrictInt | StrictFloat
+
+
+class KubernetesOptions(ConfigModel):
+    """The ``kubernetes:`` block of a sweep spec: where and how run pods are made."""
+
+    namespace: DnsLabel = Field("throttlelab", description="every object the runner makes lives here")
+    context: NonEmpty | None = Field(None, description="kubeconfig context (default: current)")
+    kubeconfig: NonEmpty | None = Field(None, description="default: $KUBECONFIG or ~/.kube/config")
+    in_cluster: StrictBool = Field(False, description="use the pod's service account")
+    image: NonEmpty = Field(DEFAULT_IMAGE, description="the workload image (must have /bin/sh)")
+    command: Annotated[NonEmpty | None, AfterValidator(_command)] = Field(
+        None, description="overrides the workload's command; {threads} and {nproc} are substituted")
+    node_selector: dict[str, str] = Field(default_factory=dict, description="node labels the pods need")
+    nodes: Annotated[tuple[NonEmpty, ...], AfterValidator(lambda v: tuple(dict.fromkeys(v)))] = Field((), description="pin runs to these nodes, one run per node at a time")
+    max_parallel: StrictInt = Field(1, ge=1, description="runs on different nodes at once")
+    memory_limit: Quantity | None = Field(None, description="e.g. 1Gi")
+    memory_request: Quantity | None = Field(None, description="e.g. 256Mi")
+    pending_timeout_s: Seconds = Field(120.0, ge=1, description="Pending longer than this: a timeout row")
+    stress_image: NonEmpty = Field(DEFAULT_IMAGE, description="image of the noisy-neighbour pods")
+    image_pull_policy: Literal["Always", "IfNotPresent", "Never"] = Field("IfNotPresent", description="of every pod")
+    service_account: DnsLabel | None = Field(None, description="the pods' service account (default: namespace default)")
+    poll_interval_s: Seconds = Field(0.5, ge=0.05, description="how often pod state is read")
+    keep_pods: StrictBool = Field(False, description="keep finished run pods (debugging)")
+    node_cpus: Seconds | None = Field(None, gt=0, description="node CPUs for contention shares (default: read the node)")
+    annotations: dict[str, str] = Field(default_factory=dict, description="added to every pod")
+
+    @model_validator(mode="after")
+    def _in_cluster_alone(self) -> KubernetesOptions:
+        if self.in_cluster and (self.context or self.kubeconfig):
+            raise ValueError("in-cluster config takes no context or kubeconfig")
+        return self
+
+
+def parse_options(raw: Mapping[str, Any] | None, *, source: str | Path | None = None,
+                  lines: KeyLines | None = None) -> KubernetesOptions:
     """Validate the spec's ``kubernetes:`` mapping.
 
     Raises
     ------
     SpecError
-        Naming ``source`` and the key (``kubernetes.<key>``).
+        Naming ``source``, the line and the key (``kubernetes.<key>``).
     """
-    where = str(source) if source is not None else "<spec>"
-    raw = dict(raw or {})
-
-    def fail(key: str, msg: str) -> SpecError:
-        return SpecError(f"{where}: key 'kubernetes.{key}': {msg}")
-
-    unknown = sorted(set(raw) - _KEYS)
-    if unknown:
-        raise fail(unknown[0], f"unknown key (known: {', '.join(sorted(_KEYS))})")
-    kw: dict[str, Any] = {}
-    for key in ("namespace", "service_account"):
-        if raw.get(key) is not None:
-            v = raw[key]
-            if not isinstance(v, str) or not _DNS_LABEL.fullmatch(v):
-                raise fail(key, f"must be a DNS label (lowercase letters, digits, '-'), got {v!r}")
-            kw[key] = v
-    for key in ("context", "kubeconfig", "image", "command", "stress_image"):
-        if raw.get(key) is not None:
-            v = raw[key]
-            if not isinstance(v, str) or not v.strip():
-                raise fail(key, "must be a non-empty string")
-            kw[key] = v
-    if "command" in kw:
-        try:
-            kw["command"].format(threads="1", nproc="1")
-        except (KeyError, IndexError, ValueError) as exc:
-            raise fail("command", f"only {{threads}} and {{nproc}} may be substituted ({exc})") from None
-    for key in ("in_cluster", "keep_pods"):
-        if key in raw:
-            if not isinstance(raw[key], bool):
-                raise fail(key, f"must be true or false, got {raw[key]!r}")
-            kw[key] = raw[key]
-    if raw.get("node_selector") is not None:
-        sel = raw["node_selector"]
-        if not isinstance(sel, Mapping) or not all(isinstance(k, str) for k in sel):
-            raise fail("node_selector", "must be a mapping of label -> value")
-        kw["node_selector"] = {k: str(v) for k, v in sel.items()}
-    if raw.get("annotations") is not None:
-        ann = raw["annotations"]
-        if not isinstance(ann, Mapping) or not all(isinstance(k, str) for k in ann):
-            raise fail("annotations", "must be a mapping of annotation -> value")
-        kw["annotations"] = {k: str(v) for k, v in ann.items()}
-    if raw.get("nodes") is not None:
-        nodes = raw["nodes"]
-        if not isinstance(nodes, list) or not all(isinstance(n, str) and n for n in nodes):
-            raise fail("nodes", "must be a list of node names")
-        kw["nodes"] = tuple(dict.fromkeys(nodes))
-    if "max_parallel" in raw:
-        v = raw["max_parallel"]
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise fail("max_parallel", f"must be an integer >= 1, got {v!r}")
-        kw["max_parallel"] = v
-    for key in ("memory_limit", "memory_request"):
-        if raw.get(key) is not None:
-            v = str(raw[key])
-            if not _QUANTITY.fullmatch(v):
-                raise fail(key, f"must be a Kubernetes quantity such as 512Mi, got {v!r}")
-            kw[key] = v
-    if raw.get("node_cpus") is not None:
-        v = raw["node_cpus"]
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
-            raise fail("node_cpus", f"must be a positive number of CPUs, got {v!r}")
-        kw["node_cpus"] = float(v)
-    for key, lo in (("pending_timeout_s", 1.0), ("poll_interval_s", 0.05)):
-        if key in raw:
-            v = raw[key]
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or v < lo:
-                raise fail(key, f"must be a number >= {lo}, got {v!r}")
-            kw[key] = float(v)
-    if "image_pull_policy" in raw:
-        v = raw["image_pull_policy"]
-        if v not in ("Always", "IfNotPresent", "Never"):
-            raise fail("image_pull_policy", f"must be Always, IfNotPresent or Never, got {v!r}")
-        kw["image_pull_policy"] = v
-    if kw.get("in_cluster") and (kw.get("context") or kw.get("kubeconfig")):
-        raise fail("in_cluster", "in-cluster config takes no context or kubeconfig")
-    return KubernetesOptions(**kw)
+    return validate(KubernetesOptions, dict(raw or {}), source=source, lines=lines, prefix=("kubernetes",))

@@ -1,0 +1,1 @@
+"""Latency experiments: the target service, the load generator, contention sweeps."""

@@ -1,0 +1,1 @@
+"""The local cgroup backend: CPU cgroups on this machine, workloads, the sampler, neighbours."""

@@ -1,0 +1,1 @@
+"""Sweeps: specs, plans, the run store and the loop that runs them on a backend."""

@@ -1,0 +1,58 @@
+"""``throttlelab sweep SPEC.yaml``: run (or resume) a sweep from a spec.
+
+Examples::
+
+    throttlelab sweep studies/local_sweep.yaml --dry-run     # the plan, what is done, can it run here
+    throttlelab sweep studies/local_sweep.yaml               # run or resume
+    throttlelab sweep studies/local_sweep.yaml --data-root /tmp/raw
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="sweep spec (YAML)")
+    parser.add_argument("--dry-run", action="store_true", help="print the plan and what is already done; run nothing")
+    parser.add_argument("--data-root", metavar="DIR", help="folder of experiments (default: the spec's data_root)")
+    parser.add_argument("--retry-failed", action="store_true", help="redo runs that failed or timed out")
+    parser.add_argument("--max-runs", type=int, metavar="N", help="stop after N runs (resume later)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    import logging
+
+    from throttlelab.experiment.sweeps.run_store import RunStore
+    from throttlelab.experiment.sweeps.spec import load_spec
+    from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
+
+    logging.basicConfig(level=logging.WARNING, format="throttlelab: %(message)s")
+    spec = load_spec(args.spec, data_root=args.data_root)
+    store = RunStore(spec.experiment_dir)
+    plan = spec.plan()
+    todo = pending_runs(spec, store, retry_failed=args.retry_failed)
+    if args.dry_run:
+        return _dry_run(spec, plan, {p.run_id for p in todo})
+    df = run_sweep(spec, progress=not args.no_progress, retry_failed=args.retry_failed, max_runs=args.max_runs)
+    mine = df.filter(df["run_id"].is_in([p.run_id for p in plan]))
+    counts = mine["status"].value_counts(sort=True)
+    summary = ", ".join(f"{n} {s}" for s, n in counts.iter_rows())
+    print(f"{spec.name}: {mine.height}/{len(plan)} runs recorded ({summary or 'none'}) in {store.directory}")
+    return 0 if mine.height == len(plan) or args.max_runs else 1
+
+
+def _dry_run(spec, plan, todo: set[str]) -> int:
+    from throttlelab.experiment.sweeps.backends import get_backend
+
+    print(f"experiment {spec.name}: {len(plan)} runs ({len(plan) - len(todo)} done, {len(todo)} to do), "
+          f"backend {spec.backend}, workload {spec.workload.kind}, data in {spec.experiment_dir}")
+    print(f"{'order':>5}  {'run_id':<36} {'limit':>8} {'threads':>7} {'neighbour':>9} {'rep':>3}  state")
+    for p in plan:
+        lim = "unlim" if p.limit_cores is None else f"{p.limit_cores:g}"
+        state = ("todo" if p.run_id in todo else "done") + (" (warm-up)" if p.warmup else "")
+        print(f"{p.order:>5}  {p.run_id:<36} {lim:>8} {p.threads:>7} {p.contention.label:>9} {p.replicate:>3}  {state}")
+    ok, reason = get_backend(spec.backend).available()
+    print(f"backend {spec.backend}: " + ("available" if ok else f"NOT available: {reason}"))
+    return 0

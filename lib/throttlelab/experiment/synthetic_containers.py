@@ -1,0 +1,297 @@
+"""Synthetic cAdvisor and kube-state-metrics series of containers under CFS limits, as OpenMetrics text.
+
+Each 15-s scrape interval has a mean CPU demand (daily cycle, slow noise, optional
+bursts); the container runs in a share ``active`` of the 100-ms CFS periods, and
+within an active period its demand is ``demand / active x X`` with ``X`` a gamma
+burst factor (mean 1, coefficient of variation ``burst_cv``), capped at its
+thread count.  A period is throttled when that demand exceeds the limit; usage
+is what the limit lets through and the throttled seconds are the demand it did
+not.  (The recommender models bursts with a log-normal: the generator is not
+the model it tests.)  Counters are cumulative with ``_total`` names and restart
+from zero (with a new ``id`` label) where a container restarts; requests and
+limits are kube-state-metrics gauges scraped every minute.
+
+>>> spec = ContainerSpec("shop", "web-0", "web", request=0.5, limit=1.0, mean_cores=0.3)
+>>> text = openmetrics_text([spec], start=1_700_000_000, hours=1)
+>>> text.splitlines()[0].split("{")[0], text.rstrip().splitlines()[-1]
+('container_cpu_usage_seconds_total', '# EOF')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.signal import lfilter
+
+from throttlelab.ingest.prometheus_local import run_promtool
+
+PERIOD_S = 0.1
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    """One container's true behaviour (what the recommender must discover)."""
+
+    namespace: str
+    pod: str
+    container: str
+    request: float | None = 0.5
+    limit: float | None = 1.0  # cores; None: no limit (no CFS counters)
+    mean_cores: float = 0.3  # mean CPU demand
+    threads: float = 4.0  # most cores it can use at once
+    diurnal: float = 0.3  # relative amplitude of the daily cycle
+    noise: float = 0.15  # relative slow noise of the interval demand
+    burst_cv: float = 0.8  # coefficient of variation of the per-period burst factor
+    active_share: float = 0.7  # share of CFS periods with runnable threads at the mean demand
+    spike_prob: float = 0.0  # chance per interval that a spike (x spike_factor, ~5 min) starts
+    spike_factor: float = 4.0
+    restart_at: float | None = None  # fraction of the window where the container restarts
+    seed: int = 0
+
+
+def _burst_tables(cv: float, seed: int, n: int = 60_000):
+    """Tabulated S(a) = P(X > a) and G(a) = E[min(X, a)] for the gamma burst factor X (mean 1)."""
+    rng = np.random.default_rng(seed)
+    k = 1.0 / max(cv, 1e-3) ** 2
+    x = np.sort(rng.gamma(k, 1.0 / k, n))
+    grid = np.geomspace(1e-3, 1e3, 400)
+    idx = np.searchsorted(x, grid)
+    surv = 1.0 - idx / n
+    csum = np.concatenate([[0.0], np.cumsum(x)])
+    g = (csum[idx] + grid * (n - idx)) / n
+    return np.log(grid), surv, g
+
+
+def _interp(tab, a):
+    la = np.log(np.clip(a, 1e-3, 1e3))
+    return np.interp(la, tab[0], tab[1]), np.interp(la, tab[0], tab[2])
+
+
+def _demand(spec: ContainerSpec, start: float, hours: float, scrape_s: float):
+    """Per scrape interval: times, mean demand (cores), running share of periods, demand in a running period."""
+    rng = np.random.default_rng(spec.seed)
+    n = int(round(hours * 3600 / scrape_s))
+    times = start + scrape_s * np.arange(1, n + 1)
+    phase = rng.uniform(0, 2 * np.pi)
+    daily = 1 + spec.diurnal * np.sin(2 * np.pi * times / 86400 + phase)
+    # slow noise: AR(1) in log space, correlation time ~ 10 min
+    rho = math.exp(-scrape_s / 600)
+    eps = rng.normal(0, spec.noise * math.sqrt(1 - rho**2), n)
+    ar = lfilter([1.0], [1.0, -rho], eps)
+    demand = spec.mean_cores * daily * np.exp(ar - spec.noise**2 / 2)
+    if spec.spike_prob > 0:
+        starts = rng.random(n) < spec.spike_prob
+        span = max(1, int(300 / scrape_s))
+        spiking = np.convolve(starts.astype(float), np.ones(span))[:n] > 0
+        demand = np.where(spiking, demand * spec.spike_factor, demand)
+    demand = np.clip(demand, 1e-4, spec.threads)
+    active = np.clip(spec.active_share * np.sqrt(demand / spec.mean_cores), 0.02, 1.0)
+    m = demand / active  # mean demand in an active period
+    return rng, times, demand, active, m
+
+
+def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 15.0) -> dict[str, np.ndarray]:
+    """Scrape-time counters of one container: ``times`` and cumulative ``usage``, ``periods``, ``throttled``, ``throttled_s``."""
+    rng, times, demand, active, m = _demand(spec, start, hours, scrape_s)
+    n = len(times)
+    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
+    n_periods = scrape_s / PERIOD_S
+    periods = active * n_periods
+    if spec.limit is None:
+        _, g_n = _interp(tab, spec.threads / m)
+        used = m * g_n
+        throttled = np.zeros(n)
+        unserved = np.zeros(n)
+    else:
+        cap = min(spec.limit, spec.threads)
+        s_l, g_l = _interp(tab, cap / m)
+        _, g_n = _interp(tab, spec.threads / m)
+        used = m * g_l
+        unserved = m * np.maximum(g_n - g_l, 0.0)
+        p_thr = s_l if spec.threads > spec.limit else np.zeros(n)
+        throttled = rng.binomial(np.round(periods).astype(np.int64), np.clip(p_thr, 0, 1)).astype(float)
+    usage = used * active * scrape_s
+    thr_s = unserved * active * scrape_s
+    out = {"times": times}
+    restart = None if spec.restart_at is None else int(spec.restart_at * n)
+    for name, inc in (("usage", usage), ("periods", periods), ("throttled", throttled), ("throttled_s", thr_s)):
+        c = np.cumsum(inc)
+        if restart is not None:
+            c[restart:] -= c[restart - 1]
+        out[name] = np.floor(c) if name in ("periods", "throttled") else c
+    out["restart_index"] = np.array([-1 if restart is None else restart])
+    return out
+
+
+def true_throttled_ratio(spec: ContainerSpec, limit: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
+    """The throttled-period ratio ``spec`` would have at ``limit`` (expected value, same demand as :func:`simulate`)."""
+    return _true_ratios(spec, [limit], start, hours, scrape_s)[0]
+
+
+def _true_ratios(spec, limits, start, hours, scrape_s):
+    _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
+    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
+    out = []
+    for limit in limits:
+        if spec.threads <= limit:
+            out.append(0.0)
+            continue
+        surv, _ = _interp(tab, limit / m)
+        out.append(float((active * surv).sum() / active.sum()))
+    return out
+
+
+def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
+    """The smallest limit (to 1m) whose true throttled-period ratio is at most ``target``."""
+    _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
+    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
+    lo, hi = 0.001, float(spec.threads)
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        surv, _ = _interp(tab, mid / m)
+        if float((active * surv).sum() / active.sum()) <= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _labels(spec: ContainerSpec, cid: str) -> str:
+    return f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}",id="{cid}"'
+
+
+def _lines(name: str, labels: str, times: np.ndarray, values: np.ndarray, fmt: str) -> list[str]:
+    prefix = f"{name}{{{labels}}} "
+    return [f"{prefix}{v:{fmt}} {t:.0f}" for t, v in zip(times.tolist(), values.tolist())]
+
+
+def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0,
+                    kube_state_metrics: bool = True, gauge_every_s: float = 60.0) -> tuple[np.ndarray, list[str]]:
+    """One container's OpenMetrics sample lines and their timestamps (unsorted across metrics)."""
+    sim = simulate(spec, start, hours, scrape_s)
+    t = sim["times"]
+    r = int(sim["restart_index"][0])
+    ids = (np.arange(len(t)) >= r).astype(int) if r >= 0 else np.zeros(len(t), int)
+    lines: list[str] = []
+    stamps: list[np.ndarray] = []
+    for part in np.unique(ids):
+        sel = ids == part
+        lab = _labels(spec, f"/kubepods/{spec.pod}/{spec.container}-{part}")
+        tt = t[sel]
+        metrics = [("container_cpu_usage_seconds_total", "usage", ".6f")]
+        if spec.limit is not None:
+            metrics += [("container_cpu_cfs_periods_total", "periods", ".0f"),
+                        ("container_cpu_cfs_throttled_periods_total", "throttled", ".0f"),
+                        ("container_cpu_cfs_throttled_seconds_total", "throttled_s", ".6f")]
+        for name, key, fmt in metrics:
+            lines += _lines(name, lab, tt, sim[key][sel], fmt)
+            stamps.append(tt)
+    minute = t[:: max(1, int(round(gauge_every_s / scrape_s)))]
+    base = f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}"'
+    ksm = f'{base},resource="cpu",unit="core"'
+    gauges = []
+    if kube_state_metrics and spec.request is not None:
+        gauges.append(("kube_pod_container_resource_requests", ksm, spec.request, "g"))
+    if kube_state_metrics and spec.limit is not None:
+        gauges.append(("kube_pod_container_resource_limits", ksm, spec.limit, "g"))
+    if spec.limit is not None:
+        gauges += [("container_spec_cpu_quota", base, spec.limit * 100_000, ".0f"),
+                   ("container_spec_cpu_period", base, 100_000.0, ".0f")]
+    for name, lab, value, fmt in gauges:
+        lines += _lines(name, lab, minute, np.full(len(minute), value), fmt)
+        stamps.append(minute)
+    return np.concatenate(stamps), lines
+
+
+def openmetrics_text(specs, *, start: float, hours: float, scrape_s: float = 15.0, kube_state_metrics: bool = True,
+                     gauge_every_s: float = 60.0) -> str:
+    """OpenMetrics text of ``specs`` over ``hours`` from ``start`` (``# EOF`` last)."""
+    out: list[str] = []
+    for spec in specs:
+        out += container_lines(spec, start=start, hours=hours, scrape_s=scrape_s, kube_state_metrics=kube_state_metrics,
+                               gauge_every_s=gauge_every_s)[1]
+    out.append("# EOF")
+    return "\n".join(out) + "\n"
+
+
+def backfill(specs, tsdb_dir: str | Path, *, start: float, hours: float, scrape_s: float = 15.0,
+             kube_state_metrics: bool = True, work_dir: str | Path | None = None, promtool: str = "promtool") -> int:
+    """Backfill ``specs`` into ``tsdb_dir`` with ``promtool``, one OpenMetrics file per UTC day (24-h blocks).
+
+    Containers are simulated one at a time and their lines appended to the day files, so memory stays small.
+    Returns the number of sample lines written.
+    """
+    tsdb_dir = Path(tsdb_dir)
+    tsdb_dir.mkdir(parents=True, exist_ok=True)
+    work = Path(work_dir) if work_dir else tsdb_dir.parent
+    work.mkdir(parents=True, exist_ok=True)
+    files: dict[int, object] = {}
+    total = 0
+    try:
+        for spec in specs:
+            stamps, lines = container_lines(spec, start=start, hours=hours, scrape_s=scrape_s,
+                                            kube_state_metrics=kube_state_metrics)
+            days = (stamps // 86400).astype(np.int64)
+            order = np.argsort(days, kind="stable")
+            days_sorted = days[order]
+            for day in np.unique(days_sorted):
+                lo, hi = np.searchsorted(days_sorted, [day, day + 1])
+                fh = files.get(int(day))
+                if fh is None:
+                    fh = files[int(day)] = open(work / f"backfill-{int(day)}.om", "w")
+                fh.write("\n".join(lines[i] for i in order[lo:hi].tolist()) + "\n")
+            total += len(lines)
+    finally:
+        for fh in files.values():
+            fh.write("# EOF\n")
+            fh.close()
+    for day in sorted(files):
+        path = work / f"backfill-{day}.om"
+        run_promtool(path, tsdb_dir, promtool=promtool)
+        path.unlink()
+    return total
+
+
+def scenario_specs(namespace: str = "shop") -> list[ContainerSpec]:
+    """The six test scenarios: starved, oversized, well-sized, bursty, no limit, restarted."""
+    base = ContainerSpec(namespace, "x", "app")
+    rep = dataclasses.replace
+    return [
+        rep(base, pod="starved-0", container="api", request=0.25, limit=0.5, mean_cores=0.8, threads=3.0, burst_cv=0.6, seed=1),
+        rep(base, pod="oversized-0", container="worker", request=2.0, limit=4.0, mean_cores=0.2, threads=2.0, burst_cv=0.6, seed=2),
+        rep(base, pod="wellsized-0", container="web", request=0.5, limit=1.0, mean_cores=0.4, threads=4.0, burst_cv=0.35, seed=3),
+        rep(base, pod="bursty-0", container="batch", request=0.3, limit=1.0, mean_cores=0.25, threads=4.0, burst_cv=1.5,
+            spike_prob=0.004, spike_factor=4.0, seed=4),
+        rep(base, pod="nolimit-0", container="cache", request=0.5, limit=None, mean_cores=0.3, threads=2.0, seed=5),
+        rep(base, pod="restarted-0", container="queue", request=0.5, limit=1.0, mean_cores=0.35, threads=2.0, burst_cv=0.5,
+            restart_at=0.5, seed=6),
+    ]
+
+
+def container_cpu(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0, step_s: float = 60.0):
+    """The per-step rates a Prometheus would return for ``spec`` (no server: for simulations of the recommender)."""
+    from throttlelab.ingest.container_cpu import ContainerCPU
+
+    sim = simulate(spec, start, hours, scrape_s)
+    k = int(round(step_s / scrape_s))
+    n = len(sim["times"]) // k
+    r = int(sim["restart_index"][0])
+
+    def rate(name):
+        c = sim[name][: n * k]
+        inc = np.diff(np.concatenate([[0.0], c]))
+        if r >= 0 and r < len(inc):
+            inc[r] = c[r]  # the restarted counter's first value is its increase
+        return inc.reshape(n, k).sum(1) / step_s
+
+    limited = spec.limit is not None
+    nan = np.full(n, np.nan)
+    return ContainerCPU(spec.namespace, spec.pod, spec.container, spec.request, spec.limit,
+                        "kube-state-metrics" if limited else "none", step_s, sim["times"][k - 1 :: k][:n],
+                        rate("usage"), rate("throttled_s") if limited else nan, rate("periods") if limited else nan,
+                        rate("throttled") if limited else nan)

@@ -1,0 +1,251 @@
+"""Read-only client of the Prometheus HTTP API (``/api/v1/query``, ``/api/v1/query_range``) over urllib3.
+
+Every failure a user can meet (unreachable server, TLS, 4xx/5xx, a PromQL error,
+an answer that is not the API's JSON) raises :class:`PrometheusError`, a
+:class:`~throttlelab.errors.ThrottlelabError` printed as one line.  Long range
+queries are split into pieces under the server's 11,000-points-per-series limit.
+
+Examples
+--------
+>>> api = PrometheusAPI("http://127.0.0.1:9090")          # doctest: +SKIP
+>>> api.query("up")                                         # doctest: +SKIP
+[{'metric': {...}, 'value': [1700000000.0, '1']}]
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import ssl
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from throttlelab.errors import ThrottlelabError
+
+MAX_POINTS = 11_000  # the server refuses a range query with more points per series
+USER_ENV = "PROMETHEUS_USERNAME"
+PASSWORD_ENV = "PROMETHEUS_PASSWORD"
+
+
+class PrometheusError(ThrottlelabError):
+    """The server could not be reached or refused a query (one line, names the URL)."""
+
+
+@dataclass
+class Series:
+    """One range-query series: its labels and float ``times`` (unix s) and ``values``."""
+
+    labels: dict
+    times: np.ndarray
+    values: np.ndarray
+
+
+@dataclass
+class PrometheusAPI:
+    """Connection to one Prometheus server.
+
+    Parameters
+    ----------
+    url
+        Base URL (``http://host:9090``, or with a path prefix ``https://host/prometheus``).
+    bearer_token_file
+        File holding a bearer token (sent as ``Authorization: Bearer``); read once.
+    ca_file
+        CA bundle that signs the server's certificate.
+    insecure_skip_tls_verify
+        Do not verify the server's certificate (off by default).
+    timeout
+        Seconds per request (connect and read).
+    basic_auth
+        ``(user, password)``; by default from ``$PROMETHEUS_USERNAME`` and ``$PROMETHEUS_PASSWORD``.
+    """
+
+    url: str
+    bearer_token_file: str | None = None
+    ca_file: str | None = None
+    insecure_skip_tls_verify: bool = False
+    timeout: float = 30.0
+    basic_auth: tuple[str, str] | None = None
+    queries: int = field(default=0, init=False)  # requests sent (for benchmarks)
+
+    def __post_init__(self) -> None:
+        import urllib3
+
+        if not self.url.startswith(("http://", "https://")):
+            raise PrometheusError(f"{self.url}: not an http(s) URL (expected e.g. http://127.0.0.1:9090)")
+        self.url = self.url.rstrip("/")
+        self._lock = threading.Lock()
+        headers = {"Accept": "application/json", "User-Agent": "throttlelab-recommend"}
+        if self.bearer_token_file:
+            try:
+                token = Path(self.bearer_token_file).read_text().strip()
+            except OSError as exc:
+                raise PrometheusError(f"{self.bearer_token_file}: cannot read the bearer token file ({exc.strerror})") from None
+            headers["Authorization"] = f"Bearer {token}"
+        else:
+            auth = self.basic_auth
+            if auth is None and os.environ.get(USER_ENV):
+                auth = (os.environ[USER_ENV], os.environ.get(PASSWORD_ENV, ""))
+            if auth:
+                headers.update(urllib3.make_headers(basic_auth=f"{auth[0]}:{auth[1]}"))
+        if self.ca_file and not Path(self.ca_file).is_file():
+            raise PrometheusError(f"{self.ca_file}: CA file not found")
+        kw: dict = {}
+        if self.url.startswith("https://"):
+            if self.insecure_skip_tls_verify:
+                kw.update(cert_reqs=ssl.CERT_NONE, assert_hostname=False)
+                urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
+            else:
+                kw.update(cert_reqs=ssl.CERT_REQUIRED, ca_certs=self.ca_file)
+        self._pool = urllib3.PoolManager(
+            num_pools=2, maxsize=4, headers=headers, timeout=urllib3.Timeout(connect=min(self.timeout, 10), read=self.timeout),
+            retries=urllib3.Retry(total=1, connect=1, read=0, redirect=2, status=0), **kw,
+        )
+
+    # -- transport ---------------------------------------------------------------------------------------
+    def _get(self, path: str, params: dict) -> dict | list:
+        import urllib3
+
+        target = f"{self.url}{path}"
+        with self._lock:
+            self.queries += 1
+        try:
+            resp = self._pool.request("POST", target, fields=params, encode_multipart=False)
+        except urllib3.exceptions.MaxRetryError as exc:
+            raise PrometheusError(f"{self.url}: cannot reach Prometheus ({_reason(exc.reason)})") from None
+        except urllib3.exceptions.HTTPError as exc:
+            raise PrometheusError(f"{self.url}: cannot reach Prometheus ({_reason(exc)})") from None
+        try:
+            doc = json.loads(resp.data)
+        except ValueError:
+            doc = None
+        if resp.status >= 400 or not isinstance(doc, dict) or doc.get("status") != "success":
+            if isinstance(doc, dict) and doc.get("error"):
+                detail = f"{doc.get('errorType', 'error')}: {doc['error']}"
+            else:
+                detail = resp.data[:120].decode("utf-8", "replace").strip().replace("\n", " ") or "empty body"
+            what = f"HTTP {resp.status}" if resp.status >= 400 else "not a Prometheus API answer"
+            hint = " (check --bearer-token-file or $PROMETHEUS_USERNAME/$PROMETHEUS_PASSWORD)" if resp.status in (401, 403) else ""
+            raise PrometheusError(f"{target}: {what}{hint}: {detail}")
+        return doc["data"]
+
+    # -- API ---------------------------------------------------------------------------------------------
+    def query(self, promql: str, *, time: float | None = None) -> list[dict]:
+        """Instant query -> list of ``{"metric": labels, "value": [t, "v"]}`` (vector results only)."""
+        params = {"query": promql}
+        if time is not None:
+            params["time"] = f"{time:.3f}"
+        data = self._get("/api/v1/query", params)
+        if data.get("resultType") != "vector":
+            raise PrometheusError(f"{self.url}: expected an instant vector for {promql!r}, got {data.get('resultType')}")
+        return data["result"]
+
+    def query_values(self, promql: str, *, time: float | None = None, keys=("namespace", "pod", "container")) -> dict:
+        """Instant query -> ``{(label values...): float}`` keyed by ``keys``."""
+        out = {}
+        for item in self.query(promql, time=time):
+            m = item["metric"]
+            out[tuple(m.get(k, "") for k in keys)] = float(item["value"][1])
+        return out
+
+    def query_range(self, promql: str, start: float, end: float, step: float) -> list[Series]:
+        """Range query split in pieces of at most :data:`MAX_POINTS` steps; series are joined by labels."""
+        if step <= 0 or end < start:
+            raise PrometheusError(f"bad range query window: start={start}, end={end}, step={step}")
+        pieces: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
+        labels_of: dict[tuple, dict] = {}
+        span = step * (MAX_POINTS - 1)
+        t0 = start
+        while t0 <= end:
+            t1 = min(end, t0 + span)
+            data = self._get("/api/v1/query_range", {"query": promql, "start": f"{t0:.3f}", "end": f"{t1:.3f}", "step": f"{step:g}"})
+            if data.get("resultType") != "matrix":
+                raise PrometheusError(f"{self.url}: expected a matrix for {promql!r}, got {data.get('resultType')}")
+            for item in data["result"]:
+                key = tuple(sorted(item["metric"].items()))
+                labels_of[key] = item["metric"]
+                vals = item["values"]
+                arr = np.array([v[0] for v in vals], dtype=float), np.array([v[1] for v in vals], dtype=float)
+                pieces.setdefault(key, []).append(arr)
+            t0 = t1 + step
+        out = []
+        for key, parts in pieces.items():
+            times = np.concatenate([p[0] for p in parts])
+            values = np.concatenate([p[1] for p in parts])
+            out.append(Series(labels_of[key], times, values))
+        return out
+
+    def server_time(self) -> float:
+        """The server's clock (unix s), from ``time()``."""
+        res = self.query("vector(time())")
+        return float(res[0]["value"][1]) if res else math.nan
+
+    def close(self) -> None:
+        self._pool.clear()
+
+
+def _reason(exc: object) -> str:
+    text = str(exc)
+    for marker in ("Connection refused", "timed out", "Name or service not known", "CERTIFICATE_VERIFY_FAILED",
+                   "No route to host", "Temporary failure in name resolution", "WRONG_VERSION_NUMBER"):
+        if marker in text:
+            return marker.lower().replace("_", " ")
+    return text.split(": ", 1)[-1][:160]
+
+
+def parse_duration(text: str) -> float:
+    """A Prometheus duration (``14d``, ``90m``, ``1h30m``, ``3600`` seconds) -> seconds.
+
+    >>> parse_duration("14d"), parse_duration("1h30m"), parse_duration("90")
+    (1209600.0, 5400.0, 90.0)
+    """
+    import re
+
+    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+    s = str(text).strip()
+    try:
+        return float(s)
+    except ValueError:
+        pass
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)", s)
+    if not parts or "".join(a + b for a, b in parts) != s:
+        raise ThrottlelabError(f"{text!r}: not a duration (expected e.g. 14d, 6h, 90m, 1h30m)")
+    return float(sum(float(a) * units[b] for a, b in parts))
+
+
+def format_duration(seconds: float) -> str:
+    """Seconds -> the shortest Prometheus duration (``1209600`` -> ``14d``).
+
+    >>> format_duration(1209600), format_duration(120), format_duration(90)
+    ('14d', '2m', '90s')
+    """
+    s = int(round(seconds))
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if s % n == 0 and s >= n:
+            return f"{s // n}{unit}"
+    return f"{s}s"
+
+
+def parse_time(text: str | None) -> float | None:
+    """Unix seconds or an ISO time (``2026-01-15T00:00:00Z``; naive is UTC) -> unix seconds; ``None``/"" -> None.
+
+    >>> parse_time("2026-01-01T00:00:00Z"), parse_time("1767225600"), parse_time("")
+    (1767225600.0, 1767225600.0, None)
+    """
+    import datetime as dt
+
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        t = dt.datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        raise ThrottlelabError(f"{text!r}: not a time (expected unix seconds or an ISO time like 2026-01-15T00:00:00Z)") from None
+    return (t if t.tzinfo else t.replace(tzinfo=dt.timezone.utc)).timestamp()

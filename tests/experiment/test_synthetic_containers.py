@@ -1,0 +1,34 @@
+"""The scenario generator: counters are cumulative, throttling follows the limit, restarts reset."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from throttlelab.experiment.synthetic_containers import scenario_specs, simulate, true_throttled_ratio
+
+START = 1_767_225_600.0
+
+
+def test_counters_and_throttling():
+    specs = {s.pod: s for s in scenario_specs()}
+    starved = simulate(specs["starved-0"], START, 24)
+    assert (np.diff(starved["usage"]) >= 0).all()
+    rate = np.diff(starved["usage"]) / 15
+    assert rate.max() <= specs["starved-0"].limit + 1e-9  # usage never exceeds the limit
+    assert starved["throttled"][-1] / starved["periods"][-1] > 0.5
+    assert simulate(specs["oversized-0"], START, 24)["throttled"][-1] == 0
+
+
+def test_restart_resets_the_counters():
+    spec = scenario_specs()[5]
+    sim = simulate(spec, START, 24)
+    r = int(sim["restart_index"][0])
+    assert sim["usage"][r] < sim["usage"][r - 1]
+
+
+def test_true_ratio_falls_with_the_limit():
+    spec = dataclasses.replace(scenario_specs()[2])
+    ratios = [true_throttled_ratio(spec, lim, start=START, hours=24) for lim in (0.5, 1.0, 2.0)]
+    assert ratios[0] > ratios[1] > ratios[2]
