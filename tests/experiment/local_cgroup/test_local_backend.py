@@ -163,7 +163,7 @@ def test_burst_is_set_where_the_kernel_has_it(backend, tmp_path):
 
 
 def test_go_spinner_run_records_items_per_second(backend, tmp_path):
-    from throttlelab.experiment import workloads
+    from throttlelab.experiment.local_cgroup import workloads
 
     if workloads.go_exe() is None:
         pytest.skip("Go is not installed")

@@ -22,8 +22,8 @@ def test_options_are_checked():
 
 
 def test_spec_is_checked_before_the_sweep():
-    from throttlelab.experiment.service_load import check_service_spec
-    from throttlelab.experiment.spec import spec_from_mapping
+    from throttlelab.experiment.local_cgroup.service_load import check_service_spec
+    from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
     base = {"name": "s", "limits": [1], "threads": [1], "data_root": "/tmp"}
     check_service_spec(spec_from_mapping({**base, "workload": {"kind": "service"}, "timeout_s": 60}))
