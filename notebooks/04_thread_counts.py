@@ -33,6 +33,8 @@ metric: str = "wall_seconds"  # response metric: wall_seconds, cpu_seconds, thro
 advice_metrics: str = ""  # comma-separated metrics for the thread advice (e.g. "throughput_rps,latency_p99_seconds"); "": metric only
 machine_cores: float = 0.0  # host cores (position of 'unlimited', the host-cores comparison); 0: read from the runs' node column
 alpha: float = 0.05  # significance level of the thread-count comparisons
+ceiling_cv: float = 0.15  # one number per cell: a gap that survives this run-to-run noise is "clearly" worse/better
+floor_cv: float = 0.05  # one number per cell: a gap that would drown in this noise "cannot be told apart"
 prior_cv: float = 0.20  # run-to-run noise assumed by the interval columns when no cell has replicates (the verdicts below do not assume it)
 output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.json and headlines go
 
@@ -69,27 +71,52 @@ for a in analyses:
     if a.note and a not in single:
         display(Markdown(f"**{a.label}:** {a.note}"))
 
-# %% [markdown]
-# ## What single numbers can decide
-# Where no (limit, threads) cell has more than one run (a published table), there is no run-to-run noise to estimate.
-# Each thread count is compared with the one equal to the limit (rounded up; the best one where that is missing) by
-# its **break-even noise**: the run-to-run variation under which its gap would still be significant (5% family-wise).
-# *Clearly worse/better* survives 15% noise; *cannot be told apart* would drown in 5%; *undecided* depends on noise the
-# table does not show, and the table says how many runs per cell would decide it. The interval columns further down
-# assume `prior_cv` instead: read them as "if runs varied by that much".
-
-# %%
 verdicts = pl.DataFrame()
 for a in single:
     sub = prepared.runs.filter(pl.col("workload") == a.group["workload"], pl.col("contention") == a.group["contention"])
     cells = sub.group_by("limit_label", "limit_order", "limit_x", "threads").agg(
         pl.col("metric_value").first().alias(m.name), pl.col("log_wall").mean().alias("log_cost"), pl.len().alias("runs"))
-    v = single_number_verdicts(cells, alpha=alpha)
-    display(Markdown("\n".join(f"- **{a.label}**, {s}" for s in verdict_sentences(v, m))))
-    verdicts = pl.concat([verdicts, v.with_columns(pl.lit(a.label).alias("group")).drop("limit_order")],
-                         how="diagonal_relaxed")
+    v = single_number_verdicts(cells, alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+    v = v.with_columns(pl.lit(a.label).alias("group")).drop("limit_order")
+    verdicts = pl.concat([verdicts, v], how="diagonal_relaxed")
 tn.save_table(verdicts, "single_number_verdicts")
-if not single:
+advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
+advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
+                       machine_cores=machine_cores or None, alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+_ = tn.save_table(advice, "thread_advice")
+
+# %% [markdown]
+# ## Answer
+# Per limit: the thread count to use and what `auto` and the host's core count lose against it (thread advice), and,
+# for a table with one number per cell, which thread counts clearly lose and which cannot be told apart. Details and
+# the procedures follow below.
+
+# %%
+answer = advice_sentences(advice)
+for a in single:
+    answer += [f"{a.label}: {s}" for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m,
+                                                             ceiling_cv=ceiling_cv, floor_cv=floor_cv)]
+for a in analyses:
+    if a not in single and a.has_explicit_threads and not advice.height:
+        answer += [f"{a.label}, {c.limit_label}: best {c.best_threads} threads"
+                   + (f" ({', '.join(t for t in c.near_best_threads if t != c.best_threads)} not significantly worse)"
+                      if len(c.near_best_threads) > 1 else "") for c in a.limits if c.best_threads]
+display(Markdown("\n".join(f"- {s}" for s in answer) or "*No thread-count answer: see the notes above.*"))
+
+# %% [markdown]
+# ## What single numbers can decide
+# Where no (limit, threads) cell has more than one run (a published table), there is no run-to-run noise to estimate.
+# Each thread count is compared with the one equal to the limit (rounded up; the best one where that is missing) by
+# its **break-even noise**: the run-to-run variation under which its gap would still be significant (5% family-wise).
+# *Clearly worse/better* survives `ceiling_cv` (15%) noise; *cannot be told apart* would drown in `floor_cv` (5%);
+# *undecided* depends on noise the table does not show, and the table says how many runs per cell would decide it.
+# The interval columns further down assume `prior_cv` instead: read them as "if runs varied by that much".
+
+# %%
+if single:
+    display(verdicts.select("group", "limit_label", "threads", m.name, "reference_threads", "cost_gap_pct",
+                            "breakeven_cv_pct", "verdict", "replicates_needed"))
+else:
     display(Markdown("*Every group has replicated cells: the comparisons below use the measured run-to-run noise.*"))
 
 # %% [markdown]
@@ -140,19 +167,16 @@ recommendations
 # (t-test on the log scale, the run as the unit), or the single-number verdict where cells have one run each.
 
 # %%
-advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
-advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
-                       machine_cores=machine_cores or None, alpha=alpha)
-tn.save_table(advice, "thread_advice")
-display(Markdown("\n".join(f"- {s}" for s in advice_sentences(advice)) or "*No thread advice: no explicit thread count, "
-                 "or neither `auto` nor the host's core count was run.*"))
+if not advice.height:
+    display(Markdown("*No thread advice: no explicit thread count, or neither `auto` nor the host's core count was run.*"))
 advice
 
 # %%
 for s in advice_sentences(advice)[:3]:
     tn.headline(s)
 for a in single[:1]:
-    for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m)[:2]:
+    for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m, ceiling_cv=ceiling_cv,
+                               floor_cv=floor_cv)[:2]:
         tn.headline(f"{a.label}: {s}")
 for a in analyses[:2]:
     if a in single:
@@ -179,7 +203,8 @@ for a in analyses[:2]:
 tn.write_results({
     "input": {"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
     "runs": prepared.summary(),
-    "parameters": {"alpha": alpha, "prior_cv": prior_cv, "metric": m.name, "advice_metrics": advice_list},
+    "parameters": {"alpha": alpha, "prior_cv": prior_cv, "metric": m.name, "advice_metrics": advice_list,
+                   "ceiling_cv": ceiling_cv, "floor_cv": floor_cv},
     "metric": {"name": m.name, "unit": m.unit, "direction": m.direction},
     "thread_comparison_possible": any(a.has_explicit_threads for a in analyses),
     "groups": [thread_results(a) for a in analyses],

@@ -73,7 +73,7 @@ RUNS = _table(
     Column("monitor_log", pl.String, "path of the run's monitor log, relative to the run store"),
     # Extensions (services, issue 18): response metrics of a load-driven run (see RESPONSE_METRICS).
     Column("throughput_rps", pl.Float64, "answered requests per second in the measurement window (closed loop: saturation)"),
-    Column("items_per_second", pl.Float64, "work items (frames, records) per second of wall time"),
+    Column("items_per_second", pl.Float64, "work items per second of wall time (local ffmpeg: frames; go: work units)"),
     Column("latency_p50_seconds", pl.Float64, "median response time (s; open loop at `load` requests/s)"),
     Column("latency_p90_seconds", pl.Float64, "90th percentile response time (s)"),
     Column("latency_p99_seconds", pl.Float64, "99th percentile response time (s)"),

@@ -36,7 +36,8 @@ SCHEMA = {"group": pl.String, "limit": pl.String, "limit_cores": pl.Float64, "us
 
 
 def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_metrics: tuple[str, ...] = (),
-                  machine_cores: float | None = None, alpha: float = 0.05, level: float = 0.95) -> pl.DataFrame:
+                  machine_cores: float | None = None, alpha: float = 0.05, level: float = 0.95,
+                  ceiling_cv: float = CEILING_CV, floor_cv: float = FLOOR_CV) -> pl.DataFrame:
     """Per group and limit: the thread count to use, and ``auto`` / host cores against it, per metric.
 
     Parameters
@@ -50,6 +51,8 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
     machine_cores
         The host's cores (``None``: from the runs' ``node`` column); without it
         no host-cores comparison.
+    ceiling_cv, floor_cv
+        The noise band of the single-number verdicts (:mod:`throttlelab.analysis.single_numbers`).
 
     Returns
     -------
@@ -73,8 +76,6 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
         prep = primary if name == metric else prepare_runs(runs, machine_cores=cores, metric=name)
         m = prep.metric
         for a in analyse_thread_counts(prep.runs, alpha=alpha, level=level):
-            sigma, df = a.noise.sigma, a.noise.df
-            tdist = stats.t(df) if math.isfinite(df) else stats.norm()
             for lim in a.limits:
                 use = choice.get((a.label, lim.limit_label))
                 cells = {r["threads"]: r for r in a.cells.filter(pl.col("limit_label") == lim.limit_label)
@@ -89,31 +90,44 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
                     cell = cells[t]
                     d = math.log(cell["geomean_seconds"]) - math.log(ref["geomean_seconds"])
                     row = {"group": a.label, "limit": lim.limit_label, "limit_cores": lim.limit_cores,
-                           "use_threads": use, "near_best_threads": near.get((a.label, lim.limit_label)), "metric": m.name, "unit": m.unit, "direction": m.direction,
-                           "compared": what, "compared_threads": t,
-                           "use_value": ref["geomean_seconds"] ** m.sign, "compared_value": cell["geomean_seconds"] ** m.sign,
+                           "use_threads": use, "near_best_threads": near.get((a.label, lim.limit_label)),
+                           "metric": m.name, "unit": m.unit, "direction": m.direction,
+                           "compared": what, "compared_threads": t, "use_value": ref["geomean_seconds"] ** m.sign,
+                           "compared_value": cell["geomean_seconds"] ** m.sign,
                            "change_pct": metric_change_pct(100 * math.expm1(d), m),
                            "runs": f"{cell['runs']} vs {ref['runs']}"}
                     if a.noise.assumption_based:
-                        # the thread count to use was chosen after looking: range-corrected over the limit's cells
-                        be = sigma_to_cv(abs(d) / critical_gap(len(cells), alpha, "best"))
-                        word = "worse" if d > 0 else "better"
-                        row["verdict"] = (f"single numbers: clearly {word} even at {100 * CEILING_CV:.0f}% noise" if be >= CEILING_CV
-                                          else f"single numbers: cannot tell (within {100 * FLOOR_CV:.0f}% noise)" if be < FLOOR_CV
-                                          else f"single numbers: undecided (break-even noise {100 * be:.0f}%)")
+                        row["verdict"] = _single_verdict(d, len(cells), alpha, ceiling_cv, floor_cv)
                     else:
-                        se = sigma * math.sqrt(1 / cell["runs"] + 1 / ref["runs"])
-                        q = tdist.ppf(1 - (1 - level) / 2)
-                        ci = metric_change_ci(_ci(d, q * se), m)
-                        p = float(2 * tdist.sf(abs(d) / se))
-                        verdict = ("worse" if d > 0 else "better") if p < alpha else "too few runs to decide"
-                        if p >= alpha and d != 0:  # runs per cell for 80% power at this difference and noise
-                            need = math.ceil(2 * ((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sigma / d) ** 2)
-                            verdict += (f" (about {need} runs per cell would decide a difference this size)" if need <= 100
-                                        else " (a difference this small would need over 100 runs per cell)")
-                        row.update(ci_low_pct=ci.low, ci_high_pct=ci.high, p_value=p, verdict=verdict)
+                        row.update(_run_comparison(d, cell["runs"], ref["runs"], a.noise.sigma, a.noise.df, m,
+                                                   alpha, level))
                     rows.append(row)
     return pl.DataFrame(rows, schema=SCHEMA) if rows else pl.DataFrame(schema=SCHEMA)
+
+
+def _single_verdict(d: float, k: int, alpha: float, ceiling_cv: float, floor_cv: float) -> str:
+    """Single numbers: the count to use was chosen after looking, so the gap is range-corrected over ``k`` cells."""
+    be = sigma_to_cv(abs(d) / critical_gap(k, alpha, "best"))
+    if be >= ceiling_cv:
+        return f"single numbers: clearly {'worse' if d > 0 else 'better'} even at {100 * ceiling_cv:.0f}% noise"
+    if be < floor_cv:
+        return f"single numbers: cannot tell (within {100 * floor_cv:.0f}% noise)"
+    return f"single numbers: undecided (break-even noise {100 * be:.0f}%)"
+
+
+def _run_comparison(d: float, n: int, n_ref: int, sigma: float, df: float, m, alpha: float, level: float) -> dict:
+    """Replicated runs: interval of the metric's change, two-sided t p-value, verdict (with runs needed if undecided)."""
+    tdist = stats.t(df) if math.isfinite(df) else stats.norm()
+    se = sigma * math.sqrt(1 / n + 1 / n_ref)
+    q = tdist.ppf(1 - (1 - level) / 2)
+    ci = metric_change_ci(ConfidenceInterval(100 * math.expm1(d - q * se), 100 * math.expm1(d + q * se)), m)
+    p = float(2 * tdist.sf(abs(d) / se))
+    verdict = ("worse" if d > 0 else "better") if p < alpha else "too few runs to decide"
+    if p >= alpha and d != 0:  # runs per cell for 80% power at this difference and noise
+        need = math.ceil(2 * ((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sigma / d) ** 2)
+        verdict += (f" (about {need} runs per cell would decide a difference this size)" if need <= 100
+                    else " (a difference this small would need over 100 runs per cell)")
+    return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": p, "verdict": verdict}
 
 
 def _auto_choices(runs: pl.DataFrame) -> dict[tuple, str]:
@@ -127,10 +141,6 @@ def _auto_choices(runs: pl.DataFrame) -> dict[tuple, str]:
         if len(values) == 1:
             out[(w, c, lim)] = str(values[0])
     return out
-
-
-def _ci(d: float, half: float) -> ConfidenceInterval:
-    return ConfidenceInterval(100 * math.expm1(d - half), 100 * math.expm1(d + half))
 
 
 def advice_sentences(advice: pl.DataFrame) -> list[str]:

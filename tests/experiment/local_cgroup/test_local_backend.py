@@ -160,3 +160,14 @@ def test_burst_is_set_where_the_kernel_has_it(backend, tmp_path):
     for plan in (limited, unlimited):
         row = backend.execute(plan, tmp_path / f"{plan.run_id}.log")
         assert row["status"] == "ok", row["error"]
+
+
+def test_go_spinner_run_records_items_per_second(backend, tmp_path):
+    from throttlelab.experiment.local_cgroup import workloads
+
+    if workloads.go_exe() is None:
+        pytest.skip("Go is not installed")
+    spec, plan = plan_for(None, "2", workload={"kind": "go", "work": 20}, tmp=tmp_path)
+    row, _ = run(backend, spec, plan, tmp_path)
+    assert row["status"] == "ok", row["error"]
+    assert row["items_per_second"] == pytest.approx(20 / row["wall_seconds"])

@@ -21,6 +21,18 @@ def test_options_are_checked():
         service_options(Workload("service", options={"window_s": 0}))
 
 
+def test_spec_is_checked_before_the_sweep():
+    from throttlelab.experiment.local_cgroup.service_load import check_service_spec
+    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+
+    base = {"name": "s", "limits": [1], "threads": [1], "data_root": "/tmp"}
+    check_service_spec(spec_from_mapping({**base, "workload": {"kind": "service"}, "timeout_s": 60}))
+    with pytest.raises(SpecError, match="key 'timeout_s': a service run may take up to 25 s"):
+        check_service_spec(spec_from_mapping({**base, "workload": {"kind": "service"}, "timeout_s": 20}))
+    with pytest.raises(SpecError, match="option 'vus' must be a number"):
+        check_service_spec(spec_from_mapping({**base, "workload": {"kind": "service", "vus": -1}, "timeout_s": 60}))
+
+
 def test_failed_requests_count_at_the_timeout():
     ok = pl.DataFrame({"status": ["ok"] * 990, "latency_seconds": [0.01] * 990})
     assert latency_percentiles(ok, 2.0)["latency_p99_seconds"] == pytest.approx(0.01)

@@ -28,8 +28,8 @@ from throttlelab.experiment.local_cgroup.cgroups import Cgroup
 from throttlelab.experiment.local_cgroup.neighbour import NoisyNeighbour
 from throttlelab.experiment.local_cgroup.cgroup_process import CgroupProcess
 from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
-from throttlelab.experiment.local_cgroup.service_load import run_service
-from throttlelab.experiment.local_cgroup.workloads import build_command
+from throttlelab.experiment.local_cgroup.service_load import check_service_spec, run_service
+from throttlelab.experiment.local_cgroup.workloads import build_command, work_items
 
 if TYPE_CHECKING:
     from throttlelab.experiment.sweeps.plan import RunPlan
@@ -93,6 +93,7 @@ class LocalBackend:
         if spec.burst_us and not layout.has_burst and not layout.simulated:
             raise EnvironmentProblem("this kernel has no CFS burst (cpu.cfs_burst_us / cpu.max.burst); "
                                      "set burst_us: null")
+        check_service_spec(spec)
         for t in spec.threads:  # compile helpers now, not in the first timed run
             build_command(spec.workload, t)
         weight = spec.backend_options.get("parent_weight_tasks", os.cpu_count() or 1)
@@ -117,6 +118,9 @@ class LocalBackend:
                     row.update(run_service(cmd.argv, cmd.env, cg, plan, monitor_log, output))
                 else:
                     row.update(_run_monitored(cmd.argv, cmd.env, cg, monitor_log, output, plan))
+                    items = work_items(plan.workload)
+                    if items and row.get("status") == "ok" and row.get("wall_seconds"):
+                        row["items_per_second"] = items / row["wall_seconds"]
         finally:
             cg.remove()
         return row

@@ -42,6 +42,7 @@ from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
 if TYPE_CHECKING:
     from throttlelab.experiment.local_cgroup.cgroups import Cgroup
     from throttlelab.experiment.sweeps.plan import RunPlan, Workload
+    from throttlelab.experiment.sweeps.spec import SweepSpec
 
 READY = re.compile(r"listening addr=(?P<addr>\S+) gomaxprocs=(?P<procs>\d+)")
 PERCENTILES = {"latency_p50_seconds": 50.0, "latency_p90_seconds": 90.0, "latency_p99_seconds": 99.0,
@@ -63,6 +64,27 @@ def service_options(workload: Workload) -> dict[str, float]:
     if out["vus"] == 0 and out["rate"] == 0:
         raise SpecError("a service workload needs 'vus' (closed loop) or 'rate' (open loop) > 0")
     return out
+
+
+def check_service_spec(spec: SweepSpec) -> None:
+    """Check a service sweep before it starts: its options, and that a run fits in ``timeout_s``.
+
+    Raises
+    ------
+    SpecError
+        Naming the spec file and the option.
+    """
+    if spec.workload.kind != "service":
+        return
+    where = spec.source or "<spec>"
+    try:
+        opts = service_options(spec.workload)
+    except SpecError as exc:
+        raise SpecError(f"{where}: {exc}") from None
+    need = opts["ready_timeout_s"] + opts["warmup_s"] + 2 * (opts["window_s"] + opts["request_timeout_s"])
+    if need > spec.timeout_s:
+        raise SpecError(f"{where}: key 'timeout_s': a service run may take up to {need:g} s (ready + warm-up + two "
+                        f"windows + request timeouts), more than timeout_s = {spec.timeout_s:g}")
 
 
 def latency_percentiles(requests: pl.DataFrame, timeout_s: float) -> dict[str, float | None]:

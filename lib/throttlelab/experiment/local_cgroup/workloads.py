@@ -106,6 +106,25 @@ def build_command(workload: Workload, threads: str) -> WorkloadCommand:
     raise SpecError(f"unknown workload kind {kind!r}")
 
 
+def work_items(workload: Workload) -> float | None:
+    """Items of work one run does, for ``items_per_second``: ffmpeg frames, Go spinner units; else ``None``.
+
+    Examples
+    --------
+    >>> work_items(Workload("ffmpeg", options={"duration": 2, "rate": 30}))
+    60.0
+    >>> work_items(Workload("burner")) is None
+    True
+    """
+    if workload.kind == "ffmpeg":
+        if workload.option("frames") is not None:
+            return _number(workload, "frames", 0)
+        return _number(workload, "duration", 2) * _number(workload, "rate", 30)
+    if workload.kind == "go":
+        return _number(workload, "work", 300)
+    return None
+
+
 def ffmpeg_exe(preferred: str | None = None) -> str:
     """An ffmpeg executable: ``preferred``, ffmpeg on PATH, or imageio-ffmpeg's bundled binary."""
     for cand in filter(None, (preferred, "ffmpeg")):
