@@ -316,19 +316,15 @@ def _samples(long: pl.DataFrame, meta: pl.DataFrame) -> pl.DataFrame:
     # one row per series and time; a column missing there stays null.  ``first`` never
     # chooses between values: duplicates were removed (and counted) before.
     wide = long.pivot(on="column", index=["kid", "timestamp"], values="value", aggregate_function="first")
-    wide = wide.join(meta, on="kid", how="left")
     for col in METRICS.values():
         if col not in wide.columns:
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(col))
     c = pl.col
-    wide = wide.sort(["key", "timestamp"]).select(
+    wide = wide.sort(["kid", "timestamp"]).select(
         "timestamp",
-        source="source",
+        "kid",
         line=pl.lit(0, dtype=pl.Int64),
-        pod="pod",
-        container="container",
-        series="key",
-        _run="key",
+        _run="kid",
         usage_seconds="usage_seconds",
         nr_periods=c("nr_periods").round(0).cast(pl.Int64),
         nr_throttled=c("nr_throttled").round(0).cast(pl.Int64),
@@ -336,7 +332,10 @@ def _samples(long: pl.DataFrame, meta: pl.DataFrame) -> pl.DataFrame:
         limit_cores=pl.when((c("quota") > 0) & (c("period_us") > 0)).then(c("quota") / c("period_us")),
         period_us=c("period_us").round(0).cast(pl.Int64),
     )
-    return tables.conform(assign_segments(wide, by="_run"), "samples")
+    # the label texts joined once, after the numeric work (one copy of each per row)
+    wide = assign_segments(wide, by="_run").join(meta.rename({"key": "series"}), on="kid", how="left",
+                                                  maintain_order="left")
+    return tables.conform(wide, "samples")
 
 
 def read_prometheus(paths, *, strict: bool = False, kind: str | None = None) -> IngestResult:
