@@ -286,9 +286,8 @@ def read_prometheus_parts(paths, *, strict: bool = False, kind: str | None = Non
         timestamp=pl.from_epoch("ts", time_unit="ms").dt.cast_time_unit("us").dt.replace_time_zone("UTC"))
     long_rows = long.filter(~pl.col("rate"))
     rate_rows = long.filter(pl.col("rate"))
-    if any(s.labels.get("cpu") == "total" for s in series):
-        for p in prov.values():
-            p["normalised"] = 'cpu="total" is the container total: same series as its metrics without a cpu label'
+    for src in {s.source for s in series if s.labels.get("cpu") == "total"}:
+        prov[src]["normalised"] = 'cpu="total" is the container total: same series as its metrics without a cpu label'
     for p in prov.values():
         p["aggregation"] = "none: each label set is its own series"
     report = skips.report()
