@@ -99,4 +99,4 @@ def test_every_real_sample_is_detected(real):
             want = next(v for k, v in rules.items() if k in f.name)
             assert detect_format(f) == want, f
             seen += 1
-    assert seen == 23
+    assert seen == 24

@@ -103,3 +103,19 @@ def test_per_cpu_series_are_never_summed(tmp_path):
     p.write_text(json.dumps(doc))
     s = read_prometheus(p).samples
     assert s.height == 4 and s["series"].n_unique() == 2 and sorted(s["usage_seconds"]) == [10, 11, 20, 21]
+
+
+def test_text_line_problems_are_counted_with_their_lines(tmp_path, real, monkeypatch):
+    from throttlelab.ingest import input_files
+
+    monkeypatch.setattr(input_files, "CHUNK_BYTES", 512)  # several chunks
+    lines = (real / "prometheus" / "kubelet_metrics_cadvisor.prom").read_bytes().splitlines()
+    lines[3] = b"container_cpu_cfs_periods_total{container=\"x\" 12"  # broken label set
+    lines[11] = lines[11].replace(b"stress-test", b"stre\xffss")  # not UTF-8
+    p = tmp_path / "c.prom"
+    p.write_bytes(b"\n".join(lines) + b"\ncontainer_cpu_usage_seconds_total{pod=\"p\"} 1")  # cut while written
+    r = read_prometheus(p)
+    assert r.skipped.counts == {"not a Prometheus sample line (name{labels} value [timestamp])": 1,
+                                "non-UTF-8 bytes": 1, "metric not used": 1, "truncated last line (no newline)": 1}
+    assert {s.line for v in r.skipped.examples.values() for s in v} == {4, 12, 21, 22}
+    assert r.lines_total == 22 and r.samples["nr_periods"].to_list() == [70521, None]

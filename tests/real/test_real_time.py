@@ -55,3 +55,13 @@ def test_zsh_time_lines(real):
     ]
     assert r.frame["command"].to_list() == ["sleep 0.1", 'sh -c "exit 2"', "sleep 61.2"]
     assert r.skipped.total == 0
+
+
+def test_bsd_macos_time(real):
+    path = real / "time" / "bsd_time.txt"
+    r = read_time_output(path)
+    assert rows(r) == [
+        ("bsd", 2, 2.75, 0.56, 0.02, None, None, None, None, None),
+        ("bsd", 3, 61.21, 230.07, 3.40, None, None, None, None, None),
+    ]
+    assert r.skipped.counts == {"not time output": 1} and r.lines_total == 3

@@ -22,12 +22,13 @@ FORMAT_HINTS = {
     "k6-summary": 'k6 --summary-export or handleSummary() JSON ({"metrics": ...})',
     "prometheus": 'Prometheus /api/v1/query(_range) JSON ({"status":"success","data":{"resultType":...}})',
     "prometheus-text": "Prometheus text exposition (# TYPE lines, name{labels} value [ms])",
-    "time": "time output (bash/zsh time, time -p, GNU time, GNU time -v)",
+    "time": "time output (bash/zsh time, time -p, GNU time, GNU time -v, BSD/macOS time)",
     "cgroup-dir": "a cgroup directory (cpu.stat, cpu.max or cpu.cfs_quota_us)",
 }
 _SNIFF = 64 * 1024
 _CPU_STAT = re.compile(r"^(usage_usec|user_usec|system_usec|nr_periods|nr_throttled|throttled_usec|throttled_time)\s+\d+\s*$")
 _GNU_DEFAULT = re.compile(r"^\d+\.\d+user \d+\.\d+system (\d+:)?\d+:\d+(\.\d+)?elapsed ")
+_BSD = re.compile(r"^\d+\.\d+ real\s+\d+\.\d+ user\s+\d+\.\d+ sys$")
 _ZSH = re.compile(r"\s\d+(\.\d+)?s? user \d+(\.\d+)?s? system (\d+(\.\d+)?|\?)% cpu [\d:.]+s? total$")
 
 
@@ -85,7 +86,7 @@ def detect_format(path: str | Path) -> str:
             return "time"
         if (s.startswith("real") and s[4:5] in ("\t", " ")) and any(ch.isdigit() for ch in s):
             return "time"
-        if _ZSH.search(s):
+        if _ZSH.search(s) or _BSD.match(s):
             return "time"
     from throttlelab.ingest.prometheus_text import looks_like_exposition
 

@@ -86,6 +86,38 @@ class _Checked(io.RawIOBase):
             super().close()
 
 
+class _ZstdFrames(io.RawIOBase):
+    """zstd frames one after another; a stream cut inside a frame is an error (``stream_reader``
+    would return nothing and say nothing)."""
+
+    def __init__(self, raw: BinaryIO, path: Path):
+        import zstandard
+
+        self._raw, self._path, self._new = raw, path, zstandard.ZstdDecompressor().decompressobj
+        self._obj, self._pending, self._fed = self._new(), b"", False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        while not self._pending:
+            block = self._raw.read(1 << 20)
+            if not block:
+                if self._fed and not self._obj.eof:
+                    raise InputError(self._path, None, "corrupt zstd data", "the stream ends inside a frame")
+                return 0
+            while block:
+                self._fed = True
+                self._pending += self._obj.decompress(block)
+                block = b""
+                if self._obj.eof:  # the next frame, if any, starts in the unused data
+                    block, self._obj, self._fed = self._obj.unused_data, self._new(), False
+        n = min(len(b), len(self._pending))
+        b[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
 @contextmanager
 def open_input(path: str | Path) -> Iterator[BinaryIO]:
     """A binary stream of the (decompressed) content of ``path``.
@@ -114,7 +146,7 @@ def open_input(path: str | Path) -> Iterator[BinaryIO]:
             import zstandard
         except ImportError:  # pragma: no cover - a dependency
             raise InputError(p, None, "zstd file, but the zstandard package is missing") from None
-        inner = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+        inner = _ZstdFrames(raw, p)
     stream = _Checked(inner, p, kind or "plain", raw)
     try:
         yield stream

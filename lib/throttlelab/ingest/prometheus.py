@@ -49,6 +49,7 @@ the text format (``"lines"``), ``"items"`` for a mix.
 from __future__ import annotations
 
 import datetime as dt
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -59,8 +60,9 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.ingest.counter_segments import assign_segments
-from throttlelab.ingest.json_input import load_json
+from throttlelab.ingest.prometheus_json import read_result
 from throttlelab.ingest.prometheus_text import parse_value, read_text_points
+from throttlelab.ingest.result import EXAMPLES_PER_REASON as EXAMPLES
 from throttlelab.ingest.result import IngestResult
 from throttlelab.ingest.skip_counter import SkipCounter
 
@@ -89,8 +91,6 @@ RATES_SCHEMA = {
     "measure": pl.String,
     "value": pl.Float64,
 }
-_LONG = {"timestamp": tables.UTC_TIME, "source": pl.String, "key": pl.String, "pod": pl.String,
-         "container": pl.String, "column": pl.String, "value": pl.Float64}
 _RATE_NAME = re.compile(r"(^|[^a-z])i?rate([^a-z]|$)", re.IGNORECASE)
 
 
@@ -100,7 +100,8 @@ class _Series:
     name: str | None  # __name__ as given
     metric: str  # the known metric it is
     labels: dict
-    points: list  # (timestamp_ms, value)
+    ts: list  # timestamps, ms since the epoch
+    values: list  # values, in the order of ts
 
 
 def _metric_of(labels: dict, path: str) -> tuple[str | None, str]:
@@ -131,7 +132,7 @@ def _kind(series: _Series, forced: str | None) -> tuple[str, str]:
         return forced, "given (--prom-kind)"
     if _RATE_NAME.search(Path(series.source).name):
         return "rate", "rate/irate in the file name"
-    values = [v for _, v in sorted(series.points)]
+    values = [v for _, v in sorted(zip(series.ts, series.values))]
     if len(values) < 2:
         return "counter", "assumed: one value, no name, nothing in the file name says rate"
     downs = [(a, b) for a, b in zip(values, values[1:]) if b < a]
@@ -143,18 +144,16 @@ def _kind(series: _Series, forced: str | None) -> tuple[str, str]:
 
 def _json_series(path, skips: SkipCounter) -> tuple[list[_Series], int, dict]:
     source = str(path)
-    doc = load_json(path)
-    if not isinstance(doc, dict) or not isinstance(doc.get("data"), dict):
-        raise InputError(source, None, "not a Prometheus API response", "no 'data' object")
-    if doc.get("status") not in (None, "success"):
-        raise InputError(source, None, "Prometheus query failed", str(doc.get("error", doc.get("status"))))
-    data = doc["data"]
-    rtype = data.get("resultType")
+    rtype, result = read_result(path)  # lazily, one series at a time
     if rtype not in ("matrix", "vector"):
         raise InputError(source, None, "not a matrix or vector result", f"resultType={rtype!r}, expected 'matrix' or 'vector'")
     out, total = [], 0
-    for k, item in enumerate(data.get("result") or []):
-        labels = item.get("metric") or {} if isinstance(item, dict) else {}
+    for k, item in enumerate(result):
+        if not isinstance(item, dict) or not isinstance(item.get("metric", {}), dict):
+            total += 1
+            skips.add(None, "result item is not a series object", f"series {k}: {str(item)[:60]}")
+            continue
+        labels = item.get("metric") or {}
         pairs = (item.get("values") or []) if rtype == "matrix" else ([item["value"]] if item.get("value") else [])
         metric, how = _metric_of(labels, source)
         total += len(pairs)
@@ -162,14 +161,22 @@ def _json_series(path, skips: SkipCounter) -> tuple[list[_Series], int, dict]:
             for _ in pairs:
                 skips.add(None, "metric not used", f"series {k}: {labels.get('__name__')!r} ({how})")
             continue
-        points = []
-        for pair in pairs:
-            try:
-                ts, text = pair
-                points.append((round(float(ts) * 1000), parse_value(str(text))))
-            except (TypeError, ValueError):
-                skips.add(None, "bad value", f"series {k} ({metric}): {pair!r}")
-        out.append(_Series(source, labels.get("__name__"), metric, labels, points))
+        try:  # the whole series at once; point by point only when one is bad
+            ts = [round(float(t) * 1000) for t, _ in pairs]
+            values = [float(v) if isinstance(v, str) else _no(v) for _, v in pairs]
+            if not all(map(math.isfinite, values)):
+                raise ValueError
+        except (TypeError, ValueError):
+            ts, values = [], []
+            for pair in pairs:
+                try:
+                    t, text = pair
+                    t, v = round(float(t) * 1000), parse_value(str(text))
+                    ts.append(t)
+                    values.append(v)
+                except (TypeError, ValueError):
+                    skips.add(None, "bad value", f"series {k} ({metric}): {pair!r}")
+        out.append(_Series(source, labels.get("__name__"), metric, labels, ts, values))
     return out, total, {"format": "prometheus-json", "result_type": rtype}
 
 
@@ -201,12 +208,17 @@ def _text_series(path, skips: SkipCounter) -> tuple[list[_Series], int, dict]:
                 continue
             untimed.add(key)
             ts, no_ts = fill, no_ts + 1
-        s = by_key.setdefault(key, _Series(source, name, metric, labels, []))
-        s.points.append((ts, value))
+        s = by_key.setdefault(key, _Series(source, name, metric, labels, [], []))
+        s.ts.append(ts)
+        s.values.append(value)
     prov = {"format": "prometheus-text", "lines": tp.lines_total}
     if no_ts:
         prov["untimed_samples"] = f"{no_ts} used samples without a timestamp: {how}, {_iso(fill)}"
     return list(by_key.values()), tp.lines_total, prov
+
+
+def _no(v):
+    raise ValueError(f"value {v!r} is not a string (the API writes values as strings)")
 
 
 def _iso(ms: int) -> str:
@@ -241,34 +253,41 @@ def read_prometheus_parts(paths, *, strict: bool = False, kind: str | None = Non
         series.extend(got)
         total += t
         prov[str(p)] = {**info, "series": []}
-    long_rows, rate_rows, seen = [], [], set()
-    dup = SkipCounter(", ".join(sources))
+    frames, kids, meta = [], {}, []  # per point only ids: label texts once per series (memory)
     for s in series:
         k, why = _kind(s, kind)
         key = _series_key(s.labels)
         column = METRICS[s.metric]
         prov[s.source]["series"].append({"series": key, "metric": s.metric, "kind": k, "decided_by": why})
-        pod = s.labels.get("pod") or s.labels.get("pod_name")
-        container = s.labels.get("container") or s.labels.get("container_name")
-        for ts, value in s.points:
-            ident = (key, column, k == "rate", ts)
-            if ident in seen:
-                dup.add(None, "duplicate value (same series and time already read)", f"{s.source}: {key} {s.metric} @{ts}")
-                continue
-            seen.add(ident)
-            when = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc) + dt.timedelta(milliseconds=ts)
-            row = {"timestamp": when, "source": s.source, "key": key, "pod": pod, "container": container,
-                   "value": value}
-            if k == "rate":
-                rate_rows.append({**row, "column": RATE_COLUMNS[column]})
-            else:
-                long_rows.append({**row, "column": column})
-    skips.merge(dup)
-    if strict and dup.first is not None:
-        raise InputError(dup.first.path, None, dup.first.reason, dup.first.excerpt)
-    if any(s.labels.get("cpu") == "total" for s in series):
-        for p in prov.values():
-            p["normalised"] = 'cpu="total" is the container total: same series as its metrics without a cpu label'
+        if key not in kids:
+            kids[key] = len(meta)
+            meta.append({"kid": len(meta), "key": key, "source": s.source,
+                         "pod": s.labels.get("pod") or s.labels.get("pod_name"),
+                         "container": s.labels.get("container") or s.labels.get("container_name")})
+        frames.append(pl.DataFrame({"ts": s.ts, "value": s.values}, schema={"ts": pl.Int64, "value": pl.Float64})
+                      .with_columns(kid=pl.lit(kids[key], pl.Int32),
+                                    column=pl.lit(RATE_COLUMNS[column] if k == "rate" else column, pl.String),
+                                    rate=pl.lit(k == "rate")))
+    long = pl.concat(frames) if frames else pl.DataFrame(
+        schema={"ts": pl.Int64, "value": pl.Float64, "kid": pl.Int32, "column": pl.String, "rate": pl.Boolean})
+    meta = pl.DataFrame(meta, schema={"kid": pl.Int32, "key": pl.String, "source": pl.String, "pod": pl.String,
+                                      "container": pl.String})
+    first = pl.struct("kid", "column", "rate", "ts").is_first_distinct()
+    dups = long.filter(~first)
+    if dups.height:  # the same series and time twice (the same query in two files): kept once
+        ex = dups.head(EXAMPLES).join(meta, on="kid").rows(named=True)
+        skips.add_count("duplicate value (same series and time already read)", dups.height,
+                        [f"{r['key']} {r['column']} @{r['ts']}" for r in ex])
+        if strict:
+            raise InputError(ex[0]["source"], None, "duplicate value (same series and time already read)",
+                             f"{ex[0]['key']} {ex[0]['column']} @{ex[0]['ts']}")
+        long = long.filter(first)
+    long = long.with_columns(
+        timestamp=pl.from_epoch("ts", time_unit="ms").dt.cast_time_unit("us").dt.replace_time_zone("UTC"))
+    long_rows = long.filter(~pl.col("rate"))
+    rate_rows = long.filter(pl.col("rate"))
+    for src in {s.source for s in series if s.labels.get("cpu") == "total"}:
+        prov[src]["normalised"] = 'cpu="total" is the container total: same series as its metrics without a cpu label'
     for p in prov.values():
         p["aggregation"] = "none: each label set is its own series"
     report = skips.report()
@@ -276,12 +295,12 @@ def read_prometheus_parts(paths, *, strict: bool = False, kind: str | None = Non
     fmts = {p["format"] for p in prov.values()}
     unit = "values" if fmts == {"prometheus-json"} else "lines" if fmts == {"prometheus-text"} else "items"
     parts: dict[str, IngestResult] = {}
-    n_rates = len(rate_rows)
-    if long_rows or not rate_rows:
-        parts["samples"] = IngestResult("samples", _samples(long_rows), report, total - n_rates, used - n_rates,
+    n_rates = rate_rows.height
+    if long_rows.height or not n_rates:
+        parts["samples"] = IngestResult("samples", _samples(long_rows, meta), report, total - n_rates, used - n_rates,
                                         sources, unit, prov)
-    if rate_rows:
-        frame = pl.DataFrame(rate_rows, schema=_LONG).rename({"key": "series", "column": "measure"})
+    if n_rates:
+        frame = rate_rows.join(meta, on="kid", how="left").rename({"key": "series", "column": "measure"})
         frame = frame.select(list(RATES_SCHEMA)).sort(["source", "series", "measure", "timestamp"])
         from throttlelab.ingest.result import SkipReport
 
@@ -290,27 +309,21 @@ def read_prometheus_parts(paths, *, strict: bool = False, kind: str | None = Non
     return parts
 
 
-def _samples(rows: list[dict]) -> pl.DataFrame:
-    if not rows:
+def _samples(long: pl.DataFrame, meta: pl.DataFrame) -> pl.DataFrame:
+    if not long.height:
         return tables.empty("samples")
-    long = pl.DataFrame(rows, schema=_LONG)
     # one row per series and time; a column missing there stays null.  ``first`` never
     # chooses between values: duplicates were removed (and counted) before.
-    wide = long.pivot(on="column", index=["key", "timestamp"], values="value", aggregate_function="first")
-    firsts = long.group_by("key").agg(pl.col("source").first(), pl.col("pod").first(), pl.col("container").first())
-    wide = wide.join(firsts, on="key", how="left")
+    wide = long.pivot(on="column", index=["kid", "timestamp"], values="value", aggregate_function="first")
     for col in METRICS.values():
         if col not in wide.columns:
             wide = wide.with_columns(pl.lit(None, dtype=pl.Float64).alias(col))
     c = pl.col
-    wide = wide.sort(["key", "timestamp"]).select(
+    wide = wide.sort(["kid", "timestamp"]).select(
         "timestamp",
-        source="source",
+        "kid",
         line=pl.lit(0, dtype=pl.Int64),
-        pod="pod",
-        container="container",
-        series="key",
-        _run="key",
+        _run="kid",
         usage_seconds="usage_seconds",
         nr_periods=c("nr_periods").round(0).cast(pl.Int64),
         nr_throttled=c("nr_throttled").round(0).cast(pl.Int64),
@@ -318,7 +331,10 @@ def _samples(rows: list[dict]) -> pl.DataFrame:
         limit_cores=pl.when((c("quota") > 0) & (c("period_us") > 0)).then(c("quota") / c("period_us")),
         period_us=c("period_us").round(0).cast(pl.Int64),
     )
-    return tables.conform(assign_segments(wide, by="_run"), "samples")
+    # the label texts joined once, after the numeric work (one copy of each per row)
+    wide = assign_segments(wide, by="_run").join(meta.rename({"key": "series"}), on="kid", how="left",
+                                                  maintain_order="left")
+    return tables.conform(wide, "samples")
 
 
 def read_prometheus(paths, *, strict: bool = False, kind: str | None = None) -> IngestResult:

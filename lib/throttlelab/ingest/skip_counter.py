@@ -32,6 +32,17 @@ class SkipCounter:
         if self.first is None or (line or 0) < (self.first.line or 0):
             self.first = s
 
+    def add_count(self, reason: str, n: int, examples: list[str] = ()) -> None:
+        """``n`` skipped items of one reason at once (items without a line), with example texts."""
+        if n <= 0:
+            return
+        self.counts[reason] = self.counts.get(reason, 0) + n
+        ex = self.examples.setdefault(reason, [])
+        for text in examples[: max(0, EXAMPLES_PER_REASON - len(ex))]:
+            ex.append(Skip(self.source, None, reason, excerpt(text)))
+        if self.first is None and ex:
+            self.first = ex[0]
+
     def report(self) -> SkipReport:
         return SkipReport(dict(self.counts), {k: tuple(v) for k, v in self.examples.items()}, self.first)
 

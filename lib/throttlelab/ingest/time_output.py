@@ -9,6 +9,8 @@ Forms, possibly several and mixed with the command's own output in one file:
 * GNU ``time`` default output: ``0.00user 0.00system 0:00.20elapsed 0%CPU
   (0avgtext+0avgdata 1684maxresident)k`` and ``0inputs+0outputs
   (0major+162minor)pagefaults 0swaps``;
+* BSD/macOS ``/usr/bin/time``: ``        2.75 real         0.56 user         0.02 sys``
+  (its ``-l`` resource lines are not kept: counted as not time output);
 * GNU ``time -v``: ``Command being timed: "..."``, ``User time (seconds): 0.45``,
   ``Elapsed (wall clock) time (h:mm:ss or m:ss): 0:01.23``, ``Maximum resident
   set size (kbytes): 1920``, ``Exit status: 0``...
@@ -60,6 +62,7 @@ _ZSH = re.compile(r"^(?P<cmd>.*?)\s+(?P<u>\d+(?:\.\d+)?)s? user (?P<s>\d+(?:\.\d
                   r"(?P<p>\d+(?:\.\d+)?|\?)% cpu (?P<t>(?:\d+:){0,2}\d+(?:\.\d+)?)s? total$")
 _GNU_DEFAULT = re.compile(r"^(?P<u>\d+\.\d+)user (?P<s>\d+\.\d+)system (?P<e>(?:\d+:)?\d+:\d+(?:\.\d+)?)elapsed "
                           r"(?P<p>\d+|\?)%CPU \((?P<x>\d+)avgtext\+(?P<d>\d+)avgdata (?P<m>\d+)maxresident\)k$")
+_BSD = re.compile(r"^(?P<r>\d+\.\d+) real\s+(?P<u>\d+\.\d+) user\s+(?P<s>\d+\.\d+) sys$")
 _GNU_DEFAULT_2 = re.compile(r"^\d+inputs\+\d+outputs \(\d+major\+\d+minor\)pagefaults \d+swaps$")
 _GNU_STATUS = re.compile(r"^Command (?:exited with non-zero status (?P<x>\d+)|terminated by signal (?P<sig>\d+))$")
 _GNU = {
@@ -157,6 +160,11 @@ def read_time_output(path, *, strict: bool = False) -> IngestResult:
             cur.setdefault("exit_status", 0)  # GNU time says so when it is not 0
             continue
         if _GNU_DEFAULT_2.match(s) and cur is not None and cur["form"] == "gnu":
+            continue
+        m = _BSD.match(s)
+        if m:
+            cur = new("bsd", n)
+            cur.update(real_seconds=float(m["r"]), user_seconds=float(m["u"]), system_seconds=float(m["s"]))
             continue
         m = _ZSH.match(s)
         if m:
