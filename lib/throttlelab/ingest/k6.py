@@ -38,11 +38,8 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
-import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
-from typing import Any, Callable
+from typing import Callable
 from urllib.parse import parse_qsl
 
 import polars as pl
@@ -52,11 +49,9 @@ from throttlelab.errors import InputError
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest.input_files import read_input
 from throttlelab.ingest.result import IngestResult
+from throttlelab.ingest.k6_ndjson import scan_ndjson
+from throttlelab.ingest.k6_scan import REQUEST_METRIC, VUS_METRIC, Scan, no_stage, vu_iter
 from throttlelab.ingest.skip_counter import SkipCounter, usable_lines
-
-REQUEST_METRIC = "http_req_duration"
-VUS_METRIC = "vus"
-
 
 def names_from_path(path: str | Path) -> tuple[str, str]:
     """(experiment, run_id) from ``<experiment>__<run_id>.<ext>`` or ("k6", stem)."""
@@ -65,17 +60,6 @@ def names_from_path(path: str | Path) -> tuple[str, str]:
         exp, run = stem.split("__", 1)
         return exp or "k6", run or stem
     return "k6", stem
-
-
-def _status(http: int | None, expected: str | None, error: str | None) -> str:
-    if http and 100 <= http < 400 and expected != "false":
-        return "ok"
-    text = (error or "").lower()
-    if not http and "refused" in text:
-        return "refused"
-    if not http and ("timeout" in text or "deadline" in text):
-        return "timeout"
-    return "error"
 
 
 def _requests(rows: list[dict], experiment: str, run_id: str, load: float | None = None) -> pl.DataFrame:
@@ -106,55 +90,6 @@ def _requests(rows: list[dict], experiment: str, run_id: str, load: float | None
         load=pl.lit(load, pl.Float64),
     )
     return tables.conform(df, "requests")
-
-
-@dataclass
-class Scan:
-    """What one pass over a k6 ``--out json``/``--out csv`` file found.
-
-    Attributes
-    ----------
-    requests
-        One dict per ``http_req_duration`` point: ``end``, ``latency_seconds``,
-        ``http_status``, ``status``, ``error``, ``endpoint``, ``vu``, ``iter``.
-    stage_points
-        One dict per point of a metric that ``stage_of`` names a stage: ``stage``,
-        ``metric``, ``time``, ``value`` (as written, ms for k6 time trends), ``vu``,
-        ``iter``, ``line``.
-    peak_vus
-        Largest value of the ``vus`` gauge (k6's active virtual users); None if absent.
-    """
-
-    source: str
-    lines_total: int
-    skips: SkipCounter
-    requests: list[dict] = field(default_factory=list)
-    stage_points: list[dict] = field(default_factory=list)
-    peak_vus: float | None = None
-    time_format: str | None = None
-    format: str = "k6-json"
-
-    def note_vus(self, value: float) -> None:
-        self.peak_vus = value if self.peak_vus is None else max(self.peak_vus, value)
-
-    def add_point(self, metric: str, stage: str | None, end: dt.datetime, value: float, vu, it,
-                  tags: Mapping[str, Any], line: int) -> None:
-        """File one point (JSON and CSV alike): a ``vus`` gauge value, a stage timing or a request.
-
-        ``tags`` holds the point's tags (``status``, ``expected_response``,
-        ``error``, ``name``, ``url``) as either format writes them.
-        """
-        if metric == VUS_METRIC:
-            self.note_vus(value)
-        elif stage is not None:
-            self.stage_points.append({"stage": stage, "metric": metric, "time": end, "value": value, "vu": vu,
-                                      "iter": it, "line": line})
-        else:
-            http = _int(tags.get("status"))
-            err = tags.get("error") or None
-            self.requests.append({"end": end, "latency_seconds": value / 1000.0, "http_status": http,
-                                  "status": _status(http, tags.get("expected_response"), err), "error": err,
-                                  "endpoint": tags.get("name") or tags.get("url") or None, "vu": vu, "iter": it})
 
 
 def requests_result(scan: Scan, experiment: str, run_id: str, strict: bool = False,
@@ -205,27 +140,8 @@ def csv_time(text: str) -> tuple[dt.datetime, str]:
     raise ValueError(t)
 
 
-def _vu_iter(tags: dict, metadata: dict) -> tuple[int | None, int | None]:
-    """``vu`` and ``iter`` from a point's tags or metadata (k6 writes them only when asked)."""
-    get = (lambda k: metadata.get(k) if metadata.get(k) not in (None, "") else tags.get(k))
-    return _int(get("vu")), _int(get("iter"))
-
-
-def _int(v) -> int | None:
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def _no_stage(metric: str) -> str | None:
-    return None
-
-
-def scan_json(path, stage_of: Callable[[str], str | None] = _no_stage, *, progress: bool | None = None) -> Scan:
+def scan_json(path, stage_of: Callable[[str], str | None] = no_stage, *, progress: bool | None = None) -> Scan:
     """One lazy pass over k6 ``--out json`` NDJSON (see :class:`Scan` and :mod:`.k6_ndjson`)."""
-    from throttlelab.ingest.k6_ndjson import scan_ndjson
-
     return scan_ndjson(path, stage_of, progress=progress)
 
 
@@ -242,7 +158,7 @@ def read_k6_json(path, *, experiment: str | None = None, run_id: str | None = No
     return requests_result(scan, experiment or exp0, run_id or run0, strict, scan.peak_vus)
 
 
-def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
+def scan_csv(path, stage_of: Callable[[str], str | None] = no_stage) -> Scan:
     """One pass over k6 ``--out csv`` (see :class:`Scan`); ``vu``/``iter`` from columns or the ``metadata`` field."""
     lines = lines_mod.split_lines(read_input(path), str(path))
     scan = Scan(str(path), len(lines), SkipCounter(str(path)), format="k6-csv")
@@ -280,7 +196,7 @@ def scan_csv(path, stage_of: Callable[[str], str | None] = _no_stage) -> Scan:
             skips.add(n, f"timestamp not in the file's time format ({scan.time_format})", text)
             continue
         extra = dict(parse_qsl(rec.get("extra_tags") or ""))
-        vu, it = _vu_iter({**extra, **{k: rec[k] for k in ("vu", "iter") if k in rec}},
+        vu, it = vu_iter({**extra, **{k: rec[k] for k in ("vu", "iter") if k in rec}},
                           dict(parse_qsl(rec.get("metadata") or "")))
         scan.add_point(metric, stage, end, value, vu, it, rec, n)
     return scan

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Callable
 
-from throttlelab.ingest import k6
+from throttlelab.ingest import k6_scan as k6
 from throttlelab.ingest.input_files import disk_size, iter_chunks, open_input
 from throttlelab.ingest.lines import BINARY, MAX_LINE_BYTES, NON_UTF8, TOO_LONG, TRUNCATED, looks_binary
 from throttlelab.ingest.progress import byte_progress
@@ -80,7 +80,7 @@ def _parse_line(scan: k6.Scan, where, raw: bytes, stage_of: Callable[[str], str 
     if end.tzinfo is None:
         skips.add(line(), "k6 point time without a UTC offset", raw.decode("utf-8", "replace"))
         return
-    vu, it = k6._vu_iter(tags if isinstance(tags, dict) else {}, data.get("metadata") or {})
+    vu, it = k6.vu_iter(tags if isinstance(tags, dict) else {}, data.get("metadata") or {})
     scan.add_point(metric, stage, end.astimezone(_UTC), value, vu, it, tags if isinstance(tags, dict) else {},
                    line() if stage is not None else 0)
 
@@ -146,7 +146,7 @@ def _fast_chunk(scan: k6.Scan, line0: int, chunk: bytes, stage_of, fixed: tuple[
         _parse_line(scan, lambda s=start: at(s), raw, stage_of)
 
 
-def scan_ndjson(path, stage_of: Callable[[str], str | None] = k6._no_stage, *, progress: bool | None = None) -> k6.Scan:
+def scan_ndjson(path, stage_of: Callable[[str], str | None] = k6.no_stage, *, progress: bool | None = None) -> k6.Scan:
     """One lazy pass over k6 ``--out json`` (see the module docstring and :class:`~.k6.Scan`).
 
     ``progress``: draw a bar on standard error (default: when it is a terminal
@@ -154,7 +154,7 @@ def scan_ndjson(path, stage_of: Callable[[str], str | None] = k6._no_stage, *, p
     """
     source = str(path)
     scan = k6.Scan(source, 0, SkipCounter(source))
-    fixed = (b'"metric":"http_req_duration"', b'"metric":"vus"') if stage_of is k6._no_stage else None
+    fixed = (b'"metric":"http_req_duration"', b'"metric":"vus"') if stage_of is k6.no_stage else None
     line0, binary, first = 0, False, True
     with open_input(path) as f, byte_progress(path, disk_size(path), progress) as update:
         for chunk in iter_chunks(f):
