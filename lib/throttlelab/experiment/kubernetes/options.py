@@ -20,6 +20,7 @@ Example (``studies/sweeps/kubernetes_example.yaml``)::
       image_pull_policy: IfNotPresent
       service_account: throttlelab-runner   # the pods' service account (default: namespace default)
       annotations: {sidecar.istio.io/inject: "false"}   # added to every pod (e.g. no mesh sidecar)
+      prometheus_url: http://127.0.0.1:9090   # also read each run's counters from cAdvisor (default: $PROMETHEUS)
 
 Every problem raises :class:`~throttlelab.errors.SpecError` naming the spec file
 and the key.
@@ -43,6 +44,7 @@ _KEYS = {
     "namespace", "context", "kubeconfig", "in_cluster", "image", "command", "node_selector",
     "nodes", "max_parallel", "memory_limit", "memory_request", "pending_timeout_s",
     "stress_image", "image_pull_policy", "service_account", "poll_interval_s", "keep_pods", "node_cpus", "annotations",
+    "prometheus_url",
 }
 
 
@@ -69,6 +71,7 @@ class KubernetesOptions:
     keep_pods: bool = False
     node_cpus: float | None = None
     annotations: dict[str, str] = field(default_factory=dict)
+    prometheus_url: str | None = None
 
 
 def parse_options(raw: Mapping[str, Any] | None, *, source: str | Path | None = None) -> KubernetesOptions:
@@ -95,6 +98,11 @@ def parse_options(raw: Mapping[str, Any] | None, *, source: str | Path | None = 
             if not isinstance(v, str) or not _DNS_LABEL.fullmatch(v):
                 raise fail(key, f"must be a DNS label (lowercase letters, digits, '-'), got {v!r}")
             kw[key] = v
+    if raw.get("prometheus_url") is not None:
+        v = raw["prometheus_url"]
+        if not isinstance(v, str) or not re.fullmatch(r"https?://\S+", v):
+            raise fail("prometheus_url", f"must be an http(s) URL such as http://127.0.0.1:9090, got {v!r}")
+        kw["prometheus_url"] = v
     for key in ("context", "kubeconfig", "image", "command", "stress_image"):
         if raw.get(key) is not None:
             v = raw[key]

@@ -175,7 +175,29 @@ def _measure(ctx: RunContext, name: str, plan: Any, out: Outcome, monitor_log: P
         row.update(summarise_samples(read_samples(monitor_log)))
     except InputError as exc:
         log.warning("run %s: monitor log unreadable: %s", plan.run_id, exc)
+    row.update(_cadvisor(ctx, name, plan, state))
     return row
+
+
+def _cadvisor(ctx: RunContext, name: str, plan: Any, state: Any) -> dict[str, Any]:
+    """``cadvisor_*`` columns: the run container's counters as cAdvisor reported them to Prometheus
+    (only when a Prometheus is configured; see :mod:`.cadvisor`)."""
+    from . import cadvisor
+
+    url = cadvisor.prometheus_url(ctx.options.prometheus_url)
+    if not url or not state.started_at:
+        return {}
+    import time
+
+    start = state.started_at.timestamp()
+    end = (state.finished_at.timestamp() if state.finished_at else time.time()) + cadvisor.SETTLE_S
+    time.sleep(max(0.0, end - time.time()))  # let the last scrape of the container land
+    try:
+        got = cadvisor.pod_counters(url, ctx.cluster.namespace, name, mf.CONTAINER, start, end)
+    except Exception as exc:  # noqa: BLE001 - the second opinion is optional; say why it is missing
+        log.warning("run %s: no cAdvisor counters from %s: %s", plan.run_id, url, exc)
+        return {}
+    return {f"cadvisor_{k}": v for k, v in got.items()}
 
 
 def _pod_log(ctx: RunContext, name: str) -> str | None:
