@@ -109,6 +109,7 @@ def kubelet_config(layout: Layout) -> Path:
         "shutdownGracePeriod": "0s",
     }
     path = layout.run / "kubelet-config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(cfg, indent=1))
     return path
 
