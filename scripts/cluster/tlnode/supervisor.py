@@ -121,7 +121,7 @@ class Supervisor:
             "--bind-address=127.0.0.1", f"--secure-port={p.controller_manager}", "--use-service-account-credentials=false",
             f"--root-ca-file={lo.apiserver_cert}", f"--service-account-private-key-file={lo.bins.parent / 'service-account.key'}",
             f"--service-cluster-ip-range={SERVICE_RANGE}", "--allocate-node-cidrs=false", "--node-monitor-period=2s",
-            "--controllers=*,-bootstrapsigner,-tokencleaner,-cloud-node-lifecycle", "--v=0"])
+            "--v=0"])
         self.start("kube-scheduler", [
             str(lo.bins / "kube-scheduler"), f"--kubeconfig={kc}", "--leader-elect=false",
             "--bind-address=127.0.0.1", f"--secure-port={p.scheduler}", "--v=0"])
