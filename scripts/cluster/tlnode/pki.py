@@ -1,6 +1,6 @@
 """Certificates and tokens of the cluster (openssl; kept across runs under ``keep/pki``).
 
-* a CA the kubelet trusts for client certificates;
+* a CA the kubelet trusts for client certificates; the service-account signing key;
 * the API server's client certificate for the kubelet (logs, exec): ``O=system:masters``;
 * static bearer tokens: the admin (``system:masters``), the node (``system:node:<name>`` in
   ``system:nodes``, so the Node authorizer applies) and Prometheus (``nodes/metrics`` only).
@@ -45,6 +45,9 @@ def ensure_pki(layout: Layout) -> None:
         _openssl("x509", "-req", "-in", str(csr), "-CA", str(ca_crt), "-CAkey", str(ca_key), "-CAcreateserial",
                  "-out", str(crt), "-days", "3650")
         csr.unlink()
+    sa = pki / "service-account.key"
+    if not sa.exists():
+        _openssl("genrsa", "-out", str(sa), "2048")
     for p in pki.iterdir():
         p.chmod(0o600)
 

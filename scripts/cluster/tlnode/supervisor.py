@@ -91,7 +91,7 @@ class Supervisor:
 
     def apiserver(self) -> None:
         lo, p = self.layout, self.layout.ports
-        sa_key = lo.bins.parent / "service-account.key"
+        sa_key = lo.pki / "service-account.key"
         self.start("kube-apiserver", [
             str(lo.bins / "kube-apiserver"), f"--etcd-servers=http://127.0.0.1:{p.etcd}",
             "--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", f"--secure-port={p.apiserver}",
@@ -119,7 +119,7 @@ class Supervisor:
         self.start("kube-controller-manager", [
             str(lo.bins / "kube-controller-manager"), f"--kubeconfig={kc}", "--leader-elect=false",
             "--bind-address=127.0.0.1", f"--secure-port={p.controller_manager}", "--use-service-account-credentials=false",
-            f"--root-ca-file={lo.apiserver_cert}", f"--service-account-private-key-file={lo.bins.parent / 'service-account.key'}",
+            f"--root-ca-file={lo.apiserver_cert}", f"--service-account-private-key-file={lo.pki / 'service-account.key'}",
             f"--service-cluster-ip-range={SERVICE_RANGE}", "--allocate-node-cidrs=false", "--node-monitor-period=2s",
             "--v=0"])
         self.start("kube-scheduler", [

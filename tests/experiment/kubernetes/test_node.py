@@ -127,6 +127,38 @@ def test_rbac_refuses_what_the_runner_role_does_not_grant(node_cluster):
         api.close()
 
 
+def test_a_latency_point_runs_as_a_deployment_behind_a_service(node_cluster, tmp_path, monkeypatch):
+    """The service pod (limit 0.5 core) under open-loop load from this machine, with and without a
+    stress pod: same rows as the local backend, counters from the service container's cgroup."""
+    from throttlelab.experiment.latency_runner import read_latency_store, run_latency_sweep
+    from throttlelab.experiment.latency_sweep import LatencySweep
+
+    monkeypatch.setenv("THROTTLELAB_NODE_KUBECONFIG", str(node_cluster.kubeconfig))
+    sweep = LatencySweep.from_mapping({
+        "experiment": "latency_node_test", "endpoint": "cpu", "mode": "open", "loads": [5],
+        "contention": [0, 0.5], "neighbour_workers": 2, "cpu_limit_cores": 0.5, "seconds": 3,
+        "warmup_seconds": 0.5})
+    folder = run_latency_sweep(sweep, tmp_path, backend="kubernetes")
+    runs, requests, _stages = read_latency_store(folder)
+    assert runs.height == 2
+    assert runs["status"].to_list() == ["ok", "ok"], runs.select("run_id", "error").to_dicts()
+    assert set(runs["backend"]) == {"kubernetes"} and runs["node"][0].startswith(NODE_NAME)
+    assert (runs["nr_periods"] > 0).all() and (runs["cpu_seconds"] > 0).all()
+    assert requests.height >= 20
+    rows = [json.loads(p.read_text()) for p in RunStore(folder).row_files()]
+    stressed = next(r for r in rows if r["contention"] == 0.5)
+    assert stressed["neighbour_mode"] == "pod" and stressed["neighbour_cpu_seconds"] > 0
+    # nothing of the points is left in the namespace
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(config_file=str(node_cluster.kubeconfig))
+    try:
+        left = client.CoreV1Api(api).list_namespaced_pod(NAMESPACE, label_selector="throttlelab.io/run-id").items
+        assert [p.metadata.name for p in left if p.metadata.deletion_timestamp is None] == []
+    finally:
+        api.close()
+
+
 def test_cluster_down_leaves_nothing(node_cluster):
     if not node_cluster.owned:
         pytest.skip("the cluster was started outside this test session: not stopping it")
