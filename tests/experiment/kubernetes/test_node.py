@@ -70,17 +70,21 @@ def test_a_limit_throttles_and_cadvisor_agrees_with_the_cgroup(burner_runs):
     r = burner_runs["0.5"]
     assert r["status"] == "ok", r["error"]
     assert r["node"] == NODE_NAME
-    # two busy threads under 0.5 cores: the cgroup throttles most CFS periods
-    assert r["nr_periods"] > 20
-    assert r["nr_throttled"] / r["nr_periods"] > 0.6, r
-    # CPU-seconds / wall cannot exceed the limit by much
+    assert r["nr_periods"] > 20 and r["nr_throttled"] > 0, r
+    # the limit holds: CPU-seconds per wall second stay at or below 0.5 core
     assert r["cpu_seconds"] / r["wall_seconds"] < 0.6, r
-    # cAdvisor (kubelet /metrics/cadvisor through Prometheus) saw the same container
-    cad = {"nr_periods": r.get("cadvisor_nr_periods"), "nr_throttled": r.get("cadvisor_nr_throttled")}
+    # two busy threads under 0.5 cores throttle most periods -- when the machine lets the pod use
+    # its quota at all (a machine busy with other work starves the pod below its limit instead)
+    quota_used = r["cpu_seconds"] / (r["nr_periods"] * 0.05)
+    if quota_used > 0.9:
+        assert r["nr_throttled"] / r["nr_periods"] > 0.6, r
+    # cAdvisor (kubelet /metrics/cadvisor through Prometheus) saw the same container and counters
+    cad = {k: r.get(f"cadvisor_{k}") for k in ("nr_periods", "nr_throttled", "cpu_seconds")}
     assert cad["nr_periods"], f"no cAdvisor counters in the row: {r}"
-    assert 0.5 * r["nr_periods"] <= cad["nr_periods"] <= r["nr_periods"] * 1.05 + 2, (r, cad)
+    assert 0.9 * r["nr_periods"] - 2 <= cad["nr_periods"] <= 1.05 * r["nr_periods"] + 2, (r, cad)
+    assert cad["cpu_seconds"] == pytest.approx(r["cpu_seconds"], rel=0.1), (r, cad)
     agree = agreement(r, cad)
-    assert abs(agree["difference"]) < 0.1, agree
+    assert abs(agree["difference"]) < 0.05, agree
 
 
 def test_an_unlimited_pod_is_not_throttled(burner_runs):

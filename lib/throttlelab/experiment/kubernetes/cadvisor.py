@@ -4,8 +4,9 @@ The second opinion beside the pod's own cgroup (read by the in-pod sampler):
 after a run, :func:`pod_counters` asks Prometheus for the largest value each
 cumulative counter of the run's container reached while it ran.  Counters of a
 fresh container start at zero, so that maximum is what cAdvisor saw of the run;
-it can miss the last second or two (housekeeping and scrape intervals), so
-compare *ratios* (throttled / periods), not totals: :func:`agreement`.
+the run pod lingers idle for :data:`LINGER_S` after its workload so the last
+scrape holds the final counters (an idle cgroup's counters do not move).
+:func:`agreement` compares the throttled ratios.
 
 Example
 -------
@@ -29,8 +30,9 @@ METRICS = {
     "container_cpu_usage_seconds_total": "cpu_seconds",
 }
 _INTS = {"nr_periods", "nr_throttled"}
-#: seconds to wait after a run for its last scrape (kubelet housekeeping 1 s + scrape interval 2 s)
-SETTLE_S = 3.0
+#: seconds a run pod stays idle after its workload when a Prometheus is configured, so that
+#: cAdvisor (housekeeping 1 s) and a scrape (every 2 s) see the final counters
+LINGER_S = 3.5
 
 
 def prometheus_url(option: str | None) -> str | None:
