@@ -200,6 +200,8 @@ def clean(layout: Layout, *, keep_run_dir: bool = False) -> dict[str, list[str]]
         else:
             p.unlink(missing_ok=True)
     _remove_empty_dirs(CONTAINERD_LINK.parent)
+    with contextlib.suppress(OSError):
+        NETNS_DIR.rmdir()  # only when empty (made by the pods' runtime)
     # 4. the run folder
     if not keep_run_dir and layout.run.exists() and not our_mounts(layout):
         shutil.rmtree(layout.run, ignore_errors=True)

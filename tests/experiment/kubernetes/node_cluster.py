@@ -18,8 +18,9 @@ if str(CLUSTER_DIR) not in sys.path:
 
 from tlnode import cli, leftovers, prereq  # noqa: E402
 from tlnode.layout import BUSYBOX_IMAGE, NAMESPACE, NODE_NAME, Layout  # noqa: E402
+from tlnode.procs import pid_alive  # noqa: E402
 
-__all__ = ["BUSYBOX_IMAGE", "NAMESPACE", "NODE_NAME", "Node", "bring_up", "cli", "leftovers"]
+__all__ = ["BUSYBOX_IMAGE", "NAMESPACE", "NODE_NAME", "Node", "bring_up", "cli", "leftovers", "pid_alive"]
 
 
 @dataclass

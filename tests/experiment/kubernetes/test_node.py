@@ -25,12 +25,15 @@ from throttlelab.experiment.run_store import RunStore
 from throttlelab.experiment.spec import spec_from_mapping
 from throttlelab.experiment.sweep import run_sweep
 
-from .node_cluster import BUSYBOX_IMAGE, CLUSTER_DIR, NAMESPACE, NODE_NAME, cli, leftovers
+from .node_cluster import BUSYBOX_IMAGE, CLUSTER_DIR, NAMESPACE, NODE_NAME, cli, leftovers, pid_alive
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
 
-#: busybox sh loop iterations per thread: about 1.3 CPU-seconds each on this machine
-ITERATIONS = 1_000_000
+#: busybox sh loop iterations per thread: about 0.4 CPU-seconds each on this machine
+ITERATIONS = 300_000
+#: The tested limit: low enough that even a machine busy with other work lets the pod reach its
+#: quota in most periods (at 500m a starved pod may never reach it: see studies/sweeps/kubernetes_local.yaml)
+LIMIT = 0.1
 
 
 def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, **kube) -> object:
@@ -60,29 +63,27 @@ def raw_rows(spec) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def burner_runs(node_cluster, tmp_path_factory):
-    spec = node_spec(tmp_path_factory.mktemp("node-sweep"), node_cluster, "node_burner", ["500m", "unlimited"], [2])
+    spec = node_spec(tmp_path_factory.mktemp("node-sweep"), node_cluster, "node_burner", [LIMIT, "unlimited"], [2])
     table = run_sweep(spec, progress=False)
     assert table.height == 2
     return raw_rows(spec)
 
 
 def test_a_limit_throttles_and_cadvisor_agrees_with_the_cgroup(burner_runs):
-    r = burner_runs["0.5"]
+    r = burner_runs[f"{LIMIT:g}"]
     assert r["status"] == "ok", r["error"]
     assert r["node"] == NODE_NAME
-    assert r["nr_periods"] > 20 and r["nr_throttled"] > 0, r
-    # the limit holds: CPU-seconds per wall second stay at or below 0.5 core
-    assert r["cpu_seconds"] / r["wall_seconds"] < 0.6, r
-    # two busy threads under 0.5 cores throttle most periods -- when the machine lets the pod use
-    # its quota at all (a machine busy with other work starves the pod below its limit instead)
-    quota_used = r["cpu_seconds"] / (r["nr_periods"] * 0.05)
-    if quota_used > 0.9:
-        assert r["nr_throttled"] / r["nr_periods"] > 0.6, r
-    # cAdvisor (kubelet /metrics/cadvisor through Prometheus) saw the same container and counters
+    # two busy threads under 0.1 core: most CFS periods are throttled, and the limit holds
+    assert r["nr_periods"] > 20, r
+    assert r["nr_throttled"] / r["nr_periods"] > 0.6, r
+    assert r["cpu_seconds"] / r["wall_seconds"] < 1.3 * LIMIT, r
+    # cAdvisor (kubelet /metrics/cadvisor through Prometheus) saw the same container and counters:
+    # its totals cover the whole container life, i.e. also the sampler's own work before its first
+    # and after its last block (throttled too at 0.1 core), so they are a little larger
     cad = {k: r.get(f"cadvisor_{k}") for k in ("nr_periods", "nr_throttled", "cpu_seconds")}
     assert cad["nr_periods"], f"no cAdvisor counters in the row: {r}"
-    assert 0.9 * r["nr_periods"] - 2 <= cad["nr_periods"] <= 1.05 * r["nr_periods"] + 2, (r, cad)
-    assert cad["cpu_seconds"] == pytest.approx(r["cpu_seconds"], rel=0.1), (r, cad)
+    assert 0.95 * r["nr_periods"] - 2 <= cad["nr_periods"] <= 1.25 * r["nr_periods"] + 5, (r, cad)
+    assert cad["cpu_seconds"] == pytest.approx(r["cpu_seconds"], rel=0.15), (r, cad)
     agree = agreement(r, cad)
     assert abs(agree["difference"]) < 0.05, agree
 
@@ -92,7 +93,7 @@ def test_an_unlimited_pod_is_not_throttled(burner_runs):
     assert r["status"] == "ok", r["error"]
     assert r["nr_throttled"] in (0, None), r
     assert r.get("cadvisor_nr_throttled") in (0, None), r
-    assert r["cpu_seconds"] > 1.0  # it did burn CPU
+    assert r["cpu_seconds"] > 0.4  # it did burn CPU
 
 
 def test_a_pod_above_allocatable_stays_pending(node_cluster, tmp_path):
@@ -195,8 +196,8 @@ def test_a_killed_owner_leaves_nothing(node_cluster):
         owner.send_signal(signal.SIGKILL)
         owner.wait()
     deadline = time.monotonic() + 90
-    while leftovers.our_processes(layout) and time.monotonic() < deadline:
+    while (pid_alive(supervisor) or leftovers.our_processes(layout)) and time.monotonic() < deadline:
         time.sleep(0.5)
+    assert not pid_alive(supervisor)  # (a zombie waiting for init to reap it counts as gone)
     inv = leftovers.inventory(layout)
     assert not any(inv.values()), inv
-    assert not Path(f"/proc/{supervisor}").exists()
