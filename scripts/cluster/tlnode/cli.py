@@ -73,6 +73,10 @@ def up(layout: Layout | None = None, *, attach: bool = False, timeout_s: float =
             say(f"cluster-up: already running (supervisor pid {r.pid})")
             return r
         t0 = time.monotonic()
+        other = leftovers.foreign_cluster(layout)
+        if other:
+            raise ClusterError(f"{other} already runs on this machine (one node per machine): stop it first "
+                               "(`make cluster-down` with its THROTTLELAB_CLUSTER_DIR)")
         left = leftovers.inventory(layout)
         if any(left.values()):
             say("cluster-up: removing what an earlier run left: "
@@ -141,6 +145,10 @@ def down(layout: Layout | None = None, say=print) -> dict[str, list[str]]:
     layout = layout or Layout.default()
     t0 = time.monotonic()
     st = read_status(layout)
+    other = leftovers.foreign_cluster(layout)
+    if other and not (st and pid_alive(int(st.get("pid", 0)))):
+        raise ClusterError(f"{other} runs on this machine, not the cluster of {layout.state}: "
+                           "stop it with its THROTTLELAB_CLUSTER_DIR")
     with locked(layout):
         if st and pid_alive(int(st.get("pid", 0))):
             os.kill(int(st["pid"]), signal.SIGTERM)

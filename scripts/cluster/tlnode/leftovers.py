@@ -45,6 +45,25 @@ def our_processes(layout: Layout) -> list[int]:
     return [p for p in all_pids() if p not in skip and any(key in a for a in cmdline(p))]
 
 
+def foreign_cluster(layout: Layout) -> str | None:
+    """A kubelet or cluster supervisor of ANOTHER state folder runs here: its description, else None.
+
+    Interfaces, kubepods cgroups and pod processes are machine-wide: cleaning them for
+    one state folder while another cluster runs would break that one.
+    """
+    key = str(layout.state)
+    for p in all_pids():
+        args = cmdline(p)
+        if not args:
+            continue
+        is_kubelet = Path(args[0]).name == "kubelet"
+        is_supervisor = "tlnode.supervisor" in args
+        if (is_kubelet or is_supervisor) and not any(key in a for a in args):
+            state = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--state"), "?")
+            return f"{'a kubelet' if is_kubelet else 'a cluster with state ' + state} (pid {p})"
+    return None
+
+
 def kubepods_dirs() -> list[Path]:
     """``kubepods`` folders of every cgroup v1 hierarchy (and the v2 root, if any)."""
     if not CGROUP_ROOT.is_dir():
