@@ -211,6 +211,8 @@ def clean(layout: Layout, *, keep_run_dir: bool = False) -> dict[str, list[str]]
         subprocess.run(["umount", "-l", mp], capture_output=True)
     # 3. cgroups, interfaces, links outside
     remove_cgroups()
+    for d in CGROUP_ROOT.glob("*/k8s.io"):  # containerd's own default parent (`ctr run`): only if empty
+        _remove_empty_dirs(d)
     for name in interfaces():
         subprocess.run(["ip", "link", "del", name], capture_output=True)
     for p in outside_files(layout):
