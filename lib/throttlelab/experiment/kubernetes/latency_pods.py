@@ -28,7 +28,6 @@ from throttlelab.experiment.cgroups import Counters
 
 from . import manifests as mf
 from .labels import dns_name
-from .options import KubernetesOptions
 
 PORT = 8080
 NAMESPACE = "throttlelab"
