@@ -83,7 +83,7 @@ def test_a_limit_throttles_and_cadvisor_agrees_with_the_cgroup(burner_runs):
     cad = {k: r.get(f"cadvisor_{k}") for k in ("nr_periods", "nr_throttled", "cpu_seconds")}
     assert cad["nr_periods"], f"no cAdvisor counters in the row: {r}"
     assert 0.95 * r["nr_periods"] - 2 <= cad["nr_periods"] <= 1.25 * r["nr_periods"] + 5, (r, cad)
-    assert cad["cpu_seconds"] == pytest.approx(r["cpu_seconds"], rel=0.15), (r, cad)
+    assert 0.98 * r["cpu_seconds"] <= cad["cpu_seconds"] <= r["cpu_seconds"] + 0.25, (r, cad)
     agree = agreement(r, cad)
     assert abs(agree["difference"]) < 0.05, agree
 
