@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,6 +139,9 @@ class Layout:
 
 
 def control_plane_bins() -> Path:
-    """The bin folder of scripts/build_control_plane.sh (it says where itself)."""
-    out = subprocess.run(["bash", str(BUILD_SCRIPT), "--print-bin-dir"], capture_output=True, text=True, check=True)
-    return Path(out.stdout.strip())
+    """The bin folder of scripts/build_control_plane.sh: ``<cache>/control-plane/<K8S_VERSION>/bin``
+    (K8S_VERSION from scripts/control_plane/versions.env, as the script reads it)."""
+    versions = REPO / "scripts" / "control_plane" / "versions.env"
+    env = dict(line.split("=", 1) for line in versions.read_text().splitlines()
+               if "=" in line and not line.lstrip().startswith("#"))
+    return cache_root() / "control-plane" / env["K8S_VERSION"].strip() / "bin"

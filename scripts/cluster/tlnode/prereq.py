@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import subprocess
 from pathlib import Path
 
 from .configs import CNI_BIN
@@ -73,7 +74,8 @@ def problems(layout: Layout, *, check_ports: bool = True) -> list[str]:
             if not _port_free(port):
                 out.append(f"port {port} ({name}) on 127.0.0.1 is in use: stop what holds it (`ss -ltnp "
                            f"'sport = :{port}'`) or set THROTTLELAB_CLUSTER_PORT_BASE to another base port")
-    if shutil.which("ip") and os.system(f"ip -4 addr show 2>/dev/null | grep -q ' {NODE_IP}/'") == 0:
+    if shutil.which("ip") and f" {NODE_IP}/" in subprocess.run(["ip", "-4", "-o", "addr", "show"], capture_output=True,
+                                                              text=True).stdout:
         out.append(f"{NODE_IP} is already configured on an interface not made by the cluster: remove it "
                    f"(`ip addr del {NODE_IP}/32 dev <interface>`)")
     return out
