@@ -8,12 +8,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STUDY ?= studies/default.yaml
 
-.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks
+.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down
 
 help:
 	@echo "make report   - run the default study (sets up .venv and system tools if missing)"
 	@echo "make test     - run the tests (sets up if missing)"
 	@echo "make bench    - run the benchmarks (ratios measured in one run)"
+	@echo "make cluster-up / cluster-down - a real one-node Kubernetes cluster on this machine (root)"
 
 setup: $(STAMP)
 
@@ -33,6 +34,20 @@ system-tools:
 control-plane:
 	@bash scripts/build_control_plane.sh
 
+# What the one-node cluster needs from Debian (containerd, runc, CNI plugins, prometheus,
+# busybox-static), only when missing.
+node-tools:
+	@bash scripts/cluster/install_node_tools.sh
+
+# A real one-node cluster (control plane, containerd, kubelet, Prometheus) that stays up;
+# state under $${THROTTLELAB_CACHE:-~/.cache/throttlelab}/cluster. Last lines: PROMETHEUS=..., KUBECONFIG=...
+cluster-up: setup node-tools control-plane
+	@$(PY) scripts/cluster/cluster.py up
+
+# Stop it and remove everything it made (processes, kubepods cgroups, mounts, interfaces).
+cluster-down:
+	@$$(test -x $(PY) && echo $(PY) || echo $(PYTHON)) scripts/cluster/cluster.py down
+
 report: setup system-tools
 	$(VENV)/bin/throttlelab run $(STUDY)
 
@@ -41,7 +56,7 @@ notebooks: setup
 	@$(VENV)/bin/jupytext --quiet --sync notebooks/[0-9]*.ipynb
 	@$(VENV)/bin/nbstripout notebooks/[0-9]*.ipynb
 
-test: setup system-tools control-plane notebooks
+test: setup system-tools node-tools control-plane notebooks
 	$(PY) -m pytest -q
 
 bench: setup system-tools

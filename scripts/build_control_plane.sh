@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Build a real Kubernetes control plane for the tests, from the Go module proxy only:
-#   etcd (go.etcd.io/etcd/server/v3), kube-apiserver and kube-scheduler
-#   (k8s.io/kubernetes with its staging modules replaced by their published
-#   versions), and kwok (sigs.k8s.io/kwok) plus its stage configs.
+#   etcd (go.etcd.io/etcd/server/v3), kube-apiserver, kube-scheduler,
+#   kube-controller-manager and kubelet (k8s.io/kubernetes with its staging
+#   modules replaced by their published versions, all four in ONE `go build` so
+#   they share the compile work and the build cache), and kwok
+#   (sigs.k8s.io/kwok) plus its stage configs. The kubelet and the
+#   controller-manager are what `make cluster-up` (scripts/cluster) runs.
 #
 # Everything goes to a cache OUTSIDE the repo:
 #   ${THROTTLELAB_CACHE:-$HOME/.cache/throttlelab}/control-plane/<k8s version>/bin
@@ -36,7 +39,10 @@ die() { echo "build_control_plane: ERROR: $*" >&2; exit 1; }
 
 # The stamp names the versions and the wrapper modules' content: a change rebuilds.
 stamp_text="$(cat "$modules/versions.env" "$modules"/{etcd,kubernetes,kwok}/go.mod "$modules"/{etcd,kubernetes,kwok}/*.go | sha256sum | cut -d' ' -f1)"
-components=(etcd kube-apiserver kube-scheduler kwok)
+# (kubernetes/tools.go is part of the stamp: leave it alone so binaries built by
+# an older checkout of this script are not rebuilt for nothing.)
+kube_commands=(kube-apiserver kube-scheduler kube-controller-manager kubelet)
+components=(etcd "${kube_commands[@]}" kwok)
 up_to_date() {
     [[ -f "$root/STAMP" && "$(cat "$root/STAMP")" == "$stamp_text" ]] || return 1
     local c
@@ -104,15 +110,37 @@ for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     kube_ldflags+=" -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor"
     kube_ldflags+=" -X $p.gitTreeState=clean -X $p.buildDate=$build_date"
 done
-build kubernetes k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver "$kube_ldflags"
-build kubernetes k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler "$kube_ldflags"
+# The Kubernetes commands not yet built for this stamp, in one `go build`.
+pkgs=()
+for c in "${kube_commands[@]}"; do
+    if [[ $force == 0 && -x "$bin/$c" && -f "$root/STAMP.$c" && "$(cat "$root/STAMP.$c")" == "$stamp_text" ]]; then
+        log "$c: already built"
+    else
+        pkgs+=("k8s.io/kubernetes/cmd/$c")
+    fi
+done
+if (( ${#pkgs[@]} )); then
+    src="$root/src/kubernetes"
+    mkdir -p "$src" "$bin/.new"
+    cp "$modules/kubernetes/"* "$src/"
+    log "${pkgs[*]##*/}: one go build (about 20 min for all four on a cold cache with 2 cores)"
+    start=$SECONDS
+    (cd "$src" && "$go" build -mod=mod -trimpath -ldflags "-s -w $kube_ldflags" -o "$bin/.new/" "${pkgs[@]}") \
+        || die "building ${pkgs[*]##*/} failed (see the Go output above)"
+    for p in "${pkgs[@]}"; do
+        c="${p##*/}"
+        mv -f "$bin/.new/$c" "$bin/$c"
+        echo "$stamp_text" > "$root/STAMP.$c"
+    done
+    log "${pkgs[*]##*/}: built in $((SECONDS - start)) s"
+fi
 build kwok sigs.k8s.io/kwok/cmd/kwok kwok "-X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION"
 
 # kwok's stage configs come from its module's kustomize/stage folder.
 kwok_dir="$(cd "$root/src/kwok" && "$go" list -mod=mod -m -f '{{.Dir}}' sigs.k8s.io/kwok)"
 [[ -d "$kwok_dir/kustomize/stage" ]] || die "no kustomize/stage in $kwok_dir"
 for name in node-initialize node-heartbeat pod-ready pod-complete pod-delete; do
-    f="$(find "$kwok_dir/kustomize/stage" -name "$name.yaml" | sort | head -n 1)"
+    f="$(find "$kwok_dir/kustomize/stage" -name "$name.yaml" | sort | sed -n 1p)"
     [[ -n "$f" ]] || die "stage config $name.yaml not found under $kwok_dir/kustomize/stage"
     cp "$f" "$stages/$name.yaml"
     log "stage: ${f#"$kwok_dir/"} -> $stages/$name.yaml"
@@ -126,6 +154,6 @@ if [[ ! -s "$root/service-account.key" ]]; then
 fi
 
 echo "$stamp_text" > "$root/STAMP"
-"$bin/etcd" --version | head -n 1 | sed 's/^/build_control_plane: /'
+"$bin/etcd" --version | sed -n "1s/^/build_control_plane: /p"  # sed reads all (head would SIGPIPE etcd under pipefail)
 "$bin/kube-apiserver" --version | sed 's/^/build_control_plane: /'
 log "done: $bin"

@@ -44,7 +44,28 @@ def _go() -> tuple[bool, str]:
     return False, "no Go toolchain (go on PATH or /usr/local/go/bin/go) to build the Go workloads"
 
 
-CHECKS: dict[str, Check] = {"local_cgroup": _local_cgroup, "ffmpeg": _ffmpeg, "chromium": _chromium, "go": _go}
+
+def _node_cluster() -> tuple[bool, str]:
+    """The one-node cluster of ``make cluster-up`` is ready (its supervisor alive)."""
+    import json
+    import os
+    from pathlib import Path
+
+    cache = Path(os.environ.get("THROTTLELAB_CACHE") or Path.home() / ".cache" / "throttlelab")
+    state = Path(os.environ.get("THROTTLELAB_CLUSTER_DIR") or cache / "cluster")
+    try:
+        st = json.loads((state / "status.json").read_text())
+    except (OSError, ValueError):
+        return False, "no one-node cluster runs here (start it with `make cluster-up`)"
+    pid = int(st.get("pid", 0))
+    if st.get("state") != "ready" or not pid or not Path(f"/proc/{pid}").exists():
+        return False, f"the one-node cluster is not ready (state {st.get('state')!r}): run `make cluster-up`"
+    return True, st.get("kubeconfig", "")
+
+
+
+CHECKS: dict[str, Check] = {"local_cgroup": _local_cgroup, "ffmpeg": _ffmpeg, "chromium": _chromium, "go": _go,
+                            "node_cluster": _node_cluster}
 
 
 def check(requirements: tuple[str, ...] | list[str]) -> tuple[bool, str]:

@@ -130,8 +130,9 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
     prov = provenance.collect(study.root)
     n = len(study.runs)
     order = {r.name: i for i, r in enumerate(study.runs, 1)}
-    shared = [r for r in study.runs if "local_cgroup" not in r.requires]
-    exclusive = [r for r in study.runs if "local_cgroup" in r.requires]
+    alone = {"local_cgroup", "node_cluster"}  # measuring runs: not disturbed by the study itself
+    shared = [r for r in study.runs if not alone & set(r.requires)]
+    exclusive = [r for r in study.runs if alone & set(r.requires)]
     results: dict[str, RunOutcome] = {}
 
     def start(run: NotebookRun) -> None:

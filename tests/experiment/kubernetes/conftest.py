@@ -1,4 +1,5 @@
-"""Fixtures: a real control plane (etcd, kube-apiserver, kube-scheduler, kwok) on loopback.
+"""Fixtures: a real control plane (etcd, kube-apiserver, kube-scheduler, kwok) on loopback,
+and (``node`` tests) the real one-node cluster of ``scripts/cluster``.
 
 The session fixture builds it with ``scripts/build_control_plane.sh`` if needed
 (idempotent; minutes on a cold cache) and skips only if it is absent AND cannot
@@ -110,3 +111,18 @@ def service_account_token(cp: ControlPlane, namespace: str, name: str = "throttl
         name, namespace, {"spec": {"audiences": ["https://kubernetes.default.svc"], "expirationSeconds": 3600}})
     core.api_client.close()
     return req.status.token
+
+
+@pytest.fixture(scope="session")
+def node_cluster():
+    """The real one-node cluster (control plane, containerd, kubelet, Prometheus), reused when one
+    runs, else started for this session and stopped at its end.  Skips only when this machine
+    lacks a prerequisite (the line says which and how to fix it)."""
+    from .node_cluster import bring_up, cli
+
+    node, why = bring_up()
+    if node is None:
+        pytest.skip(why)
+    yield node
+    if node.owned and not node.down:
+        cli.down(node.layout, say=lambda msg: None)

@@ -3,12 +3,16 @@
 etcd, kube-apiserver (static-token auth + RBAC, service-account tokens),
 kube-scheduler and kwok (fake nodes: pods become Running and Succeeded by its
 stages, no kubelet, no logs), from the build of ``scripts/build_control_plane.sh``.
-Free ports, a temporary folder, everything stopped at the end.
+Free ports, a temporary folder, everything stopped at the end.  Every component
+gets SIGKILL when the test process dies (``PR_SET_PDEATHSIG``), so a killed
+pytest leaves nothing running; folders (and any process) of an earlier run
+whose owner is dead are removed at the next start (:func:`remove_stale_runs`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -65,6 +69,62 @@ def ensure_built(budget_s: float = 420.0) -> tuple[Path | None, str]:
         return bins, ""
     tail = "\n".join(out.strip().splitlines()[-5:])
     return None, f"control plane not built and {BUILD_SCRIPT.name} failed (exit {proc.returncode}): {tail}"
+
+
+WORKDIR_PREFIX = "throttlelab-kube-"
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """A ``preexec_fn``: SIGKILL the child when the test process (the thread that started it) ends."""
+    parent = os.getpid()
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def setup() -> None:
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before prctl
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return setup
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_runs(tmp: Path | None = None) -> list[str]:
+    """Kill the processes of earlier control planes whose test process is gone; remove their folders.
+
+    Each folder records its owner's pid (``owner.pid``); a folder without a live
+    owner is stale.  Returns the folders removed.
+    """
+    tmp = Path(tmp or tempfile.gettempdir())
+    removed = []
+    for d in tmp.glob(f"{WORKDIR_PREFIX}*"):
+        try:
+            owner = int((d / "owner.pid").read_text())
+        except (OSError, ValueError):
+            owner = 0
+        if owner and _alive(owner):
+            continue
+        key = str(d)
+        for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+            try:
+                args = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if key in args and pid != os.getpid():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(d, ignore_errors=True)
+        removed.append(key)
+    return removed
 
 
 def free_port() -> int:
@@ -146,7 +206,7 @@ def write_kubeconfig(path: Path, server: str, ca_file: Path, token: str, namespa
 def _start(cp: ControlPlane, name: str, argv: list[str]) -> None:
     logf = open(cp.workdir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
     cp.procs[name] = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                      start_new_session=True)
+                                      start_new_session=True, preexec_fn=_die_with_parent())
     logf.close()
 
 
@@ -174,7 +234,9 @@ def _wait_ready(cp: ControlPlane, timeout_s: float = 60.0) -> None:
 def start_control_plane(bins: Path) -> ControlPlane:
     """Start etcd, kube-apiserver, kube-scheduler and kwok on loopback."""
     root = bins.parent
-    workdir = Path(tempfile.mkdtemp(prefix="throttlelab-kube-"))
+    remove_stale_runs()
+    workdir = Path(tempfile.mkdtemp(prefix=WORKDIR_PREFIX))
+    (workdir / "owner.pid").write_text(str(os.getpid()))
     etcd_client, etcd_peer, api_port = free_port(), free_port(), free_port()
     token = os.urandom(16).hex()
     (workdir / "tokens.csv").write_text(f'{token},admin,admin,"system:masters"\n')

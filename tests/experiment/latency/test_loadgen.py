@@ -124,3 +124,26 @@ def test_http_errors_are_errors(service):
     assert res.status_counts() == {"error": 2}
     assert res.requests["http_status"].to_list() == [400, 400]
     assert res.requests["error"].str.contains("integer").all()
+
+
+def test_targets_on_a_project_interface_are_allowed_others_refused():
+    """Pods of the one-node cluster sit on a project-made ``tl-*`` bridge: allowed; other addresses are not."""
+    import os
+    import subprocess
+
+    from throttlelab.errors import SpecError
+    from throttlelab.experiment.latency.loadgen import require_loopback
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root to create an interface")
+    name = "tl-lgtest0"
+    subprocess.run(["ip", "link", "add", name, "type", "bridge"], check=True)
+    try:
+        subprocess.run(["ip", "addr", "add", "198.19.77.1/24", "dev", name], check=True)
+        assert require_loopback("http://198.19.77.5:8080/cpu") == ("198.19.77.5", 8080)
+        with pytest.raises(SpecError, match="non-loopback"):
+            require_loopback("http://198.19.78.5:8080/cpu")
+    finally:
+        subprocess.run(["ip", "link", "del", name], check=False)
+    with pytest.raises(SpecError, match="non-loopback"):
+        require_loopback("http://198.19.77.5:8080/cpu")

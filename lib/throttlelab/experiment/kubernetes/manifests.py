@@ -111,8 +111,12 @@ def run_pod(
     threads: str,
     sampling_interval_s: float,
     node: str | None = None,
+    linger_s: float = 0.0,
 ) -> dict[str, Any]:
     """The Pod of one run: the workload wrapped by the sampler, with the run's CPU limit.
+
+    ``linger_s``: the container stays idle that long after the workload's result
+    (so cAdvisor's last scrape holds the final counters; see :mod:`.cadvisor`).
 
     The CPU request equals the limit (so the scheduler reserves what the run may
     use); an unlimited run gets neither.  ``restartPolicy: Never``; the
@@ -130,6 +134,7 @@ def run_pod(
         {"name": "THROTTLELAB_INTERVAL", "value": f"{sampling_interval_s:g}"},
         {"name": "THROTTLELAB_THREADS", "value": threads},
         {"name": "THROTTLELAB_WORKDIR", "value": WORK_DIR},
+        {"name": "THROTTLELAB_LINGER_S", "value": f"{linger_s:g}"},
         {"name": "THROTTLELAB_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
         {"name": "THROTTLELAB_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
     ]

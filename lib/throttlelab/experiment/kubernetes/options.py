@@ -20,6 +20,7 @@ Example (``studies/sweeps/kubernetes_example.yaml``)::
       image_pull_policy: IfNotPresent
       service_account: throttlelab-runner   # the pods' service account (default: namespace default)
       annotations: {sidecar.istio.io/inject: "false"}   # added to every pod (e.g. no mesh sidecar)
+      prometheus_url: http://127.0.0.1:9090   # also read each run's counters from cAdvisor (default: $PROMETHEUS)
 
 Every problem raises :class:`~throttlelab.errors.SpecError` naming the spec file,
 the line and the key.
@@ -78,6 +79,8 @@ class KubernetesOptions(ConfigModel):
     keep_pods: StrictBool = Field(False, description="keep finished run pods (debugging)")
     node_cpus: Seconds | None = Field(None, gt=0, description="node CPUs for contention shares (default: read the node)")
     annotations: dict[str, str] = Field(default_factory=dict, description="added to every pod")
+    prometheus_url: Annotated[str, Field(pattern=r"^https?://\S+$")] | None = Field(
+        None, description="also read each run's counters from cAdvisor (default: $PROMETHEUS)")
 
     @model_validator(mode="after")
     def _in_cluster_alone(self) -> KubernetesOptions:

@@ -112,9 +112,12 @@ def execute_run(ctx: RunContext, plan: Any, monitor_log: Path, node: str | None 
         argv = mf.workload_argv(plan.workload.kind, opts.command or plan.workload.command, plan.threads,
                                 plan.limit_cores, plan.workload.options)
         name = pod_name(plan.run_id)
+        from .cadvisor import LINGER_S, prometheus_url
+
         body = mf.run_pod(name=name, experiment=ctx.experiment, run_id=plan.run_id, session=ctx.session,
                           options=opts, argv=argv, limit_cores=plan.limit_cores, threads=plan.threads,
-                          sampling_interval_s=plan.sampling_interval_s, node=node)
+                          sampling_interval_s=plan.sampling_interval_s, node=node,
+                          linger_s=LINGER_S if prometheus_url(opts.prometheus_url) else 0.0)
         created.append(_create(ctx, body))
         out = wait_for(ctx, name, until_running=False, run_timeout_s=plan.timeout_s, container=mf.CONTAINER)
         row["node"] = out.state.node or node
@@ -175,7 +178,29 @@ def _measure(ctx: RunContext, name: str, plan: Any, out: Outcome, monitor_log: P
         row.update(summarise_samples(read_samples(monitor_log)))
     except InputError as exc:
         log.warning("run %s: monitor log unreadable: %s", plan.run_id, exc)
+    row.update(_cadvisor(ctx, name, plan, state))
     return row
+
+
+def _cadvisor(ctx: RunContext, name: str, plan: Any, state: Any) -> dict[str, Any]:
+    """``cadvisor_*`` columns: the run container's counters as cAdvisor reported them to Prometheus
+    (only when a Prometheus is configured; see :mod:`.cadvisor`)."""
+    from . import cadvisor
+
+    url = cadvisor.prometheus_url(ctx.options.prometheus_url)
+    if not url or not state.started_at:
+        return {}
+    import time
+
+    start = state.started_at.timestamp()
+    end = (state.finished_at.timestamp() if state.finished_at else time.time()) + 1.0
+    time.sleep(max(0.0, end - time.time()))  # the pod lingered (LINGER_S): its final counters were scraped
+    try:
+        got = cadvisor.pod_counters(url, ctx.cluster.namespace, name, mf.CONTAINER, start, end)
+    except Exception as exc:  # noqa: BLE001 - the second opinion is optional; say why it is missing
+        log.warning("run %s: no cAdvisor counters from %s: %s", plan.run_id, url, exc)
+        return {}
+    return {f"cadvisor_{k}": v for k, v in got.items()}
 
 
 def _pod_log(ctx: RunContext, name: str) -> str | None:

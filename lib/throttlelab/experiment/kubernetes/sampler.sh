@@ -14,7 +14,9 @@
 # Environment: THROTTLELAB_INTERVAL (seconds, default 1), THROTTLELAB_POD,
 # THROTTLELAB_NAMESPACE (downward API), THROTTLELAB_OUTPUT_LINES (default 50),
 # THROTTLELAB_WORKDIR (default /throttlelab/work), THROTTLELAB_CGROUP_ROOT
-# (default /sys/fs/cgroup; tests point it at fixture folders).
+# (default /sys/fs/cgroup; tests point it at fixture folders), THROTTLELAB_LINGER_S
+# (default 0: seconds to stay idle after the result line, so that cAdvisor and
+# Prometheus see the container's final counters before it goes).
 
 interval="${THROTTLELAB_INTERVAL:-1}"
 pod="${THROTTLELAB_POD:-$(hostname 2>/dev/null || echo unknown)}"
@@ -136,4 +138,6 @@ else
     emit_file "$out"
 fi
 echo "### throttlelab result exit_code=$code wall_seconds=$secs started_at=$started_at ###"
+linger="${THROTTLELAB_LINGER_S:-0}"
+[ "$linger" != 0 ] && sleep "$linger"
 exit "$code"

@@ -25,8 +25,10 @@ reads the three tables back.
 Placement is backend-agnostic in shape: ``backend="local"`` uses cgroups of
 this machine; ``backend="none"`` runs the service without a cgroup and the
 neighbour as duty-cycled processes (no cgroup needed; for machines without
-one, and tests).  A Kubernetes placement (service pod + stress pods) would
-implement the same three steps (start service, neighbour context, counters).
+one, and tests); ``backend="kubernetes"`` runs the service as a Deployment
+behind a Service and the neighbour as stress pods on the one-node cluster of
+``make cluster-up`` (:mod:`throttlelab.experiment.kubernetes.pod_placement`),
+with the load generator on this machine.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from throttlelab.experiment.latency.latency_placement import Placement
 from throttlelab.experiment.latency.latency_sweep import LatencyPoint, LatencySweep
 from throttlelab.experiment.latency.loadgen import ClosedLoop, Labels, LoadResult, run_load
 
-BACKENDS = ("local", "none")
+BACKENDS = ("local", "none", "kubernetes")
 
 
 # -- one point ---------------------------------------------------------------------
@@ -73,7 +75,9 @@ def run_point(point: LatencyPoint, *, backend: str = "local") -> PointResult:
         "error": "run did not finish", "endpoint": point.endpoint, "mode": point.mode, "config": point.config,
         "neighbour_workers": point.neighbour_workers,
     }
-    with Placement(backend, point.run_id, point.cpu_limit_cores) as place:
+    with _placement(backend, point) as place:
+        if backend == "kubernetes":
+            row["node"] = f"{place.node} ({place.node_cpus:g} cpus)"
         svc = place.service(point.pipeline_config())
         with svc:
             url = svc.url + point.path
@@ -107,6 +111,14 @@ def run_point(point: LatencyPoint, *, backend: str = "local") -> PointResult:
         row["error"] = None if not failed else "failed requests: " + ", ".join(
             f"{k}={v}" for k, v in sorted(counts.items()) if k != "ok")
     return PointResult(row, result)
+
+
+def _placement(backend: str, point: LatencyPoint):
+    if backend == "kubernetes":
+        from throttlelab.experiment.kubernetes.pod_placement import PodPlacement
+
+        return PodPlacement(point.run_id, point.cpu_limit_cores)
+    return Placement(backend, point.run_id, point.cpu_limit_cores)
 
 
 # -- sweeps and the store ----------------------------------------------------------

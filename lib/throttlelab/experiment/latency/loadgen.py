@@ -97,8 +97,28 @@ class LoadResult:
         return dict(self.requests.group_by("status").len().iter_rows())
 
 
+#: Interfaces this project creates (the one-node cluster's ``tl-node0`` and pod bridge ``tl-cni0``).
+PROJECT_INTERFACE_PREFIX = "tl-"
+
+
+def project_networks() -> list[ipaddress.IPv4Network]:
+    """IPv4 networks of the interfaces the project created (``tl-*``): pods on this machine."""
+    import json as _json
+    import subprocess
+
+    try:
+        out = subprocess.run(["ip", "-j", "-4", "addr", "show"], capture_output=True, text=True, timeout=5).stdout
+        links = _json.loads(out or "[]")
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return []
+    return [ipaddress.ip_network(f"{a['local']}/{a['prefixlen']}", strict=False)
+            for link in links if link.get("ifname", "").startswith(PROJECT_INTERFACE_PREFIX)
+            for a in link.get("addr_info", []) if a.get("family") == "inet"]
+
+
 def require_loopback(url: str) -> tuple[str, int]:
-    """Return (host, port) of an http URL on a loopback address; raise SpecError otherwise."""
+    """Return (host, port) of an http URL on a loopback address, or on a network of an interface this
+    project created (pods of the one-node cluster); raise SpecError otherwise."""
     parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
         raise SpecError(f"target {url!r}: only http://<loopback>:<port> targets are allowed")
@@ -107,6 +127,12 @@ def require_loopback(url: str) -> tuple[str, int]:
     except socket.gaierror as exc:
         raise SpecError(f"target {url!r}: cannot resolve {parts.hostname} ({exc})") from None
     addrs = {info[4][0] for info in infos}
+    ips = [ipaddress.ip_address(a.split("%")[0]) for a in addrs]
+    if ips and not all(ip.is_loopback for ip in ips):
+        nets = project_networks()
+        ips = [ip for ip in ips if not ip.is_loopback and not any(ip in n for n in nets)]
+        if not ips:
+            return parts.hostname, parts.port or 80
     if not addrs or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addrs):
         raise SpecError(f"target {url!r}: refusing a non-loopback target ({', '.join(sorted(addrs))})")
     return parts.hostname, parts.port or 80

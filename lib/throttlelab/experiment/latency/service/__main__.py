@@ -23,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m throttlelab.experiment.latency.service", description=__doc__.splitlines()[0])
     p.add_argument("--host", default="127.0.0.1", help="bind address (loopback only)")
     p.add_argument("--port", type=int, default=0, help="port; 0 = a free port")
+    p.add_argument("--in-pod", action="store_true",
+                   help="bind 0.0.0.0 of the pod's own network namespace (a Kubernetes pod; see kubernetes.latency_pods)")
     p.add_argument("--max-workers", type=int, default=8, help="threads in the pipeline's stage pool")
     p.add_argument("--semaphore", type=int, default=None, help="max concurrent embedding stages (default: none)")
     p.add_argument("--heavy-elements", type=int, default=PipelineConfig.heavy_elements)
@@ -33,7 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.host not in ("127.0.0.1", "::1", "localhost"):
+    if args.in_pod:
+        args.host = "0.0.0.0"  # noqa: S104 - the pod's own network namespace, reached only from this machine
+    elif args.host not in ("127.0.0.1", "::1", "localhost"):
         print(json.dumps({"event": "error", "error": f"refusing to bind non-loopback host {args.host}"}), flush=True)
         return 2
     config = PipelineConfig(max_workers=args.max_workers, semaphore=args.semaphore or None,

@@ -1,0 +1,3 @@
+module throttlelab.local/cluster/pause
+
+go 1.22

@@ -1,0 +1,203 @@
+"""Real pods on the real one-node cluster (scripts/cluster): limits throttle, unlimited does not,
+scheduling respects allocatable, RBAC refuses what the Role does not grant, and nothing is left.
+
+The sweep runs with the runner's service account (deploy/rbac.yaml), the
+project's busybox image imported into containerd, and Prometheus scraping the
+kubelet's cAdvisor: each run is measured by the pod's own cgroup (the in-pod
+sampler) and by cAdvisor, and the two must agree.  The last tests stop the
+cluster and check that nothing is left, also after a SIGKILL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from throttlelab.experiment.kubernetes.cadvisor import agreement
+from throttlelab.experiment.sweeps.run_store import RunStore
+from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.run_sweep import run_sweep
+
+from .node_cluster import BUSYBOX_IMAGE, CLUSTER_DIR, NAMESPACE, NODE_NAME, cli, leftovers, pid_alive
+
+pytestmark = [pytest.mark.node, pytest.mark.slow]
+
+#: busybox sh loop iterations per thread: about 0.4 CPU-seconds each on this machine
+ITERATIONS = 300_000
+#: The tested limit: low enough that even a machine busy with other work lets the pod reach its
+#: quota in most periods (at 500m a starved pod may never reach it: see studies/sweeps/kubernetes_local.yaml)
+LIMIT = 0.1
+
+
+def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, **kube) -> object:
+    return spec_from_mapping({
+        "name": name,
+        "backend": "kubernetes",
+        "kubernetes": {"namespace": NAMESPACE, "kubeconfig": str(node.runner_kubeconfig), "image": BUSYBOX_IMAGE,
+                       "stress_image": BUSYBOX_IMAGE, "image_pull_policy": "Never", "nodes": [NODE_NAME],
+                       "node_cpus": 2, "pending_timeout_s": 60, "poll_interval_s": 0.2,
+                       "prometheus_url": node.prometheus, **kube},
+        "workload": {"kind": "burner", "iterations": ITERATIONS},
+        "limits": limits,
+        "threads": threads,
+        "order": "sequential",
+        "cooldown_s": 0,
+        "timeout_s": 180,
+        "sampling_interval_s": 0.5,
+        "data_root": str(tmp_path / "data"),
+    })
+
+
+def raw_rows(spec) -> dict[str, dict]:
+    """The run rows as stored (JSON), cAdvisor columns included, by limit label."""
+    rows = [json.loads(p.read_text()) for p in RunStore(spec.experiment_dir).row_files()]
+    return {("unlimited" if r["cpu_limit_cores"] is None else f"{r['cpu_limit_cores']:g}"): r for r in rows}
+
+
+@pytest.fixture(scope="module")
+def burner_runs(node_cluster, tmp_path_factory):
+    spec = node_spec(tmp_path_factory.mktemp("node-sweep"), node_cluster, "node_burner", [LIMIT, "unlimited"], [2])
+    table = run_sweep(spec, progress=False)
+    assert table.height == 2
+    return raw_rows(spec)
+
+
+def test_a_limit_throttles_and_cadvisor_agrees_with_the_cgroup(burner_runs):
+    r = burner_runs[f"{LIMIT:g}"]
+    assert r["status"] == "ok", r["error"]
+    assert r["node"] == NODE_NAME
+    # two busy threads under 0.1 core: most CFS periods are throttled, and the limit holds
+    assert r["nr_periods"] > 20, r
+    assert r["nr_throttled"] / r["nr_periods"] > 0.6, r
+    assert r["cpu_seconds"] / r["wall_seconds"] < 1.3 * LIMIT, r
+    # cAdvisor (kubelet /metrics/cadvisor through Prometheus) saw the same container and counters:
+    # its totals cover the whole container life, i.e. also the sampler's own work before its first
+    # and after its last block (throttled too at 0.1 core), so they are a little larger
+    cad = {k: r.get(f"cadvisor_{k}") for k in ("nr_periods", "nr_throttled", "cpu_seconds")}
+    assert cad["nr_periods"], f"no cAdvisor counters in the row: {r}"
+    assert 0.95 * r["nr_periods"] - 2 <= cad["nr_periods"] <= 1.25 * r["nr_periods"] + 5, (r, cad)
+    assert 0.98 * r["cpu_seconds"] <= cad["cpu_seconds"] <= r["cpu_seconds"] + 0.25, (r, cad)
+    agree = agreement(r, cad)
+    assert abs(agree["difference"]) < 0.05, agree
+
+
+def test_an_unlimited_pod_is_not_throttled(burner_runs):
+    r = burner_runs["unlimited"]
+    assert r["status"] == "ok", r["error"]
+    assert r["nr_throttled"] in (0, None), r
+    assert r.get("cadvisor_nr_throttled") in (0, None), r
+    assert r["cpu_seconds"] > 0.4  # it did burn CPU
+
+
+def test_a_pod_above_allocatable_stays_pending(node_cluster, tmp_path):
+    spec = node_spec(tmp_path, node_cluster, "node_pending", [3], [1], pending_timeout_s=4)
+    table = run_sweep(spec, progress=False)
+    row = table.row(0, named=True)
+    assert row["status"] == "timeout", row
+    assert "Insufficient cpu" in (row["error"] or ""), row["error"]
+
+
+def _runner_api(node):
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(config_file=str(node.runner_kubeconfig))
+    return api, client.CoreV1Api(api)
+
+
+def test_rbac_refuses_what_the_runner_role_does_not_grant(node_cluster):
+    from kubernetes.client import ApiException
+
+    api, core = _runner_api(node_cluster)
+    try:
+        core.list_namespaced_pod(NAMESPACE)  # granted
+        denied = {
+            "list nodes": lambda: core.list_node(),
+            "read secrets": lambda: core.list_namespaced_secret(NAMESPACE),
+            "pods in another namespace": lambda: core.list_namespaced_pod("default"),
+            "create a service": lambda: core.create_namespaced_service(NAMESPACE, {
+                "metadata": {"name": "x"}, "spec": {"ports": [{"port": 80}]}}),
+        }
+        for what, call in denied.items():
+            with pytest.raises(ApiException) as err:
+                call()
+            assert err.value.status == 403, what
+    finally:
+        api.close()
+
+
+def test_a_latency_point_runs_as_a_deployment_behind_a_service(node_cluster, tmp_path, monkeypatch):
+    """The service pod (limit 0.5 core) under open-loop load from this machine, with and without a
+    stress pod: same rows as the local backend, counters from the service container's cgroup."""
+    from throttlelab.experiment.latency.latency_runner import read_latency_store, run_latency_sweep
+    from throttlelab.experiment.latency.latency_sweep import LatencySweep
+
+    monkeypatch.setenv("THROTTLELAB_NODE_KUBECONFIG", str(node_cluster.kubeconfig))
+    sweep = LatencySweep.from_mapping({
+        "experiment": "latency_node_test", "endpoint": "cpu", "mode": "open", "loads": [5],
+        "contention": [0, 0.5], "neighbour_workers": 2, "cpu_limit_cores": 0.5, "seconds": 3,
+        "warmup_seconds": 0.5})
+    folder = run_latency_sweep(sweep, tmp_path, backend="kubernetes")
+    runs, requests, _stages = read_latency_store(folder)
+    assert runs.height == 2
+    assert runs["status"].to_list() == ["ok", "ok"], runs.select("run_id", "error").to_dicts()
+    assert set(runs["backend"]) == {"kubernetes"} and runs["node"][0].startswith(NODE_NAME)
+    assert (runs["nr_periods"] > 0).all() and (runs["cpu_seconds"] > 0).all()
+    assert requests.height >= 20
+    rows = [json.loads(p.read_text()) for p in RunStore(folder).row_files()]
+    stressed = next(r for r in rows if r["contention"] == 0.5)
+    assert stressed["neighbour_mode"] == "pod" and stressed["neighbour_cpu_seconds"] > 0
+    # nothing of the points is left in the namespace
+    from kubernetes import client, config
+
+    api = config.new_client_from_config(config_file=str(node_cluster.kubeconfig))
+    try:
+        left = client.CoreV1Api(api).list_namespaced_pod(NAMESPACE, label_selector="throttlelab.io/run-id").items
+        assert [p.metadata.name for p in left if p.metadata.deletion_timestamp is None] == []
+    finally:
+        api.close()
+
+
+def test_cluster_down_leaves_nothing(node_cluster):
+    if not node_cluster.owned:
+        pytest.skip("the cluster was started outside this test session: not stopping it")
+    left = cli.down(node_cluster.layout, say=lambda msg: None)
+    node_cluster.down = True
+    assert left == {}
+    inv = leftovers.inventory(node_cluster.layout)
+    assert not any(inv.values()), inv
+    assert not any(Path("/sys/fs/cgroup", c, "kubepods").exists() for c in ("cpu", "cpuacct", "memory", "pids"))
+    assert cli.running(node_cluster.layout) is None
+
+
+def test_a_killed_owner_leaves_nothing(node_cluster):
+    """SIGKILL the process that started the cluster (as a killed pytest): the supervisor gets
+    SIGTERM (PR_SET_PDEATHSIG) and removes everything."""
+    if not node_cluster.down:
+        pytest.skip("needs the cluster stopped by test_cluster_down_leaves_nothing")
+    layout = node_cluster.layout
+    code = ("import sys, time; sys.path.insert(0, sys.argv[1]); from tlnode import cli; "
+            "cli.up(attach=True, say=lambda m: None); print('READY', flush=True); time.sleep(600)")
+    owner = subprocess.Popen([sys.executable, "-c", code, str(CLUSTER_DIR)], stdout=subprocess.PIPE, text=True,
+                             env=dict(os.environ), start_new_session=True)
+    try:
+        assert owner.stdout.readline().strip() == "READY"
+        st = cli.read_status(layout)
+        assert st["state"] == "ready"
+        supervisor = int(st["pid"])
+        assert leftovers.our_processes(layout)
+    finally:
+        owner.send_signal(signal.SIGKILL)
+        owner.wait()
+    deadline = time.monotonic() + 90
+    while (pid_alive(supervisor) or leftovers.our_processes(layout)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not pid_alive(supervisor)  # (a zombie waiting for init to reap it counts as gone)
+    inv = leftovers.inventory(layout)
+    assert not any(inv.values()), inv
