@@ -120,6 +120,9 @@ class IngestResult:
         What ``lines_*`` and the skip counts count: ``"lines"`` for line formats;
         ``"values"`` for whole-document JSON (Prometheus, k6 summary), where
         each value or metric statistic is an item.
+    notes
+        How the input was read, for the output's metadata (for example
+        ``naive_timestamps_tz``: the zone times without one were read in).
     """
 
     table: str
@@ -129,6 +132,7 @@ class IngestResult:
     lines_used: int
     sources: tuple[str, ...] = ()
     unit: str = "lines"
+    notes: dict[str, str] = field(default_factory=dict)
 
     @property
     def samples(self) -> pl.DataFrame:
@@ -159,6 +163,7 @@ class IngestResult:
             self.lines_used + other.lines_used,
             self.sources + other.sources,
             self.unit if self.unit == other.unit else "items",
+            {**self.notes, **other.notes},
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -172,4 +177,5 @@ class IngestResult:
             "skipped": dict(self.skipped.counts),
             "sources": list(self.sources),
             "unit": self.unit,
+            "notes": dict(self.notes),
         }
