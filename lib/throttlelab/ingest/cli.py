@@ -19,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="OUT.parquet", help="output parquet file")
     parser.add_argument("--format", default="auto", choices=("auto", *FORMATS), help="input format (default: from content)")
     parser.add_argument("--strict", action="store_true", help="stop at the first problem (exit status 2)")
-    parser.add_argument("--tz", default="UTC", help="time zone of monitor timestamps without an offset (default UTC)")
+    parser.add_argument("--tz", default="local", help="IANA time zone (Asia/Seoul, UTC...) of monitor timestamps written "
+                        "without one (default: this machine's zone); recorded in the output's parquet metadata")
     parser.add_argument("--intervals", metavar="INTERVALS.parquet", help="also write the intervals table of the samples")
     parser.add_argument("--experiment", help="experiment name for k6 rows (default: from the file name)")
     parser.add_argument("--run-id", help="run id for k6 rows (default: from the file name)")
@@ -31,21 +32,33 @@ def run(args: argparse.Namespace) -> int:
 
     from throttlelab.ingest.detect import detect_format, read_any
 
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from throttlelab.ingest.monitor_timestamps import local_zone
+
     names = {k: v for k, v in (("experiment", args.experiment), ("run_id", args.run_id)) if v}
+    tz = local_zone() if args.tz == "local" else args.tz
     results: dict[str, object] = {}
-    for path in args.paths:
+
+    def read(path):
         fmt = detect_format(path) if args.format == "auto" else args.format
         kw = names if fmt in ("k6-json", "k6-csv") else {}
-        r = read_any(path, fmt, strict=args.strict, tz=args.tz, **kw)
-        results[r.table] = results[r.table].merge(r) if r.table in results else r
-        if not args.quiet:
-            print(f"{path}: {fmt}: {r.frame.height:,d} {r.table} rows from {r.lines_total:,d} {r.unit} "
-                  f"({r.skipped.total:,d} skipped)")
+        return fmt, read_any(path, fmt, strict=args.strict, tz=tz, **kw)
+
+    # Several files at once, in threads (the readers' polars work releases the GIL); results in order.
+    with ThreadPoolExecutor(min(len(args.paths), os.cpu_count() or 1)) as pool:
+        for path, (fmt, r) in zip(args.paths, pool.map(read, args.paths)):
+            results[r.table] = results[r.table].merge(r) if r.table in results else r
+            if not args.quiet:
+                zone = f"; times without a zone read in {r.notes['naive_timestamps_tz']}" if "naive_timestamps_tz" in r.notes else ""
+                print(f"{path}: {fmt}: {r.frame.height:,d} {r.table} rows from {r.lines_total:,d} {r.unit} "
+                      f"({r.skipped.total:,d} skipped{zone})")
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     for table, r in results.items():
         target = out if len(results) == 1 else out.with_name(f"{out.stem}.{table}{out.suffix or '.parquet'}")
-        r.frame.write_parquet(target)
+        r.frame.write_parquet(target, metadata={f"throttlelab.{k}": v for k, v in r.notes.items()} or None)
         if not args.quiet:
             print(f"wrote {target} ({r.frame.height:,d} {table} rows)")
         if r.skipped:

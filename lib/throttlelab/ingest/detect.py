@@ -46,8 +46,9 @@ def detect_format(path: str | Path) -> str:
     first_line = stripped.split("\n", 1)[0]
     if first_line.startswith("metric_name,") or ("metric_name" in first_line and "metric_value" in first_line):
         return "k6-csv"
-    monitor_marks = ("=== CPU Monitoring Started", "\n--- ", "[cgroup cpu.stat]", "[kubectl top]", "[cgroup cpu.max]")
-    if any(m in text for m in monitor_marks) or text.startswith("--- "):
+    from throttlelab.ingest.monitor_log import looks_like_monitor
+
+    if looks_like_monitor(text):
         return "monitor"
     for line in text.splitlines()[:200]:
         s = line.strip()

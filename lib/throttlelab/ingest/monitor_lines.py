@@ -204,25 +204,28 @@ def _stat_table(i: np.ndarray, b: np.ndarray, text: pl.Series, nb: int, rc: np.n
     return {k: _nullable(values[1:, j], present[1:, j]) for j, k in enumerate(STAT_KEYS)}
 
 
-def _cpu_max(t: pl.Expr) -> dict[str, pl.Expr]:
-    g = t.str.extract_groups(r"^(max|-?\d+)\s+(\d+)$")
-    q = g.struct.field("1")
-    return {"quota": pl.when(q == "max").then(-1).otherwise(q.cast(pl.Int64, strict=False)),
-            "period": g.struct.field("2").cast(pl.Int64, strict=False)}
+def _cpu_max(t: pl.Series) -> pl.DataFrame:
+    """cpu.max lines -> ``quota`` (-1: ``max``), ``period``; parsed once per distinct line."""
+    c = pl.col
+    distinct = pl.DataFrame({"t": t}).unique().with_columns(c("t").str.extract_groups(r"^(max|-?\d+)\s+(\d+)$").alias("g"))
+    parsed = distinct.unnest("g").select(
+        "t", quota=pl.when(c("1") == "max").then(-1).otherwise(c("1").cast(pl.Int64, strict=False)),
+        period=c("2").cast(pl.Int64, strict=False))
+    return pl.DataFrame({"t": t}).join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
 
 
-def _acct(t: pl.Expr) -> dict[str, pl.Expr]:
+def _acct(t: pl.Series) -> pl.DataFrame:
     v = t.str.strip_chars().cast(pl.Int64, strict=False)
-    return {"acct": pl.when(v >= 0).then(v)}
+    return pl.select(acct=pl.when(v >= 0).then(v))
 
 
-def _first_per_block(i, b, text, nb, rc, exprs, name) -> dict[str, pl.Series]:
+def _first_per_block(i, b, text, nb, rc, parse, name) -> dict[str, pl.Series]:
     """Parse a one-line section; keep the first good line per block (the others: skipped)."""
-    names = list(exprs(pl.col("t")))
+    p = parse(text)
+    names = p.columns
     out = {k: np.zeros(nb, dtype=np.int64) for k in names}
     present = np.zeros(nb, dtype=bool)
     if len(i):
-        p = pl.DataFrame({"t": text}).select(**exprs(pl.col("t")))
         bad = p.select(pl.any_horizontal(pl.col(k).is_null() for k in names)).to_series().to_numpy()
         rc[i[bad]] = R[f"bad {name} line"]
         p, b, i = p.filter(pl.Series(~bad)), b[~bad], i[~bad]
@@ -239,21 +242,22 @@ def _top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> 
     """kubectl top rows (not the column header) -> one row per pod or container."""
     if not len(i):
         return _top_frame(None)
-    t = pl.col("t")
-    f = t.str.extract_groups(_TOP_ROW)
-    four = f.struct.field("4").is_not_null()
-    rows = pl.DataFrame({"t": text, "block": b}).select(
-        "block",
-        head=t.str.starts_with("POD ") | t.str.starts_with("NAME "),
-        pod=f.struct.field("1"),
-        container=pl.when(four).then(f.struct.field("2")),
-        cpu=cpu_cores(pl.when(four).then(f.struct.field("3")).otherwise(f.struct.field("2"))),
-        mem=memory_bytes(pl.when(four).then(f.struct.field("4")).otherwise(f.struct.field("3"))),
+    c = pl.col
+    fields = pl.DataFrame({"t": text, "block": b}).select(
+        "block", c("t").str.extract_groups(_TOP_ROW).alias("f"),
+        head=c("t").str.starts_with("POD ") | c("t").str.starts_with("NAME ")).unnest("f")
+    four = c("4").is_not_null()
+    rows = fields.select(
+        "block", "head",
+        pod="1",
+        container=pl.when(four).then(c("2")),
+        cpu=cpu_cores(pl.when(four).then(c("3")).otherwise(c("2"))),
+        mem=memory_bytes(pl.when(four).then(c("4")).otherwise(c("3"))),
     )
     head = rows["head"].to_numpy()
     bad = ~head & (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
-    return _top_frame(rows.filter(pl.Series(~head & ~bad)).with_columns(pl.col("block") - 1).drop("head"))
+    return _top_frame(rows.filter(pl.Series(~head & ~bad)).with_columns(c("block") - 1).drop("head"))
 
 
 def _top_frame(rows: pl.DataFrame | None) -> pl.DataFrame:
