@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from throttlelab.errors import InputError
-from throttlelab.ingest.lines import split_lines
+from throttlelab.ingest.monitor_file import line_frame_from_bytes as split_lines
 from throttlelab.ingest.monitor_format import format_block, format_cpu_max, format_header
 from throttlelab.ingest.monitor_lines import line_stage
 from throttlelab.ingest.monitor_log import parse_monitor_lines, parse_monitor_text

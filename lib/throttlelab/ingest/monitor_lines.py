@@ -28,22 +28,14 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest import lines as lines_mod
-from throttlelab.ingest.monitor_format import SECTIONS
+from throttlelab.ingest.monitor_file import (  # noqa: F401 (the keys are part of this stage's interface)
+    IGNORED_KEYS, STAT_KEYS, UNKNOWN_SECTION, V1_KEYS, V2_KEYS, LineFrame,
+)
 from throttlelab.ingest.monitor_skips import R
 from throttlelab.ingest.monitor_timestamps import parse_timestamps
 from throttlelab.ingest.quantities import cpu_cores, memory_bytes
 
-# cpu.stat keys, in the columns of the (block x key) table.
-SHARED_KEYS = ("nr_periods", "nr_throttled", "nr_bursts")
-V2_KEYS = ("usage_usec", "user_usec", "system_usec", "throttled_usec", "burst_usec")
-V1_KEYS = ("throttled_time", "burst_time")
-STAT_KEYS = SHARED_KEYS + V2_KEYS + V1_KEYS
-#: Known cpu.stat keys that are read but not kept (newer kernels, schedstats).
-IGNORED_KEYS = ("core_sched.force_idle_usec", "wait_sum", "nr_burst")
-_KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
-HEADER_PREFIXES = ("===", "Pod: ", "Namespace: ", "Interval: ", "Log file: ")
-TOP, STAT, MAX, ACCT, UNKNOWN, OUTSIDE = 1, 2, 3, 4, 9, 10
+TOP, STAT, MAX, ACCT, UNKNOWN, OUTSIDE = 1, 2, 3, 4, UNKNOWN_SECTION, 10
 _TOP_ROW = r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$"
 
 
@@ -76,28 +68,22 @@ class LineStage:
     naive: int = 0
 
 
-def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> LineStage:
-    """Classify and parse every line of :class:`~.lines.Lines` (see the module docstring)."""
-    n = len(lines)
-    rc = lines.problem_codes(lines.lengths())  # codes 0-4 are shared with REASONS
-    if lines.binary or n == 0:
+def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
+    """Classify and parse every line of a :class:`~.monitor_file.LineFrame` (see the module docstring)."""
+    n = len(lf)
+    rc = lf.problem_codes()  # codes 0-4 are shared with REASONS
+    if lf.binary or n == 0:
         return LineStage(rc, _blocks_frame(np.zeros(0, np.int64), None, {}, {}), _top_frame(None), _headers(None))
     ok = rc == 0
-    text = lines.text
-    t = pl.col("t")
-    flags = pl.DataFrame({"t": text}).lazy().select(
-        hdr=t.str.starts_with("--- ") & t.str.ends_with(" ---"),
-        marker=pl.when(t.str.starts_with("[")).then(_section_code(t)).otherwise(0).cast(pl.Int8),
-        loghdr=pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES),
-    ).collect()
-    hdr = flags["hdr"].fill_null(False).to_numpy() & ok
-    marker = np.where(ok, flags["marker"].fill_null(0).to_numpy(), 0)
-    loghdr = flags["loghdr"].fill_null(False).to_numpy() & ok & ~hdr
-    del flags
-    blank = lines.lengths() == 0
+    f = lf.frame
+    text = f["t"]
+    hdr = f["hdr"].to_numpy() & ok
+    marker = np.where(ok, f["marker"].to_numpy(), 0)
+    loghdr = f["loghdr"].to_numpy() & ok & ~hdr
+    blank = f["n"].to_numpy() == 0
     bare = not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
     if bare:
-        starts, sec_at, ts_text = _bare_structure(text, ok & ~blank & ~loghdr)
+        starts, sec_at, ts_text = _bare_structure(f, ok & ~blank & ~loghdr)
         structure = loghdr | (sec_at == 0) | (sec_at == TOP)  # date lines and kubectl top column headers
         sec_at[loghdr] = 0
     else:
@@ -114,10 +100,11 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> LineStage:
     sec = np.zeros(n, dtype=np.int8)
     if len(pos):
         sec[pos[0]:] = np.repeat(sec_at[pos], np.diff(np.append(pos, n)))
-    block = np.zeros(n, dtype=np.int64)
+    block = np.zeros(n, dtype=np.int32)
     if len(starts):
-        block[starts[0]:] = np.repeat(np.arange(1, len(starts) + 1), np.diff(np.append(starts, n)))
+        block[starts[0]:] = np.repeat(np.arange(1, len(starts) + 1, dtype=np.int32), np.diff(np.append(starts, n)))
     kind = np.where(sec == 0, OUTSIDE, sec).astype(np.int8)
+    del sec
     kind[~ok | blank | structure] = 0
     kind[(block == 0) & (kind > 0) & (kind < UNKNOWN)] = OUTSIDE  # section lines before the first block
     rc[kind == OUTSIDE] = R["unrecognised line"]
@@ -125,10 +112,12 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> LineStage:
 
     def section(k: int) -> tuple[np.ndarray, np.ndarray, pl.Series]:
         mask = kind == k
-        return np.flatnonzero(mask), block[mask], text.filter(pl.Series(mask))
+        return np.flatnonzero(mask), block[mask].astype(np.int64), text.filter(pl.Series(mask))
 
     nb = len(starts) + 1  # block 0 = lines before the first block
-    stat = _stat_table(*section(STAT), nb, rc)
+    mask = kind == STAT
+    stat = _stat_table(np.flatnonzero(mask), block[mask].astype(np.int64), f.select("key", "val").filter(pl.Series(mask)),
+                       nb, rc)
     one = {**_first_per_block(*section(MAX), nb, rc, _cpu_max, "cpu.max"),
            **_first_per_block(*section(ACCT), nb, rc, _acct, "cpuacct.usage")}
     top = _top_rows(*section(TOP), rc)
@@ -138,33 +127,24 @@ def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> LineStage:
     return LineStage(rc, blocks, top, _headers(pl.DataFrame({"i": head_idx, "t": text.gather(head_idx)})), naive)
 
 
-def _section_code(t: pl.Expr) -> pl.Expr:
-    """1-4 for the known section markers (order of SECTIONS), 9 other ``[...]``, 0 not a marker."""
-    expr = pl.when(pl.lit(False)).then(0)
-    for k, name in enumerate(SECTIONS, start=1):
-        expr = expr.when(t == f"[{name}]").then(k)
-    return expr.when(t.str.ends_with("]")).then(UNKNOWN).otherwise(0)
-
-
-def _bare_structure(text: pl.Series, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray, pl.Series | None]:
-    """Bare layout: block starts, the section each structure line opens (-1: none;
-    0 a date line), and the time texts of the blocks (None: no date lines)."""
+def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray, pl.Series | None]:
+    """Bare layout: block starts, the section each line opens (-1: none; 0 a
+    date line), and the time texts of the blocks (None: no date lines)."""
     t = pl.col("t")
-    f = pl.DataFrame({"t": text}).select(
-        top=(t.str.starts_with("NAME ") | t.str.starts_with("POD ")) & t.str.contains("CPU(cores)", literal=True),
+    g = f.select(
+        top=((t.str.starts_with("NAME ") | t.str.starts_with("POD ")) & t.str.contains("CPU(cores)", literal=True)),
         max=t.str.contains(r"^(?:max|-?\d+) \d+$"),
-        stat=t.str.contains(r"^[a-z][a-z0-9_.]* \S+$"),
-        key=t.str.split(" ").list.first(),
-    )
-    n = len(text)
-    cand = ok & ~f["top"].fill_null(False).to_numpy() & ~f["stat"].fill_null(False).to_numpy()
-    cand_idx = np.flatnonzero(cand)
+        stat=t.is_null() | t.str.contains(r"^[a-z][a-z0-9_.]* \S+$"),  # good key value lines have no text
+        first=pl.coalesce(pl.col("key").cast(pl.String), t.str.split(" ").list.first()),
+    ).with_columns(pl.all().exclude("first").fill_null(False))
+    text = f["t"]
+    is_top = g["top"].to_numpy() & ok
+    is_max = g["max"].to_numpy() & ok
+    is_stat = g["stat"].to_numpy() & ok & ~is_max
+    cand_idx = np.flatnonzero(ok & ~is_top & ~is_stat & ~is_max)
     ts, _ = parse_timestamps(text.gather(cand_idx), "UTC")
     dates = cand_idx[ts.is_not_null().to_numpy()]
-    sec_at = np.full(n, -1, dtype=np.int8)
-    is_max = f["max"].fill_null(False).to_numpy() & ok
-    is_stat = f["stat"].fill_null(False).to_numpy() & ok & ~is_max
-    is_top = f["top"].fill_null(False).to_numpy() & ok
+    sec_at = np.full(len(f), -1, dtype=np.int8)
     sec_at[is_stat], sec_at[is_max], sec_at[is_top], sec_at[dates] = STAT, MAX, TOP, 0
     if len(dates):
         return dates, sec_at, text.gather(dates)
@@ -173,21 +153,18 @@ def _bare_structure(text: pl.Series, ok: np.ndarray) -> tuple[np.ndarray, np.nda
     stat_idx = np.flatnonzero(is_stat)
     if not len(stat_idx):
         return stat_idx, sec_at, None
-    keys = f["key"].to_numpy()
-    return stat_idx[keys[stat_idx] == keys[stat_idx[0]]], sec_at, None
+    first = g["first"].gather(stat_idx)
+    return stat_idx[(first == first[0]).fill_null(False).to_numpy()], sec_at, None
 
 
-def _stat_table(i: np.ndarray, b: np.ndarray, text: pl.Series, nb: int, rc: np.ndarray) -> dict[str, pl.Series]:
-    """cpu.stat ``key value`` lines -> per block, a column per key (null when absent)."""
+def _stat_table(i: np.ndarray, b: np.ndarray, kv: pl.DataFrame, nb: int, rc: np.ndarray) -> dict[str, pl.Series]:
+    """cpu.stat ``key value`` lines (key index and value) -> per block, a column per key (null when absent)."""
     nk = len(STAT_KEYS)
     values = np.zeros((nb, nk), dtype=np.int64)
     present = np.zeros((nb, nk), dtype=bool)
     if len(i):
-        kv = pl.DataFrame({"t": text}).select(pl.col("t").str.split_exact(" ", 1)).unnest("t").select(
-            key=pl.col("field_0").cast(_KEY_ENUM, strict=False).to_physical().fill_null(255),
-            value=pl.col("field_1").cast(pl.Int64, strict=False).fill_null(-1),
-        )
-        key, val = kv["key"].to_numpy(), kv["value"].to_numpy()
+        key = kv["key"].fill_null(255).to_numpy()
+        val = kv["val"].fill_null(-1).to_numpy()
         good = (val >= 0) & (key < nk)
         if not good.all():
             bad = val < 0
@@ -245,7 +222,7 @@ def _top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> 
     c = pl.col
     fields = pl.DataFrame({"t": text, "block": b}).select(
         "block", c("t").str.extract_groups(_TOP_ROW).alias("f"),
-        head=c("t").str.starts_with("POD ") | c("t").str.starts_with("NAME ")).unnest("f")
+        head=(c("t").str.starts_with("POD ") | c("t").str.starts_with("NAME ")).fill_null(False)).unnest("f")
     four = c("4").is_not_null()
     rows = fields.select(
         "block", "head",

@@ -42,8 +42,8 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest.monitor_blocks import assemble
+from throttlelab.ingest.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
 from throttlelab.ingest.monitor_lines import line_stage
 from throttlelab.ingest.monitor_skips import empty_result, ingest_result
 from throttlelab.ingest.result import IngestResult
@@ -76,7 +76,7 @@ def read_monitor_log(path: str | Path, *, strict: bool = False, tz: str = "UTC")
     InputError
         Missing or unreadable file; with ``strict``, any skipped line.
     """
-    return parse_monitor_lines(lines_mod.read_lines(path), strict=strict, tz=tz)
+    return parse_monitor_lines(read_line_frame(path), strict=strict, tz=tz)
 
 
 def read_monitor_logs(paths: Sequence[str | Path], *, strict: bool = False, tz: str = "UTC",
@@ -90,21 +90,25 @@ def read_monitor_logs(paths: Sequence[str | Path], *, strict: bool = False, tz: 
 
 def parse_monitor_text(text: str, *, source: str = "<text>", strict: bool = False, tz: str = "UTC") -> IngestResult:
     """:func:`read_monitor_log` on text in memory (tests, runners)."""
-    return parse_monitor_lines(lines_mod.split_lines(text.encode("utf-8"), source), strict=strict, tz=tz)
+    return parse_monitor_lines(line_frame_from_bytes(text.encode("utf-8"), source), strict=strict, tz=tz)
 
 
-def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
-    """Parse already split :class:`~throttlelab.ingest.lines.Lines` (see :func:`read_monitor_log`)."""
+def parse_monitor_bytes(data: bytes, *, source: str = "<bytes>", strict: bool = False, tz: str = "UTC") -> IngestResult:
+    """:func:`read_monitor_log` on bytes in memory."""
+    return parse_monitor_lines(line_frame_from_bytes(data, source), strict=strict, tz=tz)
+
+
+def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
+    """Parse the lines of a :class:`~.monitor_file.LineFrame` (see :func:`read_monitor_log`)."""
     n = len(lines)
     if n == 0:
         return empty_result(lines.path, strict)
-    text = lines.text
     stage = line_stage(lines, tz)
     if lines.binary:
         from throttlelab import tables
 
-        return ingest_result(lines.path, stage.rc, lambda j: text[j], tables.empty("samples"), n, strict)
-    return assemble(lines.path, n, stage, lambda j: text[j], strict, tz)
+        return ingest_result(lines.path, stage.rc, lines.text, tables.empty("samples"), n, strict)
+    return assemble(lines.path, n, stage, lines.text, strict, tz)
 
 
 def looks_like_monitor(head: str) -> bool:

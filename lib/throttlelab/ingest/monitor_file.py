@@ -1,0 +1,150 @@
+"""A monitor log's lines as a polars frame of per-line facts, read by polars' streaming CSV reader.
+
+The file is scanned as one text column (a separator that is not in the file,
+no quoting) and, in the same streaming pass on all cores, every line is
+reduced to a few small columns: its byte length, whether it holds bytes that
+are not UTF-8, whether it is a block header, a section marker or a log-header
+line, and its ``key value`` split (cpu.stat lines); the text itself is kept only
+for the lines that are not good ``key value`` lines (about half of a log), which
+keeps the peak memory near the file's size.  The file's bytes are looked at
+through ``mmap`` (binary sniff, NUL/CR/separator search, ASCII check), never
+copied.  When the CSV reader's lines could differ from the file's (a bare CR,
+the separator byte in the file), the lines are split in Python instead
+(:func:`.lines.split_lines`), with the same result.
+"""
+
+from __future__ import annotations
+
+import mmap
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from throttlelab.ingest import lines as lines_mod
+from throttlelab.ingest.monitor_format import SECTIONS
+
+# cpu.stat keys, in the columns of the (block x key) table.
+SHARED_KEYS = ("nr_periods", "nr_throttled", "nr_bursts")
+V2_KEYS = ("usage_usec", "user_usec", "system_usec", "throttled_usec", "burst_usec")
+V1_KEYS = ("throttled_time", "burst_time")
+STAT_KEYS = SHARED_KEYS + V2_KEYS + V1_KEYS
+#: Known cpu.stat keys that are read but not kept (newer kernels, schedstats).
+IGNORED_KEYS = ("core_sched.force_idle_usec", "wait_sum", "nr_burst")
+KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
+HEADER_PREFIXES = ("===", "Pod: ", "Namespace: ", "Interval: ", "Log file: ")
+UNKNOWN_SECTION = 9
+_SEP = "\x1f"
+_CSV = dict(has_header=False, separator=_SEP, quote_char=None, schema={"t": pl.String}, encoding="utf8-lossy",
+            truncate_ragged_lines=True)
+
+
+@dataclass
+class LineFrame:
+    """The lines of one file, reduced to per-line facts.
+
+    Attributes
+    ----------
+    path
+        The file, as given.
+    frame
+        One row per line: ``n`` (bytes), ``bad`` (holds bytes that are not
+        UTF-8), ``hdr`` (``--- ... ---``), ``marker`` (section code 1-4 of
+        :data:`.monitor_format.SECTIONS`, 9 another ``[...]`` line, 0 none),
+        ``loghdr`` (``===``, ``Pod:``...), ``key`` (index in :data:`KEY_ENUM`,
+        null when not a known key), ``val`` (the integer after the first
+        space), ``t`` (the text; null for an empty line and for good ``key
+        value`` lines, whose text is ``key`` and ``val``).
+    binary, truncated
+        NUL bytes near the start; a last line without its newline.
+    """
+
+    path: str
+    frame: pl.DataFrame
+    binary: bool = False
+    truncated: bool = False
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    def text(self, j: int) -> str | None:
+        """Line ``j``'s text (0-based), for messages."""
+        row = self.frame.row(j, named=True)
+        if row["t"] is not None or row["key"] is None:
+            return row["t"]
+        return f"{KEY_ENUM.categories[row['key']]} {row['val']}"
+
+    def problem_codes(self) -> np.ndarray:
+        """Per line, the index in :data:`.lines.LINE_REASONS` of its file-level problem (0: none)."""
+        n = len(self)
+        codes = np.zeros(n, dtype=np.uint8)
+        if self.binary:
+            codes[:] = 1
+            return codes
+        codes[self.frame["bad"].to_numpy()] = 2
+        codes[self.frame["n"].to_numpy() > lines_mod.MAX_LINE_BYTES] = 3
+        if self.truncated and n:
+            codes[n - 1] = 4
+        return codes
+
+
+def facts(t: pl.Expr) -> dict[str, pl.Expr]:
+    """The per-line columns of :class:`LineFrame` from the text column ``t``."""
+    kv = t.str.splitn(" ", 2)
+    key = kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical()
+    val = kv.struct.field("field_1").cast(pl.Int64, strict=False)
+    code = pl.when(pl.lit(False)).then(0)
+    for k, name in enumerate(SECTIONS, start=1):
+        code = code.when(t == f"[{name}]").then(k)
+    good_kv = key.is_not_null() & (val >= 0)
+    return {
+        "n": t.str.len_bytes().fill_null(0),
+        "bad": t.str.contains("\ufffd", literal=True).fill_null(False),
+        "hdr": (t.str.starts_with("--- ") & t.str.ends_with(" ---")).fill_null(False),
+        "marker": pl.when(t.str.starts_with("[")).then(
+            code.when(t.str.ends_with("]")).then(UNKNOWN_SECTION).otherwise(0)).otherwise(0).fill_null(0).cast(pl.Int8),
+        "loghdr": pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES).fill_null(False),
+        "key": key,
+        "val": val,
+        "t": pl.when(~good_kv.fill_null(False)).then(t),
+    }
+
+
+def read_line_frame(path: str | Path) -> LineFrame:
+    """Read a file into a :class:`LineFrame`; :class:`~throttlelab.errors.InputError` when it cannot be read."""
+    with lines_mod._readable(path) as p, open(p, "rb") as f:
+        size = p.stat().st_size
+        if size == 0:
+            return LineFrame(str(path), pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))))
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            return _frame(mm, size, str(path), lambda: pl.scan_csv(p, **_CSV))
+
+
+def line_frame_from_bytes(data: bytes, path: str = "<bytes>") -> LineFrame:
+    """:func:`read_line_frame` of bytes in memory."""
+    if not data:
+        return LineFrame(path, pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))))
+    return _frame(data, len(data), path, lambda: pl.scan_csv(data, **_CSV))
+
+
+def _frame(buf, size: int, path: str, scan) -> LineFrame:
+    binary = buf.find(b"\x00", 0, lines_mod.BINARY_SNIFF_BYTES) >= 0
+    truncated = buf[size - 1] != 10
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    plain = int(arr.max()) < 128 and buf.find(b"\r") < 0
+    frame = None
+    if not binary and buf.find(_SEP.encode()) < 0:
+        frame = scan().select(**facts(pl.col("t"))).collect(engine="streaming")
+        n = frame.height
+        if plain:
+            ok = int(frame["n"].sum()) + n - truncated == size
+        else:
+            newlines = sum(int(np.count_nonzero(arr[k:k + (64 << 20)] == 10)) for k in range(0, size, 64 << 20))
+            ok = n == newlines + truncated
+        frame = frame if ok else None
+    del arr
+    if frame is None:  # split in Python: exact whatever the bytes
+        text = lines_mod.split_lines(bytes(buf[:size]), path, binary=binary).text
+        frame = pl.DataFrame({"t": text}).select(**facts(pl.col("t")))
+    return LineFrame(path, frame, binary=binary, truncated=truncated)
