@@ -54,8 +54,8 @@ class LineFrame:
         :data:`.monitor_format.SECTIONS`, 9 another ``[...]`` line, 0 none),
         ``loghdr`` (``===``, ``Pod:``...), ``key`` (index in :data:`KEY_ENUM`,
         null when not a known key), ``val`` (the integer after the first
-        space), ``t`` (the text; null for an empty line and for good ``key
-        value`` lines, whose text is ``key`` and ``val``).
+        space), ``t`` (the text; null for an empty line, a known section
+        marker and a good ``key value`` line, whose text the other columns give).
     binary, truncated
         NUL bytes near the start; a last line without its newline.
     """
@@ -71,8 +71,10 @@ class LineFrame:
     def text(self, j: int) -> str | None:
         """Line ``j``'s text (0-based), for messages."""
         row = self.frame.row(j, named=True)
-        if row["t"] is not None or row["key"] is None:
+        if row["t"] is not None or row["n"] == 0:
             return row["t"]
+        if 0 < row["marker"] < UNKNOWN_SECTION:
+            return f"[{SECTIONS[row['marker'] - 1]}]"
         return f"{KEY_ENUM.categories[row['key']]} {row['val']}"
 
     def problem_codes(self) -> np.ndarray:
@@ -98,6 +100,7 @@ def facts(t: pl.Expr) -> dict[str, pl.Expr]:
     for k, name in enumerate(SECTIONS, start=1):
         code = code.when(t == f"[{name}]").then(k)
     good_kv = key.is_not_null() & (val >= 0)
+    known_marker = t.is_in([f"[{name}]" for name in SECTIONS])
     return {
         "n": t.str.len_bytes().fill_null(0),
         "bad": t.str.contains("\ufffd", literal=True).fill_null(False),
@@ -107,7 +110,8 @@ def facts(t: pl.Expr) -> dict[str, pl.Expr]:
         "loghdr": pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES).fill_null(False),
         "key": key,
         "val": val,
-        "t": pl.when(~good_kv.fill_null(False)).then(t),
+        # the text of the other lines, copied out of the reader's buffers (which then go)
+        "t": pl.when(~(good_kv | known_marker).fill_null(False)).then(pl.concat_str(t, pl.lit("\n")).str.head(-1)),
     }
 
 
@@ -116,35 +120,47 @@ def read_line_frame(path: str | Path) -> LineFrame:
     with lines_mod._readable(path) as p, open(p, "rb") as f:
         size = p.stat().st_size
         if size == 0:
-            return LineFrame(str(path), pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))))
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            return _frame(mm, size, str(path), lambda: pl.scan_csv(p, **_CSV))
+            return _empty(str(path))
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:  # closed before polars maps the file itself
+            checks = _checks(mm, size)
+        return _frame(checks, size, str(path), lambda: pl.scan_csv(p, **_CSV), lambda: p.read_bytes())
 
 
 def line_frame_from_bytes(data: bytes, path: str = "<bytes>") -> LineFrame:
     """:func:`read_line_frame` of bytes in memory."""
     if not data:
-        return LineFrame(path, pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))))
-    return _frame(data, len(data), path, lambda: pl.scan_csv(data, **_CSV))
+        return _empty(path)
+    return _frame(_checks(data, len(data)), len(data), path, lambda: pl.scan_csv(data, **_CSV), lambda: data)
 
 
-def _frame(buf, size: int, path: str, scan) -> LineFrame:
+def _empty(path: str) -> LineFrame:
+    return LineFrame(path, pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))))
+
+
+def _checks(buf, size: int) -> dict:
+    """What the bytes say: binary, truncated, whether the CSV reader can split them, newlines (when not plain)."""
     binary = buf.find(b"\x00", 0, lines_mod.BINARY_SNIFF_BYTES) >= 0
-    truncated = buf[size - 1] != 10
     arr = np.frombuffer(buf, dtype=np.uint8)
     plain = int(arr.max()) < 128 and buf.find(b"\r") < 0
+    step = 64 << 20
+    newlines = None if plain else sum(int(np.count_nonzero(arr[k:k + step] == 10)) for k in range(0, size, step))
+    del arr
+    return dict(binary=binary, truncated=buf[size - 1] != 10, plain=plain, newlines=newlines,
+                csv=not binary and buf.find(_SEP.encode()) < 0)
+
+
+def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
     frame = None
-    if not binary and buf.find(_SEP.encode()) < 0:
+    truncated = checks["truncated"]
+    if checks["csv"]:
         frame = scan().select(**facts(pl.col("t"))).collect(engine="streaming")
         n = frame.height
-        if plain:
+        if checks["plain"]:
             ok = int(frame["n"].sum()) + n - truncated == size
         else:
-            newlines = sum(int(np.count_nonzero(arr[k:k + (64 << 20)] == 10)) for k in range(0, size, 64 << 20))
-            ok = n == newlines + truncated
+            ok = n == checks["newlines"] + truncated
         frame = frame if ok else None
-    del arr
     if frame is None:  # split in Python: exact whatever the bytes
-        text = lines_mod.split_lines(bytes(buf[:size]), path, binary=binary).text
+        text = lines_mod.split_lines(data(), path, binary=checks["binary"]).text
         frame = pl.DataFrame({"t": text}).select(**facts(pl.col("t")))
-    return LineFrame(path, frame, binary=binary, truncated=truncated)
+    return LineFrame(path, frame, binary=checks["binary"], truncated=truncated)
