@@ -100,12 +100,12 @@ def blocks(draw):
 
 def _expected_rows(b, header_pod):
     """One row per block; with several kubectl top rows, the cgroup's row (if the
-    block read any cgroup file) and then one row per listed container."""
+    block holds any cgroup value) and then one row per listed container."""
     want = _expected(b, header_pod)
     top = b["top"] or []
     if len(top) <= 1:
         return [want]
-    cgroup = b["cpu_stat"] is not None or b["cpu_max"] is not None or b["cpuacct_usage_ns"] is not None
+    cgroup = bool(b["cpu_stat"]) or b["cpu_max"] is not None or b["cpuacct_usage_ns"] is not None  # a value read
     rows = [{**want, "top_cpu_cores": None, "top_memory_bytes": None, "container": None}] if cgroup else []
     empty = dict.fromkeys(("cgroup_version", "usage_seconds", "nr_periods", "nr_throttled", "nr_bursts",
                            "throttled_seconds", "limit_cores", "period_us"))
