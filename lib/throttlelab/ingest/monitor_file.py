@@ -91,28 +91,32 @@ class LineFrame:
         return codes
 
 
-def facts(t: pl.Expr) -> dict[str, pl.Expr]:
-    """The per-line columns of :class:`LineFrame` from the text column ``t``."""
+def facts(t: pl.Expr, ascii_only: bool = False) -> dict[str, pl.Expr]:
+    """The per-line columns of :class:`LineFrame` from the text column ``t``
+    (``ascii_only``: the file has no byte above 127, so no line can be bad UTF-8)."""
     kv = t.str.splitn(" ", 2)
     key = kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical()
     val = kv.struct.field("field_1").cast(pl.Int64, strict=False)
-    code = pl.when(pl.lit(False)).then(0)
+    known = pl.when(pl.lit(False)).then(0)
     for k, name in enumerate(SECTIONS, start=1):
-        code = code.when(t == f"[{name}]").then(k)
-    good_kv = key.is_not_null() & (val >= 0)
-    known_marker = t.is_in([f"[{name}]" for name in SECTIONS])
+        known = known.when(t == f"[{name}]").then(k)
+    known = known.otherwise(0)
     return {
         "n": t.str.len_bytes().fill_null(0),
-        "bad": t.str.contains("\ufffd", literal=True).fill_null(False),
+        "bad": pl.lit(False) if ascii_only else t.str.contains("\ufffd", literal=True).fill_null(False),
         "hdr": (t.str.starts_with("--- ") & t.str.ends_with(" ---")).fill_null(False),
-        "marker": pl.when(t.str.starts_with("[")).then(
-            code.when(t.str.ends_with("]")).then(UNKNOWN_SECTION).otherwise(0)).otherwise(0).fill_null(0).cast(pl.Int8),
+        "marker": pl.when(known > 0).then(known).when(t.str.starts_with("[") & t.str.ends_with("]"))
+        .then(UNKNOWN_SECTION).otherwise(0).cast(pl.Int8),
         "loghdr": pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES).fill_null(False),
         "key": key,
         "val": val,
-        # the text of the other lines, copied out of the reader's buffers (which then go)
-        "t": pl.when(~(good_kv | known_marker).fill_null(False)).then(pl.concat_str(t, pl.lit("\n")).str.head(-1)),
+        "t": pl.when((key.is_null() | (val < 0) | val.is_null()) & (known == 0)).then(t),
     }
+
+
+def _compact(frame: pl.DataFrame) -> pl.DataFrame:
+    """The kept texts copied out of the CSV reader's buffers (which hold every line), so those can go."""
+    return frame.with_columns(pl.concat_str(pl.col("t"), pl.lit("\n")).str.head(-1))
 
 
 def read_line_frame(path: str | Path) -> LineFrame:
@@ -153,7 +157,7 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
     frame = None
     truncated = checks["truncated"]
     if checks["csv"]:
-        frame = scan().select(**facts(pl.col("t"))).collect(engine="streaming")
+        frame = scan().select(**facts(pl.col("t"), checks["plain"])).collect(engine="streaming")
         n = frame.height
         if checks["plain"]:
             ok = int(frame["n"].sum()) + n - truncated == size
@@ -163,4 +167,4 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
     if frame is None:  # split in Python: exact whatever the bytes
         text = lines_mod.split_lines(data(), path, binary=checks["binary"]).text
         frame = pl.DataFrame({"t": text}).select(**facts(pl.col("t")))
-    return LineFrame(path, frame, binary=checks["binary"], truncated=truncated)
+    return LineFrame(path, _compact(frame), binary=checks["binary"], truncated=truncated)

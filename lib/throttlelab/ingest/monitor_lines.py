@@ -217,24 +217,24 @@ def _first_per_block(i, b, text, nb, rc, parse, name) -> dict[str, pl.Series]:
 
 def _top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> pl.DataFrame:
     """kubectl top rows (not the column header) -> one row per pod or container."""
+    head = (text.str.starts_with("POD ") | text.str.starts_with("NAME ")).fill_null(False).to_numpy()
+    if head.any():
+        i, b, text = i[~head], b[~head], text.filter(pl.Series(~head))
     if not len(i):
         return _top_frame(None)
     c = pl.col
-    fields = pl.DataFrame({"t": text, "block": b}).select(
-        "block", c("t").str.extract_groups(_TOP_ROW).alias("f"),
-        head=(c("t").str.starts_with("POD ") | c("t").str.starts_with("NAME ")).fill_null(False)).unnest("f")
+    fields = pl.DataFrame({"t": text, "block": b}).select("block", c("t").str.extract_groups(_TOP_ROW).alias("f")).unnest("f")
     four = c("4").is_not_null()
     rows = fields.select(
-        "block", "head",
+        "block",
         pod="1",
         container=pl.when(four).then(c("2")),
         cpu=cpu_cores(pl.when(four).then(c("3")).otherwise(c("2"))),
         mem=memory_bytes(pl.when(four).then(c("4")).otherwise(c("3"))),
     )
-    head = rows["head"].to_numpy()
-    bad = ~head & (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
+    bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
-    return _top_frame(rows.filter(pl.Series(~head & ~bad)).with_columns(c("block") - 1).drop("head"))
+    return _top_frame(rows.filter(pl.Series(~bad)).with_columns(c("block") - 1))
 
 
 def _top_frame(rows: pl.DataFrame | None) -> pl.DataFrame:
