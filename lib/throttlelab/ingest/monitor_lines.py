@@ -229,9 +229,14 @@ def _top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> 
         "block",
         pod="1",
         container=pl.when(four).then(c("2")),
-        cpu=cpu_cores(pl.when(four).then(c("3")).otherwise(c("2"))),
-        mem=memory_bytes(pl.when(four).then(c("4")).otherwise(c("3"))),
+        cpu_q=pl.when(four).then(c("3")).otherwise(c("2")),
+        mem_q=pl.when(four).then(c("4")).otherwise(c("3")),
     )
+    # quantities repeat: parse each distinct one once
+    cpu = rows.select(c("cpu_q").unique()).with_columns(cpu=cpu_cores(c("cpu_q")))
+    mem = rows.select(c("mem_q").unique()).with_columns(mem=memory_bytes(c("mem_q")))
+    rows = rows.join(cpu, on="cpu_q", how="left", maintain_order="left", nulls_equal=True).join(
+        mem, on="mem_q", how="left", maintain_order="left", nulls_equal=True).drop("cpu_q", "mem_q")
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
     return _top_frame(rows.filter(pl.Series(~bad)).with_columns(c("block") - 1))
