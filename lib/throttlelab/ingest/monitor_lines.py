@@ -115,9 +115,8 @@ def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
         return np.flatnonzero(mask), block[mask].astype(np.int64), text.filter(pl.Series(mask))
 
     nb = len(starts) + 1  # block 0 = lines before the first block
-    mask = kind == STAT
-    stat = _stat_table(np.flatnonzero(mask), block[mask].astype(np.int64), f.select("key", "val").filter(pl.Series(mask)),
-                       nb, rc)
+    stat_i = np.flatnonzero(kind == STAT)
+    stat = _stat_table(stat_i, block[stat_i].astype(np.int64), f, nb, rc)
     one = {**_first_per_block(*section(MAX), nb, rc, _cpu_max, "cpu.max"),
            **_first_per_block(*section(ACCT), nb, rc, _acct, "cpuacct.usage")}
     top = _top_rows(*section(TOP), rc)
@@ -157,26 +156,29 @@ def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.nda
     return stat_idx[(first == first[0]).fill_null(False).to_numpy()], sec_at, None
 
 
-def _stat_table(i: np.ndarray, b: np.ndarray, kv: pl.DataFrame, nb: int, rc: np.ndarray) -> dict[str, pl.Series]:
-    """cpu.stat ``key value`` lines (key index and value) -> per block, a column per key (null when absent)."""
+def _stat_table(i: np.ndarray, b: np.ndarray, f: pl.DataFrame, nb: int, rc: np.ndarray,
+                chunk: int = 1 << 20) -> dict[str, pl.Series]:
+    """cpu.stat ``key value`` lines ``i`` (of blocks ``b``; key index and value in ``f``)
+    -> per block, a column per key (null when absent); in chunks of lines, to keep memory low."""
     nk = len(STAT_KEYS)
     values = np.zeros((nb, nk), dtype=np.int64)
     present = np.zeros((nb, nk), dtype=bool)
-    if len(i):
-        key = kv["key"].fill_null(255).to_numpy()
-        val = kv["val"].fill_null(-1).to_numpy()
+    for lo in range(0, len(i), chunk):
+        ii, bb = i[lo:lo + chunk], b[lo:lo + chunk]
+        key = f["key"].gather(ii).fill_null(255).to_numpy()
+        val = f["val"].gather(ii).fill_null(-1).to_numpy()
         good = (val >= 0) & (key < nk)
         if not good.all():
             bad = val < 0
-            rc[i[bad]] = R["bad cpu.stat line"]
-            rc[i[~bad & (key == 255)]] = R["unknown cpu.stat key"]
-            b, key, val, i = b[good], key[good], val[good], i[good]
-        flat = b * nk + key
+            rc[ii[bad]] = R["bad cpu.stat line"]
+            rc[ii[~bad & (key == 255)]] = R["unknown cpu.stat key"]
+            bb, key, val, ii = bb[good], key[good], val[good], ii[good]
+        flat = bb * nk + key
+        repeated = present.ravel()[flat] | ~pl.Series(flat).is_first_distinct().to_numpy()  # keep the first
+        if repeated.any():
+            rc[ii[repeated]] = R["repeated cpu.stat key in block"]
+            flat, val = flat[~repeated], val[~repeated]
         present.ravel()[flat] = True
-        if np.count_nonzero(present) < len(flat):  # repeated keys in a block: keep the first
-            first = pl.Series(flat).is_first_distinct().to_numpy()
-            rc[i[~first]] = R["repeated cpu.stat key in block"]
-            flat, val = flat[first], val[first]
         values.ravel()[flat] = val
     return {k: _nullable(values[1:, j], present[1:, j]) for j, k in enumerate(STAT_KEYS)}
 
