@@ -1,26 +1,28 @@
 #!/usr/bin/env python3
-"""Benchmark: reading monitor logs.
+"""Benchmark: ``throttlelab ingest`` reading realistic monitor logs, as a whole process.
 
-Generates a day of samples at 100 ms (864,000 blocks, cgroup v2, ~320 MB) in a
-temporary folder and times, in rounds (each round in one stretch of time):
+Generates logs the way the ffmpeg write-up's ``monitor_cpu.sh`` writes them
+(:mod:`monitor_log_generator`: values varying every sample, restarts, missing
+sections, the script's naive ``%3N`` timestamps; its settings are printed) and
+times, in one run, each as a separate process (wall time, CPU time and peak
+memory from ``wait4``):
 
-* ``wc -l`` on the file (the floor: reading the bytes once; best of 3);
-* :func:`throttlelab.ingest.monitor_log.read_monitor_log` (best of ``--repeat``;
-  its process CPU time is printed too: on a shared machine wall time follows
-  the load, CPU time much less);
-* a straightforward line-by-line Python parser (the baseline below; once);
+* ``wc -l`` on the file (the floor: reading the bytes once);
+* ``throttlelab ingest LOG -o OUT.parquet`` on a day at 100 ms (864,000 blocks);
+* the plain line-by-line Python parser (:mod:`baseline_monitor_parser`) on the same file;
+* ``throttlelab ingest`` on a day at 1 s (86,400 blocks);
+* ``throttlelab ingest`` on several pods' logs given at once (read in parallel),
+  against the same files one process after another.
 
-and reports the medians over the rounds of the times and of the per-round
-ratios; then ``throttlelab ingest`` as a whole process on a day at 1 s (86,400
-blocks).  Goals (issue 3): >= 5x the baseline, >= 250 MB/s, CLI < 1 s.
+Goals (issue 11; a benchmark, not a test): >= 100 MB/s and >= 3x the baseline
+on the 100 ms day, the 1 s day under 1 s, peak memory below 4x the file size.
 
-    .venv/bin/python bench/bench_ingest.py [--blocks 864000] [--repeat 3] [--rounds 3]
+    .venv/bin/python bench/bench_ingest.py [--blocks 864000] [--pods 4] [--rounds 1]
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import shutil
 import subprocess
@@ -29,115 +31,24 @@ import tempfile
 import time
 from pathlib import Path
 
-HEADER = "=== CPU Monitoring Started ===\nPod: {pod}\nNamespace: bench\nInterval: {interval}s\nLog file: {path}\n===============================\n"
-BLOCK = (
-    "--- {ts}Z ---\n"
-    "[kubectl top]\n"
-    "POD                      NAME     CPU(cores)   MEMORY(bytes)\n"
-    "{pod}   ffmpeg   {cpu}m        {mem}Mi\n"
-    "[cgroup cpu.stat]\n"
-    "usage_usec {u}\nuser_usec {uu}\nsystem_usec {su}\n"
-    "nr_periods {p}\nnr_throttled {t}\nthrottled_usec {tu}\nnr_bursts 0\nburst_usec 0\n"
-    "[cgroup cpu.max]\n"
-    "400000 100000\n"
-    "\n"
-)
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from monitor_log_generator import Settings, generate  # noqa: E402
 
 
-def generate(path: Path, blocks: int, interval_s: float) -> int:
-    """Write a synthetic monitor log in the writer's format (same text as format_block)."""
-    pod = "ffmpeg-7d9c5b6f4-x2k8p"
-    start = dt.datetime(2026, 2, 6, tzinfo=dt.timezone.utc)
-    step_us = int(round(interval_s * 1e6))
-    u = p = t = tu = 0
-    with open(path, "w") as f:
-        f.write(HEADER.format(pod=pod, interval=f"{interval_s:g}", path=path))
-        chunk = []
-        for i in range(blocks):
-            when = start + dt.timedelta(microseconds=i * step_us)
-            du = 300_000 + (i * 7919) % 100_000
-            u += du
-            p += 1
-            t += 1 if i % 3 else 0
-            tu += (i * 104729) % 50_000
-            chunk.append(
-                BLOCK.format(
-                    ts=when.strftime("%Y-%m-%d %H:%M:%S.") + f"{when.microsecond // 1000:03d}",
-                    pod=pod, cpu=3000 + i % 1000, mem=500 + i % 100,
-                    u=u, uu=u - u // 10, su=u // 10, p=p, t=t, tu=tu,
-                )
-            )
-            if len(chunk) == 20_000:
-                f.write("".join(chunk))
-                chunk.clear()
-        f.write("".join(chunk))
-    return path.stat().st_size
-
-
-# --- baseline: a straightforward line-by-line parser ------------------------------
-
-
-def baseline_parse(path: Path):
-    """What one would write first: a Python loop over lines, a dict per block."""
-    import polars as pl
-
-    rows, cur, section = [], None, None
-    pod = None
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if line.startswith("--- ") and line.endswith(" ---"):
-                ts = line[4:-4]
-                if ts.endswith("Z"):
-                    ts = ts[:-1] + "+00:00"
-                cur = {"timestamp": dt.datetime.fromisoformat(ts), "pod": pod}
-                rows.append(cur)
-                section = None
-            elif line.startswith("Pod: "):
-                pod = line[5:].strip()
-            elif line.startswith("[") and line.endswith("]"):
-                section = line[1:-1]
-            elif not line or cur is None:
-                continue
-            elif section == "cgroup cpu.stat":
-                key, _, value = line.partition(" ")
-                cur[key] = int(value)
-            elif section == "cgroup cpu.max":
-                quota, period = line.split()
-                cur["period_us"] = int(period)
-                cur["limit_cores"] = None if quota in ("max", "-1") else int(quota) / int(period)
-            elif section == "kubectl top" and not line.startswith("POD "):
-                fields = line.split()
-                cpu, mem = fields[2], fields[3]
-                cur["top_cpu_cores"] = int(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
-                cur["top_memory_bytes"] = int(mem[:-2]) * 2**20 if mem.endswith("Mi") else int(mem)
-    df = pl.DataFrame(rows)
-    return df.with_columns(
-        usage_seconds=pl.col("usage_usec") / 1e6,
-        throttled_seconds=pl.col("throttled_usec") / 1e6,
-    )
-
-
-def _best(fn, repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
-
-
-def _timed(fn) -> tuple[float, float, object]:
-    """(wall seconds, CPU seconds of this process, result)."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    out = fn()
-    return time.perf_counter() - t0, time.process_time() - c0, out
-
-
-def _median(xs: list[float]) -> float:
-    xs = sorted(xs)
-    k = len(xs) // 2
-    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+def run(argv: list[str]) -> dict:
+    """Run ``argv`` as a process: wall and CPU seconds, peak memory (MB)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    if p.returncode:
+        raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {err[-500:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,80 +60,81 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def measure(argv: list[str] | None = None) -> dict:
-    """Run the benchmark; return the measured numbers."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--blocks", type=int, default=864_000, help="blocks in the 100 ms log (default: a day)")
-    ap.add_argument("--cli-blocks", type=int, default=86_400, help="blocks in the 1 s log for the CLI timing")
-    ap.add_argument("--repeat", type=int, default=3, help="runs of the reader per round; the best time is kept")
-    ap.add_argument("--rounds", type=int, default=3, help="rounds of (wc -l, reader, baseline); medians are reported")
+    ap.add_argument("--blocks", type=int, default=864_000, help="blocks in the 100 ms day (default: a day)")
+    ap.add_argument("--cli-blocks", type=int, default=86_400, help="blocks in the 1 s day")
+    ap.add_argument("--pods", type=int, default=4, help="logs read at once (a quarter day at 100 ms each)")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds of (wc -l, ingest, baseline); medians reported")
     args = ap.parse_args(argv)
-
-    from throttlelab.ingest.monitor_log import read_monitor_log
-
+    exe = shutil.which("throttlelab", path=str(Path(sys.executable).parent)) or "throttlelab"
+    py = sys.executable
     tmp = Path(tempfile.mkdtemp(prefix="bench_ingest_"))
     try:
-        big = tmp / "day_100ms.log"
+        big_s = Settings(blocks=args.blocks, interval_s=0.1)
+        day_s = Settings(blocks=args.cli_blocks, interval_s=1.0, seed=2)
+        pod_s = [Settings(blocks=args.blocks // 4, interval_s=0.1, containers=1 + k % 2, seed=10 + k) for k in range(args.pods)]
         t0 = time.perf_counter()
-        size = generate(big, args.blocks, 0.1)
-        gen_s = time.perf_counter() - t0
+        big, day = tmp / "day_100ms.log", tmp / "day_1s.log"
+        size = generate(big, big_s)
+        day_size = generate(day, day_s)
+        pods = [tmp / f"pod{k}.log" for k in range(args.pods)]
+        pod_size = sum(generate(p, s, pod=f"api-{k}-5d8f7c9b4-q{k}x2z") for k, (p, s) in enumerate(zip(pods, pod_s)))
         mb = size / 1e6
-        print(f"generated {big.name}: {args.blocks:,d} blocks, {mb:,.0f} MB in {gen_s:.1f} s")
+        print(f"generated in {time.perf_counter() - t0:.0f} s:")
+        print(f"  {big.name}: {mb:,.0f} MB; {big_s.describe()}")
+        print(f"  {day.name}: {day_size / 1e6:,.0f} MB; {day_s.describe()}")
+        print(f"  {args.pods} pod logs: {pod_size / 1e6:,.0f} MB; {pod_s[0].describe()} (containers 1-2, seeds 10-)")
 
-        # Rounds of (wc -l, ours, baseline): each round's ratios come from one
-        # stretch of time on a shared machine; medians over rounds are reported.
         rounds = []
         for r in range(args.rounds):
-            wc_s, _ = _best(lambda: subprocess.run(["wc", "-l", str(big)], check=True, capture_output=True), 3)
-            ours = [_timed(lambda: read_monitor_log(big)) for _ in range(args.repeat)]
-            ours_s, ours_cpu = min(o[0] for o in ours), min(o[1] for o in ours)
-            res = ours[-1][2]
-            base_s, _, base = _timed(lambda: baseline_parse(big))
-            assert res.samples.height == base.height == args.blocks, (res.samples.height, base.height)
-            assert res.samples["nr_throttled"].to_list()[-5:] == base["nr_throttled"].to_list()[-5:]
+            wc = run(["wc", "-l", str(big)])
+            ours = run([exe, "ingest", str(big), "-o", str(tmp / "o.parquet"), "-q", "--tz", "Asia/Seoul"])
+            base = run([py, str(HERE / "baseline_monitor_parser.py"), str(big), str(tmp / "b.parquet")])
             load = os.getloadavg()[0]
-            rounds.append({"wc": wc_s, "ours": ours_s, "ours_cpu": ours_cpu, "base": base_s, "load": load})
-            print(f"round {r + 1}: wc -l {wc_s:.3f} s, read_monitor_log {ours_s:.3f} s (best of {args.repeat}; CPU "
-                  f"{ours_cpu:.3f} s), baseline {base_s:.3f} s -> {mb / ours_s:.0f} MB/s, {base_s / ours_s:.1f}x baseline, "
-                  f"{ours_s / wc_s:.0f}x wc -l (load {load:.1f})", flush=True)
-        wc_s = _median([r["wc"] for r in rounds])
-        ours_s = _median([r["ours"] for r in rounds])
-        ours_cpu = _median([r["ours_cpu"] for r in rounds])
-        base_s = _median([r["base"] for r in rounds])
-        speedup = _median([r["base"] / r["ours"] for r in rounds])
-        over_wc = _median([r["ours"] / r["wc"] for r in rounds])
+            rounds.append({"wc": wc, "ours": ours, "base": base, "load": load})
+            print(f"round {r + 1}: wc -l {wc['wall']:.2f} s; throttlelab ingest {ours['wall']:.2f} s (CPU {ours['cpu']:.2f} s, "
+                  f"peak {ours['rss_mb']:,.0f} MB); baseline {base['wall']:.2f} s (CPU {base['cpu']:.2f} s, "
+                  f"peak {base['rss_mb']:,.0f} MB); {base['wall'] / ours['wall']:.1f}x baseline (load {load:.1f})", flush=True)
+        import polars as pl
 
-        small = tmp / "day_1s.log"
-        generate(small, args.cli_blocks, 1.0)
-        exe = shutil.which("throttlelab", path=str(Path(sys.executable).parent)) or "throttlelab"
-        cli_s, _ = _best(
-            lambda: subprocess.run([exe, "ingest", str(small), "-o", str(tmp / "o.parquet"), "-q"], check=True,
-                                   capture_output=True, env={**os.environ}),
-            args.repeat,
-        )
-        result = {
-            "file_mb": round(mb, 1),
-            "blocks": args.blocks,
-            "rounds": args.rounds,
-            "wc_l_seconds": round(wc_s, 3),
-            "ingest_seconds": round(ours_s, 3),
-            "ingest_cpu_seconds": round(ours_cpu, 3),
-            "baseline_seconds": round(base_s, 3),
-            "speedup_vs_baseline": round(speedup, 2),
-            "ingest_mb_per_s": round(mb / ours_s, 1),
-            "ingest_over_wc_l": round(over_wc, 1),
-            "cli_24h_1s_seconds": round(cli_s, 3),
-            "cpu_count": os.cpu_count(),
-            "load_average_1m": [round(r["load"], 2) for r in rounds],
+        ours_rows = pl.read_parquet(tmp / "o.parquet")
+        base_rows = pl.read_parquet(tmp / "b.parquet")
+        assert ours_rows.height == base_rows.height == args.blocks, (ours_rows.height, base_rows.height)
+        assert ours_rows["nr_throttled"].to_list() == base_rows["nr_throttled"].to_list()
+
+        med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+        ours_s = med([r["ours"]["wall"] for r in rounds])
+        base_s = med([r["base"]["wall"] for r in rounds])
+        ratio = med([r["base"]["wall"] / r["ours"]["wall"] for r in rounds])
+        cpu_ratio = med([r["base"]["cpu"] / r["ours"]["cpu"] for r in rounds])
+        rss = max(r["ours"]["rss_mb"] for r in rounds)
+        wc_s = med([r["wc"]["wall"] for r in rounds])
+
+        cli = run([exe, "ingest", str(day), "-o", str(tmp / "d.parquet"), "-q"])
+        together = run([exe, "ingest", *map(str, pods), "-o", str(tmp / "p.parquet"), "-q"])
+        apart = [run([exe, "ingest", str(p), "-o", str(tmp / f"p{k}.parquet"), "-q"]) for k, p in enumerate(pods)]
+        apart_s = sum(a["wall"] for a in apart)
+
+        print(f"\nthrottlelab ingest, whole process (medians over {args.rounds} round(s)):")
+        print(f"  100 ms day, {mb:,.0f} MB:  {ours_s:6.2f} s = {mb / ours_s:5.0f} MB/s   [goal >= 100 MB/s]"
+              f"   CPU {med([r['ours']['cpu'] for r in rounds]):.2f} s = {mb / med([r['ours']['cpu'] for r in rounds]):.0f} MB per CPU second")
+        print(f"  baseline line parser:    {base_s:6.2f} s = {mb / base_s:5.0f} MB/s   -> ingest is {ratio:.1f}x faster "
+              f"[goal >= 3x] (CPU time: {cpu_ratio:.1f}x)")
+        print(f"  wc -l:                   {wc_s:6.2f} s = {mb / wc_s:5.0f} MB/s")
+        print(f"  peak memory:             {rss:,.0f} MB = {rss / mb:.1f}x the file   [goal < 4x]; "
+              f"baseline {max(r['base']['rss_mb'] for r in rounds):,.0f} MB")
+        print(f"  1 s day, {day_size / 1e6:,.0f} MB:     {cli['wall']:6.2f} s (CPU {cli['cpu']:.2f} s, peak {cli['rss_mb']:,.0f} MB)"
+              f"   [goal < 1 s]")
+        print(f"  {args.pods} logs at once, {pod_size / 1e6:,.0f} MB: {together['wall']:6.2f} s; one process each, one after "
+              f"another: {apart_s:.2f} s ({apart_s / together['wall']:.1f}x)")
+        print(f"  (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: a busy machine slows every figure)")
+        return {
+            "file_mb": round(mb, 1), "blocks": args.blocks, "ingest_seconds": round(ours_s, 2),
+            "ingest_mb_per_s": round(mb / ours_s, 1), "baseline_seconds": round(base_s, 2),
+            "speedup_vs_baseline": round(ratio, 2), "peak_rss_mb": round(rss), "cli_1s_day_seconds": round(cli["wall"], 2),
+            "parallel_seconds": round(together["wall"], 2), "sequential_seconds": round(apart_s, 2),
+            "load_average_1m": [round(r["load"], 1) for r in rounds],
         }
-        print(f"medians over {args.rounds} rounds:")
-        print(f"wc -l                  {wc_s:8.3f} s  ({mb / wc_s:8.0f} MB/s)")
-        print(f"read_monitor_log       {ours_s:8.3f} s  ({mb / ours_s:8.0f} MB/s)  = {over_wc:.1f} x wc -l   [goal >= 250 MB/s]"
-              f"   (CPU {ours_cpu:.3f} s)")
-        print(f"baseline (line loop)   {base_s:8.3f} s  ({mb / base_s:8.0f} MB/s)")
-        print(f"speed-up vs baseline   {speedup:8.1f} x   [goal >= 5x]")
-        print(f"throttlelab ingest, 24 h at 1 s ({args.cli_blocks:,d} blocks), whole process: {cli_s:.3f} s   [goal < 1 s]")
-        print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: timings on a busy machine are slower)")
-        return result
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -84,7 +84,7 @@ RUNS = _table(
 )
 
 SAMPLES = _table(
-    Column("timestamp", UTC_TIME, "sample time (UTC)", False),
+    Column("timestamp", UTC_TIME, "sample time (UTC); null when the input has none (bare `cat cpu.stat` snapshots without `date` lines)"),
     Column("source", pl.String, "input file the sample came from", False),
     Column("line", pl.Int64, "1-based line of the sample's block header in the source", False),
     Column("pod", pl.String, "pod name (or local run id)"),
@@ -111,9 +111,9 @@ INTERVALS = _table(
     Column("pod", pl.String, "pod name"),
     Column("container", pl.String, "container name"),
     Column("segment", pl.Int64, "counter segment"),
-    Column("start", UTC_TIME, "interval start (UTC)", False),
-    Column("end", UTC_TIME, "interval end (UTC)", False),
-    Column("seconds", pl.Float64, "interval length (s)", False),
+    Column("start", UTC_TIME, "interval start (UTC); null when the samples have no time"),
+    Column("end", UTC_TIME, "interval end (UTC); null when the samples have no time"),
+    Column("seconds", pl.Float64, "interval length (s); null when the samples have no time"),
     Column("nr_periods_delta", pl.Int64, "CFS periods elapsed in the interval (delta nr_periods)"),
     Column("nr_throttled_delta", pl.Int64, "throttled periods in the interval (delta nr_throttled)"),
     Column("throttled_ratio", pl.Float64, "delta nr_throttled / delta nr_periods; null if no period elapsed"),

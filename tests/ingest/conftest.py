@@ -15,6 +15,8 @@ def fixtures() -> Path:
 
 
 def count_lines(path: Path) -> int:
-    """Lines as a text editor counts them (a last line without newline counts)."""
-    data = path.read_bytes()
+    """Lines as a text editor counts them (a last line without newline counts), after decompression."""
+    from throttlelab.ingest.input_files import read_input
+
+    data = read_input(path)
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -33,6 +34,9 @@ def test_good_log(fixtures, tmp_path):
 def test_bad_inputs_lenient_and_strict(fixtures, tmp_path, name):
     path = fixtures / "bad" / name
     lenient = ingest(path, "-o", tmp_path / "o.parquet")
+    if name == "random.bin":  # no format's shape: refused, naming what was tried
+        assert lenient.returncode == 2 and "unknown format (binary content)" in lenient.stderr
+        return
     if name == "empty.log":  # read nothing: an error even when lenient
         assert lenient.returncode == 2 and lenient.stderr.startswith(f"throttlelab: error: {path}: empty file")
     else:
@@ -94,3 +98,26 @@ def test_format_is_detected(fixtures):
 def test_explicit_format(fixtures, tmp_path):
     p = ingest(fixtures / "time_bash.txt", "--format", "time", "-o", tmp_path / "t.parquet")
     assert p.returncode == 0 and pl.read_parquet(tmp_path / "t.parquet")["real_seconds"][0] == 70.49
+
+
+def test_tz_is_stated_and_recorded_and_files_are_read_together(fixtures, tmp_path):
+    stat = tmp_path / "stat.log"
+    stat.write_text("".join(f"2026-02-06 14:24:0{k}.3N\nusage_usec {k * 100}\nnr_periods {k}\nnr_throttled 0\n" for k in range(3)))
+    out = tmp_path / "s.parquet"
+    p = ingest(stat, fixtures / "good_v1.log", "-o", out, "--tz", "Asia/Seoul")
+    assert p.returncode == 0, p.stderr
+    assert "times without a zone read in Asia/Seoul" in p.stdout
+    provenance = json.loads(pl.read_parquet_metadata(out)["throttlelab.provenance"])
+    assert provenance[str(stat)]["naive_timestamps_tz"] == "Asia/Seoul"
+    s = pl.read_parquet(out)
+    assert s.height == 3 + 3 and s["timestamp"][0].hour == 5  # 14:24 KST = 05:24 UTC
+
+
+def test_bare_inputs_are_detected_as_monitor_logs(tmp_path):
+    from throttlelab.ingest.detect import detect_format
+
+    top = tmp_path / "top.log"
+    top.write_text("NAME      CPU(cores)   MEMORY(bytes)\napi-1     250m         100Mi\n")
+    stat = tmp_path / "stat.log"
+    stat.write_text("usage_usec 5\nuser_usec 4\nsystem_usec 1\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n")
+    assert detect_format(top) == detect_format(stat) == "monitor"

@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from throttlelab.ingest.monitor_blocks import V1_KEYS, V2_KEYS
+from throttlelab.ingest.monitor_lines import V1_KEYS, V2_KEYS
 from throttlelab.ingest.monitor_format import (
     HEADER_END,
     HEADER_START,
@@ -98,6 +98,23 @@ def blocks(draw):
     return out
 
 
+def _expected_rows(b, header_pod):
+    """One row per block; with several kubectl top rows, the cgroup's row (if the
+    block holds any cgroup value) and then one row per listed container."""
+    want = _expected(b, header_pod)
+    top = b["top"] or []
+    if len(top) <= 1:
+        return [want]
+    cgroup = bool(b["cpu_stat"]) or b["cpu_max"] is not None or b["cpuacct_usage_ns"] is not None  # a value read
+    rows = [{**want, "top_cpu_cores": None, "top_memory_bytes": None, "container": None}] if cgroup else []
+    empty = dict.fromkeys(("cgroup_version", "usage_seconds", "nr_periods", "nr_throttled", "nr_bursts",
+                           "throttled_seconds", "limit_cores", "period_us"))
+    for pod, container, cpu, mem in top:
+        rows.append({**want, **empty, "pod": pod, "container": container, "top_cpu_cores": int(cpu[:-1]) / 1000,
+                     "top_memory_bytes": int(mem[:-2]) * 2**20})
+    return rows
+
+
 def _expected(b, header_pod):
     ts = b["timestamp"]
     ts = ts.astimezone(UTC) if ts.tzinfo else ts.replace(tzinfo=UTC)
@@ -144,9 +161,9 @@ def test_what_is_written_is_read_back(bs):
     r = parse_monitor_text(text, strict=True)
     assert r.skipped.total == 0 and r.lines_used == r.lines_total == text.count("\n")
     rows = r.samples.to_dicts()
-    assert len(rows) == len(bs)
-    for got, b in zip(rows, bs):
-        want = _expected(b, "pod-under-test")
+    wanted = [w for b in bs for w in _expected_rows(b, "pod-under-test")]
+    assert len(rows) == len(wanted)
+    for got, want in zip(rows, wanted):
         for k, v in want.items():
             if k == "top_cpu_cores" and v is not None:
                 assert abs(got[k] - v) < 1e-9 * max(1, v), k

@@ -15,6 +15,7 @@ from .conftest import count_lines
 
 BAD = [
     "bad_timestamp.log",
+    "random.bin",
     "binary.bin",
     "counters_backwards.log",
     "crlf.log",
@@ -107,7 +108,8 @@ def test_bad_input_reasons(fixtures):
     assert _reasons(bad / "bad_timestamp.log") == {"bad timestamp": 16}
     assert _reasons(bad / "non_utf8.log") == {"non-UTF-8 bytes": 2}
     assert _reasons(bad / "crlf.log") == {}
-    assert _reasons(bad / "binary.bin") == {"binary file": count_lines(bad / "binary.bin")}
+    assert _reasons(bad / "random.bin") == {"binary file": count_lines(bad / "random.bin")}
+    assert _reasons(bad / "binary.bin") == {}  # a gzip-compressed good log: told by its magic bytes, read
     g = _reasons(bad / "garbage_lines.log")
     assert g == {
         "unrecognised line": 1,
@@ -169,7 +171,7 @@ def test_missing_file(tmp_path):
         ("garbage_lines.log", 1, "unrecognised line"),
         ("truncated_last_block.log", 64, "truncated last line"),
         ("duplicate_timestamps.log", 39, "duplicate timestamp"),
-        ("binary.bin", 1, "binary file"),
+        ("random.bin", 1, "binary file"),
     ],
 )
 def test_strict_stops_at_first_problem(fixtures, name, line, reason):
@@ -197,17 +199,21 @@ def test_new_header_starts_a_new_run(fixtures):
     assert s["segment"].to_list() == [0, 0, 0, 1, 1, 1]
 
 
-def test_several_containers_are_summed():
+def test_several_containers_give_one_row_each():
+    """kubectl top --containers (or several pods): one row per listed container, nothing summed (issue 13)."""
     text = (
         "--- 2026-01-01 00:00:00Z ---\n[kubectl top]\nPOD NAME CPU(cores) MEMORY(bytes)\n"
-        "p app 250m 100Mi\np sidecar 50m 20Mi\n\n"
+        "p app 250m 100Mi\np sidecar 50m 20Mi\n[cgroup cpu.stat]\nnr_periods 10\nnr_throttled 1\n\n"
         "--- 2026-01-01 00:00:01Z ---\n[kubectl top]\nNAME CPU(cores) MEMORY(bytes)\np 1 1Gi\n\n"
     )
     s = parse_monitor_text(text, strict=True).samples
-    assert s["top_cpu_cores"].to_list() == [0.3, 1.0]
-    assert s["top_memory_bytes"].to_list() == [120 * 2**20, 2**30]
-    assert s["pod"].to_list() == ["p", "p"]
-    assert s["container"][0] == "app,sidecar"
+    assert s["top_cpu_cores"].to_list() == [None, 0.25, 0.05, 1.0]
+    assert s["top_memory_bytes"].to_list() == [None, 100 * 2**20, 20 * 2**20, 2**30]
+    assert s["pod"].to_list() == ["p", "p", "p", "p"]
+    assert s["container"].to_list() == [None, "app", "sidecar", None]
+    assert s["nr_periods"].to_list() == [10, None, None, None]  # the counters: the cgroup's own row
+    assert s["line"].to_list() == [1, 1, 1, 10]
+    assert s["segment"].n_unique() == 3  # (p, -) and (p, app) and (p, sidecar): intervals never mix them
 
 
 def test_repeated_and_unknown_keys():

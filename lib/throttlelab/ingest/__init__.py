@@ -4,18 +4,7 @@ Readers (each returns an :class:`~throttlelab.ingest.result.IngestResult`: the
 rows, a per-reason :class:`~throttlelab.ingest.result.SkipReport`, and line
 counts with ``lines_used + skipped.total == lines_total``):
 
-=============================== ============================================= ================
-input                           reader                                        table
-=============================== ============================================= ================
-monitor log                     :func:`.monitor_log.read_monitor_log`         samples
-cgroup directory                :func:`.cgroup_dir.read_cgroup_dir`           samples (1 row)
-Prometheus JSON / text format   :func:`.prometheus.read_prometheus_parts`     samples, prometheus_rates
-k6 ``--out json``               :func:`.k6.read_k6_json` (lazy, chunked)      requests
-k6 ``--out csv``                :func:`.k6.read_k6_csv`                       requests
-k6 summary / ``handleSummary``  :func:`.k6_summary.read_k6_summary`           k6_summary
-``time`` (bash, zsh, GNU)       :func:`.time_output.read_time_output`         timings
-=============================== ============================================= ================
-
+=============================== ============================================= =========
 Every reader opens its file with :func:`.input_files.open_input` (gzip, zstd
 and xz told by magic bytes).  Each result carries its ``provenance``: how each
 source was read (formats and choices made from the data).
@@ -24,18 +13,20 @@ source was read (formats and choices made from the data).
 
 The samples table
 -----------------
-One row per monitor block (sample), cumulative counters in one unit each:
+One row per monitor block (sample) and listed pod/container, cumulative counters in one unit each:
 ``usage_seconds`` (v2 ``usage_usec`` / 1e6; v1 ``cpuacct.usage`` / 1e9),
 ``user_seconds``/``system_seconds`` (v2 only), ``nr_periods``, ``nr_throttled``,
 ``throttled_seconds`` (v2 ``throttled_usec`` / 1e6; v1 ``throttled_time`` / 1e9),
 ``nr_bursts``, ``burst_seconds``; ``limit_cores`` = quota / period (null when
 unlimited: ``max`` or ``-1``) and ``period_us``; ``top_cpu_cores`` and
-``top_memory_bytes`` from ``kubectl top`` (summed over the containers listed;
-``container`` then joins their names with ``,``).  Conversions are exact IEEE
+``top_memory_bytes`` from ``kubectl top`` (one row per pod or container listed;
+with several, the counters are on a row of their own: see :mod:`.monitor_blocks`).  Conversions are exact IEEE
 divisions.  ``line`` is the block header's line (0 for Prometheus, which has no
 lines).  ``pod`` comes from the log header (``Pod:``), else from ``kubectl top``.
-``segment`` numbers counter segments within a source: a new one starts at a new
-log header, a change of cgroup version, or any counter going backwards.
+``segment`` numbers counter segments within a source, per pod and container: a
+new one starts at a new log header, a change of cgroup version, or any counter
+going backwards.  Times without a zone are read in the stated ``tz``
+(``IngestResult.provenance``; ``throttlelab ingest --tz``, recorded in the parquet metadata).
 
 The intervals table
 -------------------

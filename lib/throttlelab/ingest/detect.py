@@ -77,8 +77,9 @@ def detect_format(path: str | Path) -> str:
     first_line = stripped.split("\n", 1)[0]
     if first_line.startswith("metric_name,") or ("metric_name" in first_line and "metric_value" in first_line):
         return "k6-csv"
-    monitor_marks = ("=== CPU Monitoring Started", "\n--- ", "[cgroup cpu.stat]", "[kubectl top]", "[cgroup cpu.max]")
-    if any(m in text for m in monitor_marks) or text.startswith("--- "):
+    from throttlelab.ingest.monitor_log import looks_like_monitor
+
+    if looks_like_monitor(text):
         return "monitor"
     lines = [s.strip() for s in text.splitlines()[:200]]
     for s in lines:
@@ -102,13 +103,8 @@ def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: s
     """Read one input with the reader of ``fmt`` (``"auto"``: :func:`detect_format`)."""
     fmt = detect_format(path) if fmt == "auto" else fmt
     if fmt == "monitor":
-        from throttlelab.ingest.input_files import compression_of, read_input
         from throttlelab.ingest.monitor_log import read_monitor_log
 
-        if compression_of(path):
-            from throttlelab.ingest.monitor_fast import read_monitor_bytes
-
-            return read_monitor_bytes(read_input(path), str(path), strict=strict, tz=tz)
         return read_monitor_log(path, strict=strict, tz=tz)
     if fmt == "k6-json":
         from throttlelab.ingest.k6 import read_k6_json

@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", required=True, metavar="OUT.parquet", help="output parquet file")
     parser.add_argument("--format", default="auto", choices=("auto", *FORMATS), help="input format (default: from content)")
     parser.add_argument("--strict", action="store_true", help="stop at the first problem (exit status 2)")
-    parser.add_argument("--tz", default="UTC", help="time zone of monitor timestamps without an offset (default UTC)")
+    parser.add_argument("--tz", default="local", help="IANA time zone (Asia/Seoul, UTC...) of monitor timestamps written "
+                        "without one (default: this machine's zone); recorded in the output's parquet metadata")
     parser.add_argument("--intervals", metavar="INTERVALS.parquet", help="also write the intervals table of the samples")
     parser.add_argument("--experiment", help="experiment name for k6 rows (default: from the file name)")
     parser.add_argument("--run-id", help="run id for k6 rows (default: from the file name)")
@@ -62,24 +63,36 @@ def run(args: argparse.Namespace) -> int:
     for path in args.paths:  # every path first: a typo fails before minutes of reading
         if not Path(path).exists():
             raise InputError(path, None, "file not found")
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from throttlelab.ingest.monitor_timestamps import local_zone
+
     names = {k: v for k, v in (("experiment", args.experiment), ("run_id", args.run_id)) if v}
+    tz = local_zone() if args.tz == "local" else args.tz
     kind = None if args.prom_kind == "auto" else args.prom_kind
     results: dict[str, object] = {}
 
     def keep(r, label: str) -> None:
         results[r.table] = results[r.table].merge(r) if r.table in results else r
         if not args.quiet:
+            zones = {p["naive_timestamps_tz"] for p in r.provenance.values() if "naive_timestamps_tz" in p}
+            zone = f"; times without a zone read in {', '.join(sorted(zones))}" if zones else ""
             print(f"{label}: {r.frame.height:,d} {r.table} rows from {r.lines_total:,d} {r.unit} "
-                  f"({r.skipped.total:,d} skipped)")
+                  f"({r.skipped.total:,d} skipped{zone})")
 
-    prom = []
-    for path in args.paths:
-        fmt = detect_format(path) if args.format == "auto" else args.format
-        if fmt in ("prometheus", "prometheus-text"):
-            prom.append(path)
-            continue
-        kw = names if fmt in ("k6-json", "k6-csv") else {}
-        keep(read_any(path, fmt, strict=args.strict, tz=args.tz, **kw), f"{path}: {fmt}")
+    formats = {path: detect_format(path) if args.format == "auto" else args.format for path in args.paths}
+    prom = [p for p, fmt in formats.items() if fmt in ("prometheus", "prometheus-text")]
+    others = [p for p in args.paths if p not in prom]
+
+    def read(path):
+        kw = names if formats[path] in ("k6-json", "k6-csv") else {}
+        return read_any(path, formats[path], strict=args.strict, tz=tz, **kw)
+
+    # Several files at once, in threads (the readers' polars work releases the GIL); results kept in order.
+    with ThreadPoolExecutor(max(1, min(len(others), os.cpu_count() or 1))) as pool:
+        for path, r in zip(others, pool.map(read, others)):
+            keep(r, f"{path}: {formats[path]}")
     if prom:
         from throttlelab.ingest.prometheus import read_prometheus_parts
 

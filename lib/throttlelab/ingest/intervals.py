@@ -10,7 +10,9 @@ For each pair of consecutive samples of the same ``source`` and ``segment``
 * ``limit_cores`` and the ``kubectl top`` values at the interval end;
 * ``usage_share_of_limit`` = effective_cores / limit_cores (null when unlimited).
 
-A counter missing at either end leaves that rate null for the interval.
+A counter missing at either end leaves that rate null for the interval.  Samples
+without a time (bare ``cat cpu.stat`` snapshots) give intervals with the counter
+deltas and ``throttled_ratio`` but no times or per-second rates.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ def intervals(samples: pl.DataFrame) -> pl.DataFrame:
         return tables.empty("intervals")
     c = pl.col
     keys = ["source", "segment"]
-    s = samples.with_row_index("_order").sort([*keys, "timestamp", "_order"], nulls_last=True)
+    s = samples.with_row_index("_order").sort([*keys, "timestamp", "_order"], nulls_last=True).with_columns(
+        _first=pl.int_range(pl.len()).over(keys) == 0)
 
     def d(name: str) -> pl.Expr:
         return (c(name) - c(name).shift(1)).over(keys)
@@ -49,7 +52,8 @@ def intervals(samples: pl.DataFrame) -> pl.DataFrame:
         limit_cores="limit_cores",
         top_cpu_cores="top_cpu_cores",
         top_memory_bytes="top_memory_bytes",
-    ).filter(c("start").is_not_null())
+        _first="_first",
+    ).filter(~c("_first")).drop("_first")
     out = out.with_columns(
         usage_share_of_limit=pl.when(c("limit_cores") > 0).then(c("effective_cores") / c("limit_cores"))
     )

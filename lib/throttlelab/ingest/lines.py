@@ -15,7 +15,6 @@ file or single lines are found here, vectorised:
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,8 +55,6 @@ class Lines:
         Every byte is ASCII (so no line can hold bad UTF-8).
     truncated
         The last line has no newline.
-    data
-        The file's bytes (kept to look at line starts with numpy).
     """
 
     path: str
@@ -65,8 +62,6 @@ class Lines:
     binary: bool = False
     ascii: bool = True
     truncated: bool = False
-    data: bytes = b""
-    line_starts: np.ndarray | None = None
     line_lengths: np.ndarray | None = None
 
     def __len__(self) -> int:
@@ -77,30 +72,6 @@ class Lines:
         if self.line_lengths is not None:
             return self.line_lengths
         return self.text.str.len_bytes().fill_null(0).to_numpy()
-
-    def starts(self) -> np.ndarray:
-        """Byte offset in :attr:`data` where each line starts."""
-        if self.line_starts is not None:
-            return self.line_starts
-        return _starts_from_newlines(self.data, len(self.text))
-
-    def first_bytes(self, k: int = 2) -> list[np.ndarray]:
-        """The first ``k`` bytes of each line, from :attr:`data`.
-
-        Past the end of a line this is its newline (or CR, or the next line's
-        first byte for an empty line): only compare with bytes that cannot end
-        a line.
-        """
-        arr = np.frombuffer(self.data, dtype=np.uint8)
-        starts = self.starts()
-        if len(arr) == 0 or len(starts) == 0:
-            return [np.zeros(len(starts), np.uint8) for _ in range(k)]
-        out = [arr[starts]]  # every line starts inside the data
-        for j in range(1, k):
-            pos = starts + j
-            np.minimum(pos, len(arr) - 1, out=pos)
-            out.append(arr[pos])
-        return out
 
     def problem_codes(self, lengths: np.ndarray) -> np.ndarray:
         """Per line, the index in :data:`LINE_REASONS` of its file-level problem (0 = none)."""
@@ -126,35 +97,6 @@ def read_bytes(path: str | Path) -> bytes:
     """The file's bytes; :class:`InputError` (no traceback) when it cannot be read."""
     with _readable(path) as p:
         return p.read_bytes()
-
-
-def read_padded(path: str | Path, pad: int) -> tuple[np.ndarray, int]:
-    """The file's bytes in a ``uint8`` array followed by ``pad`` zero bytes, and
-    the file's size; :class:`InputError` when it cannot be read.
-
-    Reading into numpy's memory (which asks the kernel for huge pages) is about
-    twice as fast as :func:`read_bytes` for files of hundreds of MB.
-    """
-    with _readable(path) as p, open(p, "rb", buffering=0) as f:
-        size = os.fstat(f.fileno()).st_size  # a log still being written: what it held then
-        buf = np.empty(size + pad, dtype=np.uint8)
-        view = memoryview(buf)[:size]
-        got = 0
-        while got < size:
-            k = f.readinto(view[got:])
-            if not k:
-                break
-            got += k
-        buf[got:] = 0
-        return buf[: got + pad], got
-
-
-def read_padded_bytes(data: bytes, pad: int) -> tuple[np.ndarray, int]:
-    """``data`` in a ``uint8`` array followed by ``pad`` zero bytes, and its size."""
-    buf = np.empty(len(data) + pad, dtype=np.uint8)
-    buf[: len(data)] = np.frombuffer(data, dtype=np.uint8)
-    buf[len(data):] = 0
-    return buf, len(data)
 
 
 @contextmanager
@@ -186,7 +128,7 @@ def split_lines(data: bytes, path: str = "<bytes>", *, binary: bool | None = Non
     truncated = not data.endswith(b"\n")
     plain = ascii_ and b"\r" not in data  # line lengths then map back to byte offsets exactly
     n_lines = None if plain else data.count(b"\n") + (1 if truncated else 0)
-    text = starts = lengths = None
+    text = lengths = None
     if _SEP.encode() not in data and not binary:
         text = pl.read_csv(
             data,
@@ -199,11 +141,8 @@ def split_lines(data: bytes, path: str = "<bytes>", *, binary: bool | None = Non
         ).to_series()
         if plain:
             lengths = text.str.len_bytes().fill_null(0).to_numpy()
-            starts = np.zeros(len(lengths), dtype=np.int64)
-            np.cumsum(lengths[:-1] + 1, out=starts[1:])
-            end = starts[-1] + lengths[-1] + (0 if truncated else 1) if len(lengths) else 0
-            if end != len(data):  # the CSV reader disagreed about lines: be exact instead
-                text = starts = lengths = None
+            if int(lengths.sum()) + len(lengths) - truncated != len(data):  # the CSV reader disagreed about lines
+                text = lengths = None
         elif len(text) != n_lines:
             text = None
     if text is None:
@@ -212,21 +151,12 @@ def split_lines(data: bytes, path: str = "<bytes>", *, binary: bool | None = Non
             parts.pop()
         text = pl.Series("t", [s[:-1] if s.endswith("\r") else s for s in parts], dtype=pl.String)
         text = pl.select(pl.when(text.str.len_bytes() > 0).then(text)).to_series().alias("t")
-    return Lines(path, text, binary=binary, ascii=ascii_, truncated=truncated, data=data,
-                 line_starts=starts, line_lengths=lengths)
+    return Lines(path, text, binary=binary, ascii=ascii_, truncated=truncated, line_lengths=lengths)
 
 
 def looks_binary(data: bytes) -> bool:
     """A NUL byte in the first :data:`BINARY_SNIFF_BYTES` bytes (as git decides)."""
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
-
-
-def _starts_from_newlines(data: bytes, n: int) -> np.ndarray:
-    arr = np.frombuffer(data, dtype=np.uint8)
-    nl = np.flatnonzero(arr == 10)
-    starts = np.zeros(n, dtype=np.int64)
-    starts[1:] = nl[: n - 1] + 1
-    return starts
 
 
 def read_lines(path: str | Path) -> Lines:

@@ -1,273 +1,274 @@
-"""The careful line stage of the monitor-log reader (see :mod:`.monitor_log`).
+"""The line stage of the monitor-log reader: lines -> blocks, sections and parsed values.
 
-The lines are a polars column (:mod:`.lines`); each is classified with string
-expressions (block headers, log headers and section markers confirmed after a
-first-byte lookup), sections are forward-filled, ``key value`` lines are
-scattered into a (key x block) matrix, cpu.max and kubectl top lines are parsed
-once per distinct line.  Every line gets a skip reason or is used.  The fast
-path (:mod:`.monitor_fast`) sends here whatever it does not read itself.
+The lines come classified by string expressions (:mod:`.monitor_file`: block
+headers, log headers, section markers, ``key value`` splits); the section of
+every line is its last marker's (a forward fill), blocks are a cumulative sum
+of header flags, and each section's lines are parsed with string expressions:
+``key value`` cpu.stat lines become a (block x key) table, cpu.max and
+cpuacct.usage lines one value per block, kubectl top rows one row per pod or
+container.  Every line gets a skip reason (:mod:`.monitor_skips`) or is used.
+
+Two layouts are read:
+
+* **framed** (``monitor_cpu.sh``): ``--- <time> ---`` block headers and
+  ``[kubectl top]``, ``[cgroup cpu.stat]``, ``[cgroup cpu.max]``,
+  ``[cgroup cpuacct.usage]`` sections;
+* **bare** (no block header and no section marker in the file): a series of
+  ``date`` lines, ``kubectl top pod`` tables (``NAME``/``POD`` column header)
+  and ``cat cpu.stat`` / ``cat cpu.max`` outputs, as a ``while`` loop in a shell
+  writes them.  A block starts at each ``date`` line; without any, at each
+  kubectl top column header, else where the file's first cpu.stat key comes
+  again (each ``cat cpu.stat`` prints its keys in the same order).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest import lines as lines_mod
-from throttlelab.ingest.monitor_blocks import IGNORED_KEYS, STAT_KEYS, Blocks
-from throttlelab.ingest.monitor_format import SECTIONS
-from throttlelab.ingest.monitor_log import parse_timestamps
+from throttlelab.ingest.monitor_file import (  # noqa: F401 (the keys are part of this stage's interface)
+    IGNORED_KEYS, STAT_KEYS, UNKNOWN_SECTION, V1_KEYS, V2_KEYS, LineFrame,
+)
 from throttlelab.ingest.monitor_skips import R
+from throttlelab.ingest.monitor_timestamps import parse_timestamps
 from throttlelab.ingest.quantities import cpu_cores, memory_bytes
 
-_KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
-# First byte of a line -> 1 maybe a block header, 2 maybe a section marker, 3 maybe a header line.
-_FIRST_BYTE_CLASS = np.zeros(256, dtype=np.uint8)
-_FIRST_BYTE_CLASS[ord("-")] = 1
-_FIRST_BYTE_CLASS[ord("[")] = 2
-_FIRST_BYTE_CLASS[np.frombuffer(b"=PNIL", dtype=np.uint8)] = 3
-# First two bytes of the header lines ("==", "Po", "Na", "In", "Lo"): not "POD ..." or "NAME ..." of kubectl top.
-HEADER_PAIRS = np.zeros((256, 256), dtype=bool)
-for _a, _b in ("==", "Po", "Na", "In", "Lo"):
-    HEADER_PAIRS[ord(_a), ord(_b)] = True
-_UNKNOWN = 255
-
-# Skip reasons; 0 means "used".  Order = index in the per-line reason array.
-HEADER_PREFIXES = ("Pod: ", "Namespace: ", "Interval: ", "Log file: ")
+TOP, STAT, MAX, ACCT, UNKNOWN, OUTSIDE = 1, 2, 3, 4, UNKNOWN_SECTION, 10
+_TOP_ROW = r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$"
 
 
+@dataclass
+class LineStage:
+    """What the line stage found.
 
-def line_stage(lines: lines_mod.Lines, tz: str = "UTC") -> tuple[np.ndarray, Blocks, tuple[np.ndarray, pl.Series]]:
-    """The careful per-line parse of :class:`~.lines.Lines` that hold a whole log or
-    whole blocks of one (each part after the first starting at a block header).
-
-    Returns
-    -------
+    Attributes
+    ----------
     rc
-        Per line, the index in :data:`REASONS` of why it is skipped (0: used);
-        block-level reasons (timestamps, mixed versions) are left to :func:`.monitor_assemble.assemble`.
+        Per line, the skip reason code (:data:`.monitor_skips.REASONS`; 0 = used).
     blocks
-        The blocks found (lines before the first block header are not a block).
+        One row per block: ``line`` (0-based, its first line), ``ts`` (UTC; null
+        when the block has no time), ``ts_bad`` (a time that could not be
+        read), the cpu.stat keys (null when absent), ``quota``/``period``
+        (cpu.max; quota -1 = no limit), ``acct`` (cpuacct.usage ns).
+    top
+        One row per kubectl top row: ``block``, ``pod``, ``container``, ``cpu``
+        (cores), ``mem`` (bytes).
     headers
         Line indices and texts of the log-header lines (``===``, ``Pod:``...).
+    naive
+        How many block times had no zone (read in the stated ``tz``).
     """
-    n = len(lines)
-    text = lines.text
-    lengths = lines.lengths()
-    rc = lines.problem_codes(lengths)  # codes 0-4 are shared with REASONS
-    if lines.binary:
-        return rc, Blocks.empty(), (np.zeros(0, np.int64), pl.Series("t", [], dtype=pl.String))
-    has_problems = bool(rc.any())
-    b0, b1 = lines.first_bytes(2)
 
-    # Structure lines: candidates from their first byte (one table lookup per
-    # line), confirmed with string tests on the candidates only.
-    cls = _FIRST_BYTE_CLASS[b0]
-    if has_problems:
-        cls[rc != 0] = 0
-    blk_idx = _confirm(text, (cls == 1) & (b1 == ord("-")), lambda t: t.str.starts_with("--- ") & t.str.ends_with(" ---"))
-    hdr_cand = np.flatnonzero(cls == 3)
-    hdr_cand = hdr_cand[HEADER_PAIRS[b0[hdr_cand], b1[hdr_cand]]]
-    hdr_idx = _confirm(text, hdr_cand, lambda t: t.str.starts_with("===")
-                       | pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES))
-    sec_idx = np.flatnonzero(cls == 2)
-    sec_code = pl.select(_section_code(pl.lit(text.gather(sec_idx)))).to_series().to_numpy()
-    sec_idx, sec_code = sec_idx[sec_code > 0], sec_code[sec_code > 0]
-    del cls
+    rc: np.ndarray
+    blocks: pl.DataFrame
+    top: pl.DataFrame
+    headers: pl.DataFrame
+    naive: int = 0
 
-    # Section of every line: the code of the last marker line (block/header -> 0),
-    # repeated up to the next marker.
-    marker = np.full(n, -1, dtype=np.int8)
-    marker[blk_idx] = 0
-    marker[hdr_idx] = 0
-    marker[sec_idx] = sec_code
-    m_pos = np.flatnonzero(marker >= 0)
-    m_code = marker[m_pos]
-    code = np.zeros(n, dtype=np.int8)
-    if len(m_pos):
-        code[m_pos[0]:] = np.repeat(m_code, np.diff(np.append(m_pos, n)))
-    nb = len(blk_idx) + 1  # block 0 = lines before the first block header
+
+def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
+    """Classify and parse every line of a :class:`~.monitor_file.LineFrame` (see the module docstring)."""
+    n = len(lf)
+    rc = lf.problem_codes()  # codes 0-4 are shared with REASONS
+    if lf.binary or n == 0:
+        return LineStage(rc, _blocks_frame(np.zeros(0, np.int64), None, {}, {}), _top_frame(None), _headers(None))
+    ok = rc == 0
+    f = lf.frame
+    text = f["t"]
+    hdr = f["hdr"].to_numpy() & ok
+    marker = np.where(ok, f["marker"].to_numpy(), 0)
+    loghdr = f["loghdr"].to_numpy() & ok & ~hdr
+    blank = f["n"].to_numpy() == 0
+    bare = not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
+    if bare:
+        starts, sec_at, ts_text = _bare_structure(f, ok & ~blank & ~loghdr)
+        structure = loghdr | (sec_at == 0) | (sec_at == TOP)  # date lines and kubectl top column headers
+        sec_at[loghdr] = 0
+    else:
+        starts = np.flatnonzero(hdr)
+        ts_text = text.gather(starts).str.slice(4).str.head(-4) if len(starts) else None
+        sec_at = np.full(n, -1, dtype=np.int8)
+        sec_at[hdr | loghdr] = 0
+        sec_at[marker > 0] = marker[marker > 0]
+        structure = hdr | loghdr | (marker > 0)
+        rc[marker == UNKNOWN] = R["unknown section"]
+
+    # Section of every line (its last marker's), block of every line (0: before the first).
+    pos = np.flatnonzero(sec_at >= 0)
+    sec = np.zeros(n, dtype=np.int8)
+    if len(pos):
+        sec[pos[0]:] = np.repeat(sec_at[pos], np.diff(np.append(pos, n)))
     block = np.zeros(n, dtype=np.int32)
-    if len(blk_idx):
-        block[blk_idx[0]:] = np.repeat(np.arange(1, nb, dtype=np.int32), np.diff(np.append(blk_idx, n)))
-
-    # Kind of every content line: its section code, 10 outside any section;
-    # 0 for markers, blank lines and lines with a file-level problem.
-    kind = code.view(np.uint8).copy()
-    kind[kind == 0] = 10
-    kind[m_pos] = 0
-    kind[lengths == 0] = 0
-    if has_problems:
-        kind[rc != 0] = 0
-    rc[sec_idx[sec_code == 9]] = R["unknown section"]
-    rc[kind == 10] = R["unrecognised line"]
-    rc[kind == 9] = R["line in unknown section"]
+    if len(starts):
+        block[starts[0]:] = np.repeat(np.arange(1, len(starts) + 1, dtype=np.int32), np.diff(np.append(starts, n)))
+    kind = np.where(sec == 0, OUTSIDE, sec).astype(np.int8)
+    del sec
+    kind[~ok | blank | structure] = 0
+    kind[(block == 0) & (kind > 0) & (kind < UNKNOWN)] = OUTSIDE  # section lines before the first block
+    rc[kind == OUTSIDE] = R["unrecognised line"]
+    rc[kind == UNKNOWN] = R["line in unknown section"]
 
     def section(k: int) -> tuple[np.ndarray, np.ndarray, pl.Series]:
         mask = kind == k
-        idx = np.flatnonzero(mask)
-        # a boolean filter is several times cheaper than a gather on a string column
-        return idx, block[idx].astype(np.int64), text.filter(pl.Series(mask))
+        return np.flatnonzero(mask), block[mask].astype(np.int64), text.filter(pl.Series(mask))
 
-    stat, stat_present = _stat_matrix(*section(2), nb, rc)
-    cpu_max = _first_per_block(*section(3), nb, rc, cpu_max_exprs, R["bad cpu.max line"], R["extra cpu.max line"])
-    acct = _first_per_block(*section(4), nb, rc, _acct_expr, R["bad cpuacct.usage line"], R["extra cpuacct.usage line"])
-    top_rows_, top_row = _top_per_block(*section(1), nb, rc)
-
-    ts = parse_timestamps(text.gather(blk_idx).str.slice(4).str.head(-4), tz)
-    blocks = Blocks(
-        line=blk_idx.astype(np.int64),
-        ts=ts.cast(pl.Int64).fill_null(0).to_numpy(),
-        ts_ok=ts.is_not_null().to_numpy(),
-        stat=np.ascontiguousarray(stat[1:].T),
-        stat_present=np.ascontiguousarray(stat_present[1:].T),
-        quota=cpu_max["quota"][1:],
-        period=cpu_max["period"][1:],
-        max_present=cpu_max["present"][1:],
-        acct=acct["value"][1:],
-        acct_present=acct["present"][1:],
-        top_rows=top_rows_,
-        top_row=top_row[1:],
-    )
-    return rc, blocks, (hdr_idx.astype(np.int64), text.gather(hdr_idx))
+    nb = len(starts) + 1  # block 0 = lines before the first block
+    stat_i = np.flatnonzero(kind == STAT)
+    stat = _stat_table(stat_i, block[stat_i].astype(np.int64), f, nb, rc)
+    one = {**_first_per_block(*section(MAX), nb, rc, _cpu_max, "cpu.max"),
+           **_first_per_block(*section(ACCT), nb, rc, _acct, "cpuacct.usage")}
+    top = _top_rows(*section(TOP), rc)
+    ts, naive = parse_timestamps(ts_text, tz) if ts_text is not None else (None, 0)
+    blocks = _blocks_frame(starts, ts, stat, one)
+    head_idx = np.flatnonzero(loghdr)
+    return LineStage(rc, blocks, top, _headers(pl.DataFrame({"i": head_idx, "t": text.gather(head_idx)})), naive)
 
 
-def _confirm(text: pl.Series, candidates: np.ndarray, test) -> np.ndarray:
-    """Indices of the candidate lines (an index array, or a boolean mask for many)
-    for which the expression ``test(pl.col("t"))`` holds."""
-    if candidates.dtype == bool:
-        idx = np.flatnonzero(candidates)
-        sub_text = text.filter(pl.Series(candidates)) if len(idx) else None
-    else:
-        idx = candidates
-        sub_text = text.gather(idx) if len(idx) else None
-    if len(idx) == 0:
-        return idx
-    sub = pl.DataFrame({"t": sub_text}).select(test(pl.col("t")).fill_null(False)).to_series()
-    return idx[sub.to_numpy()]
+def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray, pl.Series | None]:
+    """Bare layout: block starts, the section each line opens (-1: none; 0 a
+    date line), and the time texts of the blocks (None: no date lines)."""
+    t = pl.col("t")
+    g = f.select(
+        top=((t.str.starts_with("NAME ") | t.str.starts_with("POD ")) & t.str.contains("CPU(cores)", literal=True)),
+        max=t.str.contains(r"^(?:max|-?\d+) \d+$"),
+        stat=t.is_null() | t.str.contains(r"^[a-z][a-z0-9_.]* \S+$"),  # good key value lines have no text
+        first=pl.coalesce(pl.col("key").cast(pl.String), t.str.split(" ").list.first()),
+    ).with_columns(pl.all().exclude("first").fill_null(False))
+    text = f["t"]
+    is_top = g["top"].to_numpy() & ok
+    is_max = g["max"].to_numpy() & ok
+    is_stat = g["stat"].to_numpy() & ok & ~is_max
+    cand_idx = np.flatnonzero(ok & ~is_top & ~is_stat & ~is_max)
+    ts, _ = parse_timestamps(text.gather(cand_idx), "UTC")
+    dates = cand_idx[ts.is_not_null().to_numpy()]
+    sec_at = np.full(len(f), -1, dtype=np.int8)
+    sec_at[is_stat], sec_at[is_max], sec_at[is_top], sec_at[dates] = STAT, MAX, TOP, 0
+    if len(dates):
+        return dates, sec_at, text.gather(dates)
+    if is_top.any():
+        return np.flatnonzero(is_top), sec_at, None
+    stat_idx = np.flatnonzero(is_stat)
+    if not len(stat_idx):
+        return stat_idx, sec_at, None
+    first = g["first"].gather(stat_idx)
+    return stat_idx[(first == first[0]).fill_null(False).to_numpy()], sec_at, None
 
 
-def _section_code(t: pl.Expr) -> pl.Expr:
-    """1-4 for the known section markers (order of SECTIONS), 9 other ``[...]``, 0 not a marker."""
-    expr = pl.when(pl.lit(False)).then(0)
-    for k, name in enumerate(SECTIONS, start=1):
-        expr = expr.when(t == f"[{name}]").then(k)
-    return expr.when(t.str.ends_with("]")).then(9).otherwise(0).cast(pl.Int8)
-
-
-# --- sections -----------------------------------------------------------------
-
-
-def _stat_matrix(i: np.ndarray, b: np.ndarray, text: pl.Series, nb: int, rc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """cpu.stat ``key value`` lines -> (block x key) values and presence matrices."""
+def _stat_table(i: np.ndarray, b: np.ndarray, f: pl.DataFrame, nb: int, rc: np.ndarray,
+                chunk: int = 1 << 20) -> dict[str, pl.Series]:
+    """cpu.stat ``key value`` lines ``i`` (of blocks ``b``; key index and value in ``f``)
+    -> per block, a column per key (null when absent); in chunks of lines, to keep memory low."""
     nk = len(STAT_KEYS)
     values = np.zeros((nb, nk), dtype=np.int64)
     present = np.zeros((nb, nk), dtype=bool)
-    if len(i) == 0:
-        return values, present
-    t = pl.col("t")
-    kv = pl.DataFrame({"t": text}).with_columns(pos=t.str.find(" ", literal=True)).select(
-        key=t.str.head(pl.col("pos")).cast(_KEY_ENUM, strict=False).to_physical(),
-        value=t.str.slice(pl.col("pos") + 1).cast(pl.Int64, strict=False),
-    )
-    key = kv["key"].fill_null(_UNKNOWN).to_numpy()
-    val = kv["value"].fill_null(-1).to_numpy()
-    good = (val >= 0) & (key < nk)
-    if not good.all():
-        bad = val < 0
-        unknown = ~bad & (key == _UNKNOWN)
-        rc[i[bad]] = R["bad cpu.stat line"]
-        rc[i[unknown]] = R["unknown cpu.stat key"]
-        b, key, val, i = b[good], key[good], val[good], i[good]
-    flat = b * nk + key  # index into the raveled (block x key) matrices
-    present.ravel()[flat] = True
-    if np.count_nonzero(present) < len(flat):  # repeated keys in a block: keep the first
-        first = pl.Series(flat).is_first_distinct().to_numpy()
-        rc[i[~first]] = R["repeated cpu.stat key in block"]
-        flat, val = flat[first], val[first]
-    values.ravel()[flat] = val
-    return values, present
+    for lo in range(0, len(i), chunk):
+        ii, bb = i[lo:lo + chunk], b[lo:lo + chunk]
+        key = f["key"].gather(ii).fill_null(255).to_numpy()
+        val = f["val"].gather(ii).fill_null(-1).to_numpy()
+        good = (val >= 0) & (key < nk)
+        if not good.all():
+            bad = val < 0
+            rc[ii[bad]] = R["bad cpu.stat line"]
+            rc[ii[~bad & (key == 255)]] = R["unknown cpu.stat key"]
+            bb, key, val, ii = bb[good], key[good], val[good], ii[good]
+        flat = bb * nk + key
+        repeated = present.ravel()[flat] | ~pl.Series(flat).is_first_distinct().to_numpy()  # keep the first
+        if repeated.any():
+            rc[ii[repeated]] = R["repeated cpu.stat key in block"]
+            flat, val = flat[~repeated], val[~repeated]
+        present.ravel()[flat] = True
+        values.ravel()[flat] = val
+    return {k: _nullable(values[1:, j], present[1:, j]) for j, k in enumerate(STAT_KEYS)}
 
 
-def cpu_max_exprs(t: pl.Expr) -> dict[str, pl.Expr]:
-    g = t.str.extract_groups(r"^(max|-?\d+)\s+(\d+)$")
-    q = g.struct.field("1")
-    return {
-        "quota": pl.when(q == "max").then(-1).otherwise(q.cast(pl.Int64, strict=False)),
-        "period": g.struct.field("2").cast(pl.Int64, strict=False),
-    }
+def _cpu_max(t: pl.Series) -> pl.DataFrame:
+    """cpu.max lines -> ``quota`` (-1: ``max``), ``period``; parsed once per distinct line."""
+    c = pl.col
+    distinct = pl.DataFrame({"t": t}).unique().with_columns(c("t").str.extract_groups(r"^(max|-?\d+)\s+(\d+)$").alias("g"))
+    parsed = distinct.unnest("g").select(
+        "t", quota=pl.when(c("1") == "max").then(-1).otherwise(c("1").cast(pl.Int64, strict=False)),
+        period=c("2").cast(pl.Int64, strict=False))
+    return pl.DataFrame({"t": t}).join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
 
 
-def _acct_expr(t: pl.Expr) -> dict[str, pl.Expr]:
+def _acct(t: pl.Series) -> pl.DataFrame:
     v = t.str.strip_chars().cast(pl.Int64, strict=False)
-    return {"value": pl.when(v >= 0).then(v)}
+    return pl.select(acct=pl.when(v >= 0).then(v))
 
 
-def _first_per_block(i, b, text, nb, rc, expr_fn, bad_reason, extra_reason) -> dict[str, np.ndarray]:
-    """Parse a one-line section; keep the first good line per block."""
-    names = list(expr_fn(pl.col("t")))
+def _first_per_block(i, b, text, nb, rc, parse, name) -> dict[str, pl.Series]:
+    """Parse a one-line section; keep the first good line per block (the others: skipped)."""
+    p = parse(text)
+    names = p.columns
     out = {k: np.zeros(nb, dtype=np.int64) for k in names}
-    out["present"] = np.zeros(nb, dtype=bool)
-    if len(i) == 0:
-        return out
-    p = _parse_distinct(text, expr_fn(pl.col("t")))
-    bad = p.select(pl.any_horizontal(pl.col(k).is_null() for k in names)).to_series().to_numpy()
-    rc[i[bad]] = bad_reason
-    p, b, i = p.filter(pl.Series(~bad)), b[~bad], i[~bad]
-    first = np.ones(len(b), dtype=bool)
-    first[1:] = b[1:] != b[:-1]
-    rc[i[~first]] = extra_reason
-    for k in names:
-        out[k][b[first]] = p[k].to_numpy()[first]
-    out["present"][b[first]] = True
-    return out
+    present = np.zeros(nb, dtype=bool)
+    if len(i):
+        bad = p.select(pl.any_horizontal(pl.col(k).is_null() for k in names)).to_series().to_numpy()
+        rc[i[bad]] = R[f"bad {name} line"]
+        p, b, i = p.filter(pl.Series(~bad)), b[~bad], i[~bad]
+        first = np.ones(len(b), dtype=bool)
+        first[1:] = b[1:] != b[:-1]
+        rc[i[~first]] = R[f"extra {name} line"]
+        for k in names:
+            out[k][b[first]] = p[k].to_numpy()[first]
+        present[b[first]] = True
+    return {k: _nullable(v[1:], present[1:]) for k, v in out.items()}
 
 
-def _top_per_block(i, b, text, nb, rc) -> tuple[pl.DataFrame | None, np.ndarray]:
-    """kubectl top rows -> per block pod, container(s), CPU cores and memory bytes
-    (summed over containers): the rows, and the row of each block (-1: none)."""
-    none = np.full(nb, -1, dtype=np.int64)
-    if len(i) == 0:
-        return None, none
-    head = pl.select((pl.lit(text).str.starts_with("POD ") | pl.lit(text).str.starts_with("NAME "))).to_series().to_numpy()
-    i, b = i[~head], b[~head]
-    rows = top_rows(text.filter(pl.Series(~head)))
+def _top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> pl.DataFrame:
+    """kubectl top rows (not the column header) -> one row per pod or container."""
+    head = (text.str.starts_with("POD ") | text.str.starts_with("NAME ")).fill_null(False).to_numpy()
+    if head.any():
+        i, b, text = i[~head], b[~head], text.filter(pl.Series(~head))
+    if not len(i):
+        return _top_frame(None)
+    c = pl.col
+    fields = pl.DataFrame({"t": text, "block": b}).select("block", c("t").str.extract_groups(_TOP_ROW).alias("f")).unnest("f")
+    four = c("4").is_not_null()
+    rows = fields.select(
+        "block",
+        pod="1",
+        container=pl.when(four).then(c("2")),
+        cpu_q=pl.when(four).then(c("3")).otherwise(c("2")),
+        mem_q=pl.when(four).then(c("4")).otherwise(c("3")),
+    )
+    # quantities repeat: parse each distinct one once
+    cpu = rows.select(c("cpu_q").unique()).with_columns(cpu=cpu_cores(c("cpu_q")))
+    mem = rows.select(c("mem_q").unique()).with_columns(mem=memory_bytes(c("mem_q")))
+    rows = rows.join(cpu, on="cpu_q", how="left", maintain_order="left", nulls_equal=True).join(
+        mem, on="mem_q", how="left", maintain_order="left", nulls_equal=True).drop("cpu_q", "mem_q")
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
-    rows, b = rows.filter(pl.Series(~bad)), b[~bad]
-    if rows.height == 0:
-        return None, none
-    if len(b) > 1 and np.any(b[1:] == b[:-1]):  # several containers: pod totals
-        rows = rows.with_columns(block=b).group_by("block", maintain_order=True).agg(
-            pl.col("pod").first(),
-            # null (not "") when no row names a container, as for a single row
-            pl.when(pl.col("container").is_not_null().any()).then(pl.col("container").str.join(",")),
-            pl.col("cpu").sum(),
-            pl.col("mem").sum(),
-        )
-        b = rows["block"].to_numpy()
-        rows = rows.drop("block")
-    none[b] = np.arange(len(b))
-    return rows, none
+    return _top_frame(rows.filter(pl.Series(~bad)).with_columns(c("block") - 1))
 
 
-def top_rows(text: pl.Series) -> pl.DataFrame:
-    """kubectl top rows (not the column header) -> ``pod``, ``container``, ``cpu``
-    (cores), ``mem`` (bytes); ``cpu``/``mem`` null when the row is bad."""
-    t = pl.col("t")
-    f = t.str.extract_groups(r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$")
-    four = f.struct.field("4").is_not_null()
-    return _parse_distinct(text, {
-        "pod": f.struct.field("1"),
-        "container": pl.when(four).then(f.struct.field("2")),
-        "cpu": cpu_cores(pl.when(four).then(f.struct.field("3")).otherwise(f.struct.field("2"))),
-        "mem": memory_bytes(pl.when(four).then(f.struct.field("4")).otherwise(f.struct.field("3"))),
-    })
+def _top_frame(rows: pl.DataFrame | None) -> pl.DataFrame:
+    schema = {"block": pl.Int64, "pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
+    return pl.DataFrame(schema=schema) if rows is None else rows.cast(schema)
 
 
-def _parse_distinct(text: pl.Series, exprs: dict[str, pl.Expr]) -> pl.DataFrame:
-    """``select(**exprs)`` over ``pl.col("t")``, evaluated once per distinct line and
-    joined back in order (kubectl top rows and cpu.max lines repeat a lot)."""
-    df = pl.DataFrame({"t": text})
-    parsed = df.unique().select("t", **exprs)
-    return df.join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
+def _headers(frame: pl.DataFrame | None) -> pl.DataFrame:
+    return pl.DataFrame(schema={"i": pl.Int64, "t": pl.String}) if frame is None else frame.cast({"i": pl.Int64})
+
+
+def _nullable(values: np.ndarray, present: np.ndarray) -> pl.Series:
+    s = pl.Series(values, dtype=pl.Int64)
+    return s if present.all() else s.scatter(np.flatnonzero(~present), None)
+
+
+def _blocks_frame(starts, ts, stat, one) -> pl.DataFrame:
+    nb = len(starts)
+    cols = {"line": pl.Series(starts, dtype=pl.Int64)}
+    if ts is None:
+        cols["ts"] = pl.Series([None] * nb, dtype=pl.Datetime("us", "UTC"))
+        cols["ts_bad"] = pl.Series([False] * nb)
+    else:
+        cols["ts"] = ts
+        cols["ts_bad"] = ts.is_null()
+    for k in STAT_KEYS:
+        cols[k] = stat.get(k, pl.Series([None] * nb, dtype=pl.Int64))
+    for k in ("quota", "period", "acct"):
+        cols[k] = one.get(k, pl.Series([None] * nb, dtype=pl.Int64))
+    return pl.DataFrame(cols)

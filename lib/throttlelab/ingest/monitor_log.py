@@ -1,24 +1,15 @@
-"""Read monitor logs (the ``monitor_cpu.sh`` format, see :mod:`.monitor_format`).
+"""Read monitor logs (``monitor_cpu.sh`` and bare ``date``/``kubectl top``/``cat cpu.stat`` loops): the entry points.
 
-This module holds the entry points (:func:`read_monitor_log`,
-:func:`parse_monitor_text`, :func:`parse_monitor_lines`) and the timestamp
-parser (:func:`parse_timestamps`).  Two stages, both vectorised (no Python code
-runs per line):
+One parser, two stages, no Python code per line (polars string expressions do
+the work in Rust):
 
-* the **line stage** reads the lines into per-block arrays
-  (:class:`.monitor_blocks.Blocks`) and a skip reason per line.
-  :func:`read_monitor_log` runs the fast path (:mod:`.monitor_fast`): blocks
-  whose every line is well formed are read straight from the bytes with numpy,
-  everything else goes, whole blocks at a time, through the careful line stage
-  (:func:`.monitor_lines.line_stage`: the lines in a polars column, classified
-  with string expressions, sections forward-filled, ``key value`` lines
-  scattered into a (key x block) matrix).  Both give the same result;
-  :func:`parse_monitor_lines` is the careful path alone;
-* the **block stage** (:func:`.monitor_assemble.assemble`) skips blocks with
-  bad, duplicate or out-of-order timestamps or mixed cgroup versions, assigns
-  runs, pods (:mod:`.monitor_pods`) and segments (:mod:`.counter_segments`),
-  and builds the samples table; skip reasons and the skip report are
-  :mod:`.monitor_skips`.
+* the **line stage** (:func:`.monitor_lines.line_stage`) reads the file as a
+  polars column of lines (:mod:`.lines`), classifies each line, finds blocks
+  and sections, and parses each section's lines;
+* the **block stage** (:func:`.monitor_blocks.assemble`) skips blocks with a
+  bad, duplicate or out-of-order time or mixed cgroup versions and builds the
+  canonical samples table; the skip reasons and report are :mod:`.monitor_skips`,
+  timestamps :mod:`.monitor_timestamps`.
 
 Rules
 -----
@@ -28,14 +19,17 @@ Rules
 * In a block, each section may be missing or empty.  A block whose cpu.stat
   lacks some keys is kept with those counters null.
 * A whole block is skipped (all its lines counted under the reason) when its
-  timestamp cannot be parsed, equals (``duplicate timestamp``) or precedes
-  (``out-of-order timestamp``) the latest earlier timestamp in the file, or when
+  time cannot be read, equals (``duplicate timestamp``) or precedes
+  (``out-of-order timestamp``) the latest earlier time in the file, or when
   its cpu.stat mixes cgroup v1 and v2 keys.
 * Single lines are skipped when unrecognised, badly formed, a repeated key in a
   block, or flagged by :mod:`.lines` (binary, non-UTF-8, too long, a last line
   without newline).
-* A counter that goes backwards (pod restart), a new header or a change of
-  cgroup version starts a new ``segment``; intervals never span segments.
+* kubectl top listing several pods or containers gives one row each (see
+  :mod:`.monitor_blocks`); nothing is summed.
+* Times without a zone are read in ``tz`` (recorded in ``IngestResult.provenance``);
+  blocks of bare ``cat cpu.stat`` snapshots without ``date`` lines have no time
+  (``timestamp`` null: the intervals keep their counter deltas and ratios).
 
 Every input line is either used (data or structure: headers, section markers,
 blank lines) or counted in ``IngestResult.skipped`` with its reason.
@@ -43,16 +37,19 @@ blank lines) or counted in ``IngestResult.skipped`` with its reason.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import numpy as np
-import polars as pl
-
-from throttlelab import tables
-from throttlelab.ingest import lines as lines_mod
-from throttlelab.ingest.monitor_assemble import assemble
+from throttlelab.ingest.monitor_blocks import assemble
+from throttlelab.ingest.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
+from throttlelab.ingest.monitor_lines import line_stage
 from throttlelab.ingest.monitor_skips import empty_result, ingest_result
 from throttlelab.ingest.result import IngestResult
+
+#: What marks a text as a monitor log (framed) for format detection.
+FRAMED_MARKS = ("=== CPU Monitoring Started", "\n--- ", "[cgroup cpu.stat]", "[kubectl top]", "[cgroup cpu.max]")
 
 
 def read_monitor_log(path: str | Path, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
@@ -61,13 +58,13 @@ def read_monitor_log(path: str | Path, *, strict: bool = False, tz: str = "UTC")
     Parameters
     ----------
     path
-        The log file.
+        The log file (gzip, zstd or xz compressed ones are told by their magic bytes).
     strict
         Raise :class:`~throttlelab.errors.InputError` at the first problem
         instead of skipping and counting it.
     tz
-        Time zone of timestamps written without an offset (the shell script
-        writes local time); ``"UTC"`` by default.
+        IANA zone of times written without one (the shell script writes local
+        time); ``"UTC"`` by default.
 
     Returns
     -------
@@ -79,73 +76,53 @@ def read_monitor_log(path: str | Path, *, strict: bool = False, tz: str = "UTC")
     InputError
         Missing or unreadable file; with ``strict``, any skipped line.
     """
-    from throttlelab.ingest.monitor_fast import read_monitor_file
+    from throttlelab.ingest.input_files import compression_of, read_input
 
-    return read_monitor_file(path, strict=strict, tz=tz)
+    if compression_of(path):
+        return parse_monitor_bytes(read_input(path), source=str(path), strict=strict, tz=tz)
+    return parse_monitor_lines(read_line_frame(path), strict=strict, tz=tz)
+
+
+def read_monitor_logs(paths: Sequence[str | Path], *, strict: bool = False, tz: str = "UTC",
+                      workers: int | None = None) -> list[IngestResult]:
+    """:func:`read_monitor_log` on several files at once, in threads (polars
+    releases the GIL); results in the order of ``paths``."""
+    workers = min(workers or os.cpu_count() or 1, len(paths)) or 1
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(lambda p: read_monitor_log(p, strict=strict, tz=tz), paths))
 
 
 def parse_monitor_text(text: str, *, source: str = "<text>", strict: bool = False, tz: str = "UTC") -> IngestResult:
     """:func:`read_monitor_log` on text in memory (tests, runners)."""
-    from throttlelab.ingest.monitor_fast import read_monitor_bytes
-
-    return read_monitor_bytes(text.encode("utf-8"), source, strict=strict, tz=tz)
+    return parse_monitor_lines(line_frame_from_bytes(text.encode("utf-8"), source), strict=strict, tz=tz)
 
 
-def parse_monitor_lines(lines: lines_mod.Lines, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
-    """Parse already split :class:`~throttlelab.ingest.lines.Lines` (see :func:`read_monitor_log`)."""
-    source = lines.path
+def parse_monitor_bytes(data: bytes, *, source: str = "<bytes>", strict: bool = False, tz: str = "UTC") -> IngestResult:
+    """:func:`read_monitor_log` on bytes in memory."""
+    return parse_monitor_lines(line_frame_from_bytes(data, source), strict=strict, tz=tz)
+
+
+def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
+    """Parse the lines of a :class:`~.monitor_file.LineFrame` (see :func:`read_monitor_log`)."""
     n = len(lines)
     if n == 0:
-        return empty_result(source, strict)
-    from throttlelab.ingest.monitor_lines import line_stage
-
-    text = lines.text
-    rc, blocks, headers = line_stage(lines, tz)
+        return empty_result(lines.path, strict)
+    stage = line_stage(lines, tz)
     if lines.binary:
-        return ingest_result(source, rc, lambda j: text[j], tables.empty("samples"), n, strict)
-    return assemble(source, n, rc, blocks, headers, lambda j: text[j], strict)
+        from throttlelab import tables
+
+        return ingest_result(lines.path, stage.rc, lines.text, tables.empty("samples"), n, strict)
+    return assemble(lines.path, n, stage, lines.text, strict, tz)
 
 
-#: Timestamp forms tried in order on the texts still unparsed: (format, zone of naive times).
-_TS_FORMATS = (
-    ("%Y-%m-%d %H:%M:%S%.fZ", "UTC"),  # our writer
-    ("%Y-%m-%d %H:%M:%S%.f", None),  # the shell script: local time (``tz``)
-    ("%Y-%m-%dT%H:%M:%S%.fZ", "UTC"),
-    ("%Y-%m-%dT%H:%M:%S%.f", None),
-    ("%Y-%m-%d %H:%M:%S%.f%:z", "aware"),
-    ("%Y-%m-%dT%H:%M:%S%.f%:z", "aware"),
-    ("%Y-%m-%d %H:%M:%S%.f%z", "aware"),
-    ("%Y-%m-%dT%H:%M:%S%.f%z", "aware"),
-)
-
-
-def parse_timestamps(text: pl.Series, tz: str = "UTC") -> pl.Series:
-    """Block timestamps -> ``Datetime("us", "UTC")`` (null when not a timestamp).
-
-    Accepts ``2026-02-06 14:24:00.123`` (naive, read in ``tz``), a ``Z`` suffix,
-    a ``+09:00``/``+0900`` offset and a ``T`` separator; the fraction may have
-    0-9 digits.  Each form is tried only on the texts still unparsed, so a
-    uniform log costs one parse.
-    """
-    text = text.str.strip_chars()
-    out = pl.Series("ts", [None] * len(text), dtype=tables.UTC_TIME)
-    todo = np.arange(len(text))
-    for fmt, zone in _TS_FORMATS:
-        if len(todo) == 0:
-            break
-        sub = text.gather(todo) if len(todo) < len(text) else text
-        if zone == "aware":
-            parsed = sub.str.to_datetime(fmt, strict=False, time_unit="us", time_zone="UTC")
-        else:
-            parsed = sub.str.to_datetime(fmt, strict=False, time_unit="us")
-            zone = zone or tz
-            if zone == "UTC":
-                parsed = parsed.dt.replace_time_zone("UTC")
-            else:
-                parsed = parsed.dt.replace_time_zone(zone, ambiguous="earliest", non_existent="null").dt.convert_time_zone("UTC")
-        got = parsed.is_not_null().to_numpy()
-        if got.all() and len(todo) == len(text):
-            return parsed.alias("ts")
-        out = out.scatter(todo[got], parsed.filter(pl.Series(got)))
-        todo = todo[~got]
-    return out
+def looks_like_monitor(head: str) -> bool:
+    """Whether the start of a file reads as a monitor log: framed (``--- <time> ---``
+    blocks, ``[section]`` markers) or bare (``cat cpu.stat`` keys, a ``kubectl top``
+    column header)."""
+    if any(m in head for m in FRAMED_MARKS) or head.startswith("--- "):
+        return True
+    lines = head.splitlines()[:200]
+    stat = sum(1 for s in lines if s.split(" ", 1)[0] in ("usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
+                                                          "throttled_time"))
+    top = any(s.startswith(("NAME ", "POD ")) and "CPU(cores)" in s for s in lines)
+    return stat >= 2 or top

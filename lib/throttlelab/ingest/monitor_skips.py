@@ -50,13 +50,17 @@ def empty_result(source: str, strict: bool) -> IngestResult:
     return IngestResult("samples", tables.empty("samples"), SkipReport({"empty file": 0}, {}, skip), 0, 0, (source,))
 
 
-def ingest_result(source: str, rc: np.ndarray, line_text, samples: pl.DataFrame, n: int, strict: bool) -> IngestResult:
+def ingest_result(source: str, rc: np.ndarray, line_text, samples: pl.DataFrame, n: int, strict: bool,
+                  notes: dict[str, str] | None = None) -> IngestResult:
     """The samples and the skip report of the per-line reason codes ``rc`` (the
-    first skip raised with ``strict``); ``line_text(j)`` gives line ``j``'s text."""
+    first skip raised with ``strict``); ``line_text(j)`` gives line ``j``'s text;
+    ``notes`` (how the file was read, e.g. ``naive_timestamps_tz``) go to the source's
+    entry of :attr:`.IngestResult.provenance`."""
     if strict and rc.any():
         raise_first_skip(source, rc, line_text)
     skipped = _skip_report(source, rc, line_text)
-    return IngestResult("samples", samples, skipped, n, int(n - np.count_nonzero(rc)), (source,))
+    return IngestResult("samples", samples, skipped, n, int(n - np.count_nonzero(rc)), (source,),
+                        provenance={source: {"format": "monitor", **(notes or {})}})
 
 
 def raise_first_skip(source: str, rc: np.ndarray, line_text) -> None:

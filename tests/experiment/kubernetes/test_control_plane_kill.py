@@ -56,7 +56,8 @@ def test_stale_runs_of_a_live_owner_are_kept(tmp_path):
     for d, pid in ((live, os.getpid()), (dead, 2 ** 22 + 12345)):
         d.mkdir()
         (d / "owner.pid").write_text(str(pid))
-    sleeper = subprocess.Popen(["sh", "-c", f"sleep 60 # {dead}"])
+    # a process whose command line names the dead run's folder (sh -c would exec sleep and lose it)
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(dead)])
     try:
         assert remove_stale_runs(tmp_path) == [str(dead)]
         assert live.is_dir() and not dead.exists()

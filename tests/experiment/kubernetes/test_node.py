@@ -135,7 +135,8 @@ def test_rbac_refuses_what_the_runner_role_does_not_grant(node_cluster):
 def test_a_latency_point_runs_as_a_deployment_behind_a_service(node_cluster, tmp_path, monkeypatch):
     """The service pod (limit 0.5 core) under open-loop load from this machine, with and without a
     stress pod: same rows as the local backend, counters from the service container's cgroup."""
-    from throttlelab.experiment.latency.latency_runner import read_latency_store, run_latency_sweep
+    from throttlelab.experiment.latency.latency_runner import run_latency_sweep
+    from throttlelab.experiment.stores import read_latency_store
     from throttlelab.experiment.latency.latency_sweep import LatencySweep
 
     monkeypatch.setenv("THROTTLELAB_NODE_KUBECONFIG", str(node_cluster.kubeconfig))

@@ -1,5 +1,6 @@
-"""Latency points as pods on the one-node cluster: the service as a Deployment behind a Service,
-noisy neighbours as stress pods, the load generator on this machine.
+"""Latency points as pods on the one-node cluster: service Deployment + Service, stress-pod neighbours.
+
+The load generator runs on this machine.
 
 :class:`PodPlacement` has the shape of :class:`throttlelab.experiment.latency.latency_placement.Placement`
 (``service``, ``neighbour``, ``counters``), so a latency point runs the same way

@@ -1,0 +1,48 @@
+"""Per-line facts of a monitor log, read by polars' streaming CSV reader (or split in Python when it could differ)."""
+
+from __future__ import annotations
+
+import pytest
+
+from throttlelab.errors import InputError
+from throttlelab.ingest.monitor_file import KEY_ENUM, line_frame_from_bytes, read_line_frame
+
+LOG = b"--- 2026-02-06 14:24:00.123 ---\n[kubectl top]\nPOD NAME CPU(cores) MEMORY(bytes)\np c 5m 1Mi\n" \
+      b"[cgroup cpu.stat]\nnr_periods 10\nnr_throttled -1\nfancy 3\n[odd]\n\nPod: x\n"
+
+
+def test_facts_of_each_line():
+    f = line_frame_from_bytes(LOG, "x").frame
+    assert f["hdr"].to_list() == [True] + [False] * 10
+    assert f["marker"].to_list() == [0, 1, 0, 0, 2, 0, 0, 0, 9, 0, 0]
+    assert f["loghdr"].to_list()[-1] is True and f["n"].to_list()[9] == 0
+    assert [KEY_ENUM.categories[k] if k is not None else None for k in f["key"]][5:8] == ["nr_periods", "nr_throttled", None]
+    assert f["val"].to_list()[5:8] == [10, -1, 3]
+    # text kept only where the other columns do not give it
+    assert f["t"].to_list()[4:8] == [None, None, "nr_throttled -1", "fancy 3"]
+
+
+def test_text_of_any_line_for_messages(tmp_path):
+    lf = line_frame_from_bytes(LOG, "x")
+    assert [lf.text(j) for j in range(len(lf))] == LOG.decode().split("\n")[:-1][:9] + [None, "Pod: x"]
+    p = tmp_path / "x.log"
+    p.write_bytes(LOG)
+    assert read_line_frame(p).frame.equals(lf.frame)
+
+
+@pytest.mark.parametrize("odd", [b"\x1f", b"\r", b"\xff", "é".encode()])
+def test_bytes_the_csv_reader_could_split_differently_give_the_same_lines(odd):
+    data = LOG.replace(b"fancy", b"fa" + odd + b"ncy")
+    lf = line_frame_from_bytes(data, "x")
+    assert len(lf) == 11
+    assert lf.frame["bad"].to_list()[7] is (odd == b"\xff")
+
+
+def test_truncated_binary_empty_and_missing(tmp_path):
+    assert line_frame_from_bytes(LOG[:-1], "x").truncated
+    assert line_frame_from_bytes(b"a\x00b\n", "x").binary
+    assert len(line_frame_from_bytes(b"", "x")) == 0
+    with pytest.raises(InputError, match="file not found"):
+        read_line_frame(tmp_path / "nope.log")
+    with pytest.raises(InputError, match="directory"):
+        read_line_frame(tmp_path)
