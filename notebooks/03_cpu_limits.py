@@ -63,11 +63,12 @@ out = tn.start(output_dir, name="03_cpu_limits")
 
 # %%
 prepared = prepare_runs(load_runs(runs_path), machine_cores=machine_cores or None)
-display(prepared.summary())
+tn.show_table(prepared.summary(), title="Runs analysed")
 tn.save_table(prepared.excluded, "excluded_runs")
 summary = limit_summary(prepared.runs)
 tn.save_table(summary, "limits")
-summary
+tn.show_table(summary.drop("limit_order", "limit_x", strict=False), title="Wall time per CPU limit",
+              empty="no usable runs")
 
 # %%
 groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_tolerance_pct=knee_tolerance_pct,
@@ -98,7 +99,8 @@ for g in groups:
         display(Markdown(f"*{g.label}: {g.fit_note}*"))
 fits_table = pl.DataFrame(fit_rows) if fit_rows else pl.DataFrame()
 tn.save_table(fits_table, "fits")
-fits_table
+tn.show_table(fits_table, title="Scaling model parameters (95% bootstrap intervals)",
+              empty="no group had enough limits to fit a model")
 
 # %% [markdown]
 # ## Dead zones
@@ -139,7 +141,7 @@ for g in groups:
                      "knee": k.limit_label, "best": k.best_limit_label, "reason": r.reason})
 recommendations = pl.DataFrame(rec_rows)
 tn.save_table(recommendations, "recommendations")
-recommendations
+tn.show_table(recommendations, title="Recommended CPU limit per group", labels={"expected_seconds": "expected (s)"})
 
 # %% [markdown]
 # ## Active time under a quota (the Go write-up)
@@ -159,7 +161,7 @@ if active_time_path != "none":
     factor, factor_ci = act_fit.slowdown_factor(float(go["limit_share"].min()))
     active = {"fit": act_fit, "table": act_table, "smallest_limit_share": float(go["limit_share"].min()),
               "slowdown_factor": factor, "slowdown_factor_ci": factor_ci}
-    display(act_table)
+    tn.show_table(act_table, title="Slowdown implied by the active-time fit")
 
 # %%
 for g in groups[:2]:
@@ -170,6 +172,20 @@ for g in groups[:2]:
     r = g.recommendation
     tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds:.3g} s (95% CI {r.expected_seconds_ci.low:.3g}-"
                 f"{r.expected_seconds_ci.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run")
+if groups:
+    g = groups[0]
+    r = g.recommendation
+    zone = g.dead_zones.zones[0] if g.dead_zones.zones else None
+    avoid = (f"; avoid {', '.join(zone.limits_labels)}: up to {zone.slowdown_pct:+.0f}% slower than "
+             f"{zone.baseline_label} (95% CI {zone.slowdown_ci_pct.low:+.0f}% to {zone.slowdown_ci_pct.high:+.0f}%, "
+             f"adjusted p = {zone.p_value:.3f})") if zone else "; no limit is a proven dead zone"
+    per_limit = summary["runs"] if "runs" in summary.columns else None
+    reps = (f", {per_limit.min()}-{per_limit.max()} per limit" if per_limit is not None and per_limit.len() else "")
+    source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
+    tn.answer(f"{g.label}: give {r.limit_label}, {r.expected_seconds:.3g} s per run (95% CI "
+              f"{r.expected_seconds_ci.low:.3g}-{r.expected_seconds_ci.high:.3g} s){avoid}.",
+              rests_on=f"{prepared.summary()['runs_analysed']} runs{reps} ({source}); dead zones by a step-down "
+                       f"max-T test at alpha {alpha}, practical threshold {threshold_pct:g}%")
 if active:
     tn.headline(f"Go endpoint: CPU time / wall time = {active['fit'].slope:.2f} x limit share; at "
                 f"{1000 * active['smallest_limit_share']:.0f}m a request takes {active['slowdown_factor']:.1f}x "

@@ -13,7 +13,9 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1.5em; m
 h1 { margin-bottom: .2em; } h2 { margin-top: 1.5em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; width: 100%; } td, th { padding: .4em .6em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 .ok { color: #1b6e20; } .failed { color: #b00020; font-weight: bold; } .skipped { color: #8a6d00; }
-ul { margin: 0; padding-left: 1.2em; } .muted { color: #777; font-size: .9em; }
+ul { margin: 0; padding-left: 1.2em; } .muted { color: #666; font-size: .9em; }
+.answer-lead { margin: 0 0 .3em 0; } .answer-basis { color: #444; font-size: .9em; margin: .3em 0 0 0; }
+td.report { width: 30%; }
 """
 
 
@@ -47,7 +49,7 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
     for study, runs in studies.items():
         title = next((r.get("study_title") for r in runs if r.get("study_title")), None)
         heading = f"{e(title)} <span class='muted'>({e(study)})</span>" if title else e(study)
-        parts.append(f"<h2>{heading}</h2><table><tr><th>report</th><th>status</th><th>headline findings</th></tr>")
+        parts.append(f"<h2>{heading}</h2><table><tr><th>report</th><th>answer</th></tr>")
         for r in runs:
             status = str(r.get("status", "?"))
             title = e(str(r.get("title") or r.get("name")))
@@ -57,12 +59,17 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
             if status == "skipped":
                 note = f"<p class='skipped'>Not run on this machine: {e(str(r.get('error')))}</p>"
             elif status == "failed":
-                note = f"<p class='failed'>{e(str(r.get('error')))}</p>"
+                note = f"<p class='failed'>Failed: {e(str(r.get('error')))}</p>"
+            elif not r.get("answer") and not heads:
+                note = "<p class='muted'>No answer recorded.</p>"
+            lead = f"<p class='answer-lead'><strong>{e(str(r['answer']))}</strong></p>" if r.get("answer") else ""
+            basis = f"<p class='answer-basis'>Rests on: {e(str(r['rests_on']))}</p>" if r.get("rests_on") else ""
             secs = r.get("seconds")
+            when = f", {secs:.0f} s" if secs else ""
             parts.append(
-                f"<tr><td>{link}<div class='muted'>{e(str(r.get('name')))}</div></td>"
-                f"<td class='{e(status)}'>{e(status)}" + (f"<div class='muted'>{secs:.1f} s</div>" if secs else "") + "</td>"
-                f"<td>{note}<ul>{heads}</ul></td></tr>"
+                f"<tr><td class='report'>{link}<div class='muted'>{e(str(r.get('name')))} &middot; "
+                f"<span class='{e(status)}'>{e(status)}</span>{when}</div></td>"
+                f"<td>{note}{lead}" + (f"<ul>{heads}</ul>" if heads else "") + f"{basis}</td></tr>"
             )
         parts.append("</table>")
     parts.append("</body></html>")

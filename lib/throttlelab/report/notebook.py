@@ -6,8 +6,16 @@ the parameters calls :func:`start`; it ends with :func:`write_results`::
     from throttlelab.report import notebook as tn
     out = tn.start(output_dir)
     ...
+    tn.show_table(table, title="Dead zones")   # formatted for people
     tn.save_table(table, "dead_zones")
+    tn.headline("6000m is 34% slower than 4000m (95% CI ...)")  # a finding
+    tn.answer("Give it 4 cores or at least 8, not 5-7: ...", rests_on="16 runs, 1-2 per limit")
     tn.write_results({"groups": [...]})
+
+:func:`start` shows the answer box at the top of the notebook's output (a
+markdown display updated in place by every :func:`headline` and :func:`answer`
+call); the study runner puts the same answer right under the report's title
+and on the index page (``headlines.json``).
 
 ``results.json`` holds ``{"notebook": ..., "schema": 1, "results": ..., "tables": [...]}``;
 the study runner adds provenance next to it.
@@ -21,9 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from throttlelab.report import offline
+from throttlelab.report.tables_display import show_table  # noqa: F401  (notebooks call tn.show_table)
 from throttlelab.results import to_jsonable
 
-_current: dict[str, Any] = {"out": None, "tables": [], "name": None}
+_current: dict[str, Any] = {"out": None, "tables": [], "name": None, "answer": None, "rests_on": None,
+                            "headlines": [], "display_id": None}
+#: Metadata marking the answer box output (the HTML report shows it in its header instead).
+ANSWER_METADATA = {"throttlelab": {"role": "answer"}}
+PENDING = "The answer appears here when the notebook has run to the end."
 
 
 def start(output_dir: str | Path, *, name: str | None = None) -> Path:
@@ -32,8 +45,9 @@ def start(output_dir: str | Path, *, name: str | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("results.json", "headlines.json"):  # a re-run must not add to the last one's
         (out / stale).unlink(missing_ok=True)
-    _current.update(out=out, tables=[], name=name)
+    _current.update(out=out, tables=[], name=name, answer=None, rests_on=None, headlines=[], display_id=None)
     offline.enable(reset=True)
+    _show_answer(first=True)
     return out
 
 
@@ -83,9 +97,88 @@ def write_results(results: Any, *, notebook: str | None = None) -> None:
 
 
 def headline(text: str) -> None:
-    """Record a one-line headline finding for the index page (kept in headlines.json)."""
-    out = output_dir()
-    path = out / "headlines.json"
-    items = json.loads(path.read_text()) if path.exists() else []
-    items.append(str(text))
-    path.write_text(json.dumps(items, indent=2) + "\n")
+    """Record a one-line finding (numbers, interval) for the answer box and the index page."""
+    _current["headlines"].append(str(text))
+    _publish()
+
+
+def answer(text: str, *, rests_on: str | None = None) -> None:
+    """Set the notebook's decision: one or two sentences with numbers and interval.
+
+    Parameters
+    ----------
+    text
+        The answer, e.g. "Give the encoder 4 cores or at least 8, not 5-7: at 6 cores it is
+        34% slower than at 4 (95% CI 13% to 60%)."
+    rests_on
+        What the answer rests on, e.g. "16 runs, 1-2 per limit, published sweep".
+    """
+    _current["answer"] = str(text)
+    _current["rests_on"] = str(rests_on) if rests_on else None
+    _publish()
+
+
+def answer_document() -> dict[str, Any]:
+    """``{"answer", "rests_on", "headlines"}`` as written to ``headlines.json``."""
+    return {"answer": _current["answer"], "rests_on": _current["rests_on"], "headlines": list(_current["headlines"])}
+
+
+def answer_markdown(doc: dict[str, Any]) -> str:
+    """The answer box as markdown (a block quote).
+
+    >>> print(answer_markdown({"answer": "Give it 4 cores.", "rests_on": "16 runs", "headlines": ["a"]}))
+    > **Answer.** Give it 4 cores.
+    >
+    > - a
+    >
+    > *Rests on:* 16 runs
+    """
+    lead = doc.get("answer")
+    heads = list(doc.get("headlines") or [])
+    if not lead and not heads:
+        return f"> **Answer.** {PENDING}"
+    lines = [f"> **Answer.** {lead}"] if lead else []
+    if heads:
+        lines += [">"] if lines else []
+        lines += [f"> - {h}" for h in heads]
+    if doc.get("rests_on"):
+        lines += [">", f"> *Rests on:* {doc['rests_on']}"]
+    return "\n".join(lines)
+
+
+def _publish() -> None:
+    path = output_dir() / "headlines.json"
+    path.write_text(json.dumps(answer_document(), indent=2) + "\n")
+    _show_answer()
+
+
+def _show_answer(*, first: bool = False) -> None:
+    """Show (``first``) or update the answer box at the top of the notebook's output."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display, update_display
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    bundle = {"text/markdown": answer_markdown(answer_document())}
+    if first:
+        import uuid
+
+        _current["display_id"] = f"tl-answer-{uuid.uuid4().hex[:12]}"
+        display(bundle, raw=True, metadata=ANSWER_METADATA, display_id=_current["display_id"])
+    elif _current["display_id"]:
+        update_display(bundle, raw=True, metadata=ANSWER_METADATA, display_id=_current["display_id"])
+
+
+def read_answer(folder: Path) -> dict[str, Any]:
+    """The answer document a notebook left in ``folder`` (older list files become headlines)."""
+    path = Path(folder) / "headlines.json"
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"answer": None, "rests_on": None, "headlines": []}
+    if isinstance(doc, list):
+        return {"answer": None, "rests_on": None, "headlines": [str(h) for h in doc]}
+    return {"answer": doc.get("answer"), "rests_on": doc.get("rests_on"),
+            "headlines": [str(h) for h in doc.get("headlines") or []]}

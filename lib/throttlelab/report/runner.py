@@ -22,6 +22,7 @@ from typing import Any, TextIO
 
 from throttlelab.report import html_export, provenance, requirements
 from throttlelab.report.execute import execute_notebook
+from throttlelab.report.notebook import read_answer
 from throttlelab.report.study import NotebookRun, Study
 
 
@@ -98,12 +99,14 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
     ex = execute_notebook(run.notebook, folder / "notebook.ipynb", {**params, "output_dir": str(folder)},
                           cwd=run.notebook.parent)
     status = "ok" if ex.ok else "failed"
-    header = html_export.header_html(run.title, status, ex.error, run_prov)
+    answer = read_answer(folder)
+    header = html_export.header_html(run.title, status, ex.error, run_prov, answer)
     try:
         html_export.export_html(ex.output_notebook, folder / "report.html", header=header)
     except Exception as exc:  # a report must exist even when conversion fails
         status, error = "failed", f"HTML export failed: {type(exc).__name__}: {exc}"
-        (folder / "report.html").write_text(f"<!DOCTYPE html><meta charset=utf-8>{html_export.header_html(run.title, status, error, run_prov)}")
+        (folder / "report.html").write_text(
+            f"<!DOCTYPE html><meta charset=utf-8>{html_export.header_html(run.title, status, error, run_prov, answer)}")
         ex = type(ex)(False, ex.seconds, ex.kernel_start_seconds, error, ex.output_notebook)
     _write_run_json(folder, run, status, ex.seconds, ex.kernel_start_seconds, ex.error, run_prov)
     return RunOutcome(run.name, status, ex.seconds, ex.kernel_start_seconds, ex.error, folder)
@@ -169,14 +172,14 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
 
 def _write_run_json(folder: Path, run: NotebookRun, status: str, seconds: float,
                     kernel_s: float | None, error: str | None, prov: dict[str, Any]) -> None:
-    headlines_path = folder / "headlines.json"
-    headlines = json.loads(headlines_path.read_text()) if headlines_path.exists() else []
+    answer = read_answer(folder)
     doc = {
         "name": run.name, "title": run.title, "study_title": prov.get("study_title"),
         "position": prov.get("position", 0),
         "status": status, "error": error,
         "seconds": round(seconds, 3), "kernel_start_seconds": kernel_s,
-        "headlines": headlines, "report": "report.html" if status != "skipped" else None,
+        "answer": answer["answer"], "rests_on": answer["rests_on"],
+        "headlines": answer["headlines"], "report": "report.html" if status != "skipped" else None,
         "provenance": prov,
     }
     (folder / "run.json").write_text(json.dumps(doc, indent=2, default=str) + "\n")
