@@ -57,10 +57,11 @@ def output_dir() -> Path:
     return _current["out"]
 
 
-def save_table(df: Any, name: str) -> Path:
+def save_table(df: Any, name: str) -> None:
     """Write a polars frame as ``<name>.csv`` (and ``<name>.parquet``) into the output folder.
 
-    Nested columns (lists, structs) are JSON-encoded in the CSV only.
+    Nested columns (lists, structs) are JSON-encoded in the CSV only.  Returns
+    nothing, so that a cell ending with it shows no output (no path repr).
     """
     import polars as pl
 
@@ -76,7 +77,6 @@ def save_table(df: Any, name: str) -> Path:
     flat.write_csv(out / f"{name}.csv")
     if name not in _current["tables"]:
         _current["tables"].append(name)
-    return out / f"{name}.csv"
 
 
 def write_results(results: Any, *, notebook: str | None = None) -> None:

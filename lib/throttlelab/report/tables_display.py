@@ -23,6 +23,8 @@ LABELS = {
     "ci_low": "95% CI low", "ci_high": "95% CI high", "p_value": "p", "p_adjusted": "adjusted p",
     "adjusted_p": "adjusted p", "p_holm": "Holm p", "aic": "AIC", "cv": "CV", "n": "n", "n_runs": "runs",
     "cpu_limit_cores": "CPU limit (cores)", "limit_label": "CPU limit", "limit": "CPU limit",
+    "core_seconds": "core-seconds", "percent_change": "change (%)", "percent_printed": "printed (%)",
+    "percent": "change (%)", "r2": "R²",
 }
 MISSING = "–"
 
@@ -68,7 +70,7 @@ def format_number(x: Any, *, column: str = "") -> str:
         return "∞" if x > 0 else "-∞"
     if _is_p(column):
         return "<0.001" if 0 <= x < 0.001 else f"{x:.3f}"
-    if column.endswith(("_pct", "_percent")):
+    if column.endswith(("_pct", "_percent")) or column.startswith("percent"):
         return f"{x:,.1f}"
     if x == 0:
         return "0"
@@ -119,6 +121,9 @@ def table_html(df: Any, *, title: str | None = None, labels: Mapping[str, str] |
     df = _frame(df)
     if columns is not None:
         df = df.select(columns)
+    df, dropped = _tidy(df)
+    if dropped:
+        note = (f"{note} " if note else "") + f"Left out, no value in any row: {', '.join(dropped)}."
     text_cols = [c for c, t in df.schema.items() if not (t.is_numeric() and not t.is_nested())]
     df = df.with_columns(
         pl.col(c).map_elements(lambda v, c=c: format_value(v, column=c), return_dtype=pl.String, skip_nulls=False)
@@ -143,6 +148,7 @@ def table_markdown(df: Any, *, labels: Mapping[str, str] | None = None, columns:
     df = _frame(df)
     if columns is not None:
         df = df.select(columns)
+    df, _ = _tidy(df)
     head = [(labels or {}).get(c) or readable_label(c) for c in df.columns]
     rows = [[format_value(v, column=c).replace("|", "\\|") for c, v in zip(df.columns, r)] for r in df.iter_rows()]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -197,3 +203,14 @@ def _is_p(column: str) -> bool:
     c = column.lower()
     return c in ("p", "p_value", "pvalue", "adjusted_p", "p_adjusted", "p_holm", "holm") or c.startswith("p_") \
         or c.endswith(("_p", "_p_value", "_pvalue"))
+
+
+def _tidy(df):
+    """Drop columns with no value in any row; whole-number float columns become integers."""
+    import polars as pl
+
+    dropped = [c for c in df.columns if df.height and df[c].null_count() == df.height]
+    df = df.drop(dropped)
+    whole = [c for c, t in df.schema.items() if t.is_float() and not _is_p(c) and df[c].null_count() < df.height
+             and df[c].drop_nulls().is_finite().all() and (df[c].drop_nulls() % 1 == 0).all()]
+    return df.with_columns(pl.col(whole).cast(pl.Int64)), [readable_label(c) for c in dropped]
