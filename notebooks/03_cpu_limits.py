@@ -105,9 +105,9 @@ tn.show_table(fits_table, title="Scaling model parameters (95% bootstrap interva
 # %% [markdown]
 # ## Dead zones
 # **What the chart shows:** for every limit, how much slower (in %) it is than the best lower limit, with its 95%
-# interval; colour = verdict (red: dead zone, adjusted p < alpha and at least the practical threshold slower; green: not
+# interval; colour = verdict (orange: dead zone, adjusted p < alpha and at least the practical threshold slower; blue: not
 # a dead zone, the interval's upper end is below the threshold; grey: undecided, the data cannot tell). The dashed lines
-# mark 0% and the practical threshold. **How to read it:** only red points are claims; a grey point above the threshold
+# mark 0% and the practical threshold. **How to read it:** only orange points are claims; a grey point above the threshold
 # is a suspicion that needs more replicates. The p-values are corrected for testing every limit (step-down max-T;
 # plain Holm is in the tooltip and the table).
 

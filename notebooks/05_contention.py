@@ -111,6 +111,7 @@ curves = charts.fitted_curves(hyper, [(g, float(g)) for g in ("5.0", "10.0", "15
 knees = fits_table.filter((pl.col("model") == "hyperbolic") & (pl.col("group") != "all")).select(
     pl.col("group").alias("color"), "knee", "knee_low", "knee_high")
 display(charts.response_vs_contention(points, y="mean_ms", color="load", curves=curves, knees=knees,
+                                      color_title="requests/s",
                                       title="Published: mean response time vs stress share (colour: requests/s)"))
 
 # %% [markdown]

@@ -85,7 +85,7 @@ tn.show_table(inconsistent, title="Printed cells that contradict the wiki's per-
 
 # %% [markdown]
 # The heatmap shows the %-change recomputed from the published per-run tables, per stage (rows) and virtual users
-# (columns), one panel per statistic: blue is faster with the semaphore, red slower. The light stages turn deep blue
+# (columns), one panel per statistic: blue is faster with the semaphore, orange slower. The light stages turn deep blue
 # from 15 VUs on; embedding's p95 and max stay near zero (the semaphore queues some embeddings).
 
 # %%

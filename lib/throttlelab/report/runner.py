@@ -99,7 +99,6 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
     ex = execute_notebook(run.notebook, folder / "notebook.ipynb", {**params, "output_dir": str(folder)},
                           cwd=run.notebook.parent, verbose=verbose)
     status = "ok" if ex.ok else "failed"
-    static_charts.add_static_images(ex.output_notebook)
     answer = read_answer(folder)
     header = html_export.header_html(run.title, status, ex.error, run_prov, answer)
     try:
@@ -109,7 +108,6 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
         (folder / "report.html").write_text(
             f"<!DOCTYPE html><meta charset=utf-8>{html_export.header_html(run.title, status, error, run_prov, answer)}")
         ex = type(ex)(False, ex.seconds, ex.kernel_start_seconds, error, ex.output_notebook)
-    static_charts.for_download(ex.output_notebook)  # the HTML report is written: the download gets PNGs
     _write_run_json(folder, run, status, ex.seconds, ex.kernel_start_seconds, ex.error, run_prov)
     return RunOutcome(run.name, status, ex.seconds, ex.kernel_start_seconds, ex.error, folder)
 
@@ -155,6 +153,7 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
 
     def done(out: RunOutcome) -> None:
         results[out.name] = out
+        downloadable_notebook(out.folder / "notebook.ipynb")
         bar.write(finished_line(out, order[out.name], n, study.name, verbose=verbose))
         bar.update()
 
@@ -184,6 +183,16 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
     index = write_index(reports_dir)
     failed = tuple(o.name for o in outcomes if o.status == "failed")
     return StudyOutcome(study.name, outcomes, time.perf_counter() - t0, index, failed)
+
+
+def downloadable_notebook(executed: Path) -> None:
+    """Give the executed notebook a PNG beside each chart and drop the script HTML (the report is written).
+
+    Runs in the study's own process: vl_convert's runtime threads do not survive a fork.
+    """
+    if executed.exists():
+        static_charts.add_static_images(executed)
+        static_charts.for_download(executed)
 
 
 def finished_line(out: RunOutcome, position: int, n: int, study: str, *, verbose: bool = False) -> str:
