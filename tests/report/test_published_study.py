@@ -54,9 +54,12 @@ def test_index_and_every_report_render_offline(published):
             continue
         assert not check.answer_problems, (check.url, check.answer_problems)
         assert any(c.isdigit() for c in check.answer_text), f"{check.url}: the answer has no number"
-    index_text = html.replace("&#x27;", "'").replace("&quot;", '"').replace("&amp;", "&")
+    import html as html_lib
+    import re
+
+    index_text = html_lib.unescape(re.sub(r"</?code>", "", html))
     for name, answer in answers.items():
-        assert answer in index_text, f"the index lists the answer of {name}"
+        assert answer.replace("`", "") in index_text, f"the index lists the answer of {name}"
 
 
 @pytest.mark.slow

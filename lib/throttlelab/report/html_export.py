@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 TEMPLATES = Path(__file__).parent / "templates"
+
+
+def inline(text: str) -> str:
+    """Escape ``text`` for HTML, keeping markdown code spans as ``<code>``.
+
+    >>> inline("only `auto` <b>")
+    'only <code>auto</code> &lt;b&gt;'
+    """
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(str(text)))
 
 
 def answer_html(doc: dict[str, Any] | None, *, status: str = "ok", error: str | None = None) -> str:
@@ -25,11 +35,11 @@ def answer_html(doc: dict[str, Any] | None, *, status: str = "ok", error: str | 
     elif not lead and not heads:
         parts.append('<p class="answer-lead"><strong>No answer:</strong> this notebook recorded no finding.</p>')
     if lead:
-        parts.append(f'<p class="answer-lead"><strong>Answer.</strong> {e(str(lead))}</p>')
+        parts.append(f'<p class="answer-lead"><strong>Answer.</strong> {inline(lead)}</p>')
     if heads:
-        parts.append("<ul>" + "".join(f"<li>{e(h)}</li>" for h in heads) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li>{inline(h)}</li>" for h in heads) + "</ul>")
     if doc.get("rests_on"):
-        parts.append(f'<p class="answer-basis"><strong>Rests on:</strong> {e(str(doc["rests_on"]))}</p>')
+        parts.append(f'<p class="answer-basis"><strong>Rests on:</strong> {inline(doc["rests_on"])}</p>')
     cls = "answer answer-failed" if status == "failed" else "answer"
     return f'<section class="{cls}" aria-label="Answer">{"".join(parts)}</section>'
 

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from throttlelab.report.html_export import inline
+
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1.5em; max-width: 60em; color: #222; }
 h1 { margin-bottom: .2em; } h2 { margin-top: 1.5em; border-bottom: 1px solid #ddd; }
@@ -54,7 +56,7 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
             status = str(r.get("status", "?"))
             title = e(str(r.get("title") or r.get("name")))
             link = f"<a href='{e(r['_href'])}report.html'>{title}</a>" if r.get("report") else title
-            heads = "".join(f"<li>{e(str(h))}</li>" for h in r.get("headlines") or [])
+            heads = "".join(f"<li>{inline(h)}</li>" for h in r.get("headlines") or [])
             note = ""
             if status == "skipped":
                 note = f"<p class='skipped'>Not run on this machine: {e(str(r.get('error')))}</p>"
@@ -62,8 +64,8 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
                 note = f"<p class='failed'>Failed: {e(str(r.get('error')))}</p>"
             elif not r.get("answer") and not heads:
                 note = "<p class='muted'>No answer recorded.</p>"
-            lead = f"<p class='answer-lead'><strong>{e(str(r['answer']))}</strong></p>" if r.get("answer") else ""
-            basis = f"<p class='answer-basis'>Rests on: {e(str(r['rests_on']))}</p>" if r.get("rests_on") else ""
+            lead = f"<p class='answer-lead'><strong>{inline(r['answer'])}</strong></p>" if r.get("answer") else ""
+            basis = f"<p class='answer-basis'>Rests on: {inline(r['rests_on'])}</p>" if r.get("rests_on") else ""
             secs = r.get("seconds")
             when = f", {secs:.0f} s" if secs else ""
             parts.append(
