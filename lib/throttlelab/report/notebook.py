@@ -15,7 +15,7 @@ the parameters calls :func:`start`; it ends with :func:`write_results`::
 :func:`start` shows the answer box at the top of the notebook's output (a
 markdown display updated in place by every :func:`headline` and :func:`answer`
 call); the study runner puts the same answer right under the report's title
-and on the index page (``headlines.json``).
+and on the index page (``answer.json`` and ``headlines.json``).
 
 ``results.json`` holds ``{"notebook": ..., "schema": 1, "results": ..., "tables": [...]}``;
 the study runner adds provenance next to it.
@@ -43,7 +43,7 @@ def start(output_dir: str | Path, *, name: str | None = None) -> Path:
     """Create ``output_dir``, enable offline charts and return the folder as a Path."""
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    for stale in ("results.json", "headlines.json"):  # a re-run must not add to the last one's
+    for stale in ("results.json", "headlines.json", "answer.json"):  # a re-run must not add to the last one's
         (out / stale).unlink(missing_ok=True)
     _current.update(out=out, tables=[], name=name, answer=None, rests_on=None, headlines=[], display_id=None)
     offline.enable(reset=True)
@@ -119,7 +119,7 @@ def answer(text: str, *, rests_on: str | None = None) -> None:
 
 
 def answer_document() -> dict[str, Any]:
-    """``{"answer", "rests_on", "headlines"}`` as written to ``headlines.json``."""
+    """``{"answer", "rests_on", "headlines"}``: ``answer.json`` holds the first two, ``headlines.json`` the list."""
     return {"answer": _current["answer"], "rests_on": _current["rests_on"], "headlines": list(_current["headlines"])}
 
 
@@ -147,8 +147,11 @@ def answer_markdown(doc: dict[str, Any]) -> str:
 
 
 def _publish() -> None:
-    path = output_dir() / "headlines.json"
-    path.write_text(json.dumps(answer_document(), indent=2) + "\n")
+    out, doc = output_dir(), answer_document()
+    (out / "headlines.json").write_text(json.dumps(doc["headlines"], indent=2) + "\n")
+    if doc["answer"]:
+        (out / "answer.json").write_text(json.dumps({"answer": doc["answer"], "rests_on": doc["rests_on"]},
+                                                    indent=2) + "\n")
     _show_answer()
 
 
@@ -172,13 +175,15 @@ def _show_answer(*, first: bool = False) -> None:
 
 
 def read_answer(folder: Path) -> dict[str, Any]:
-    """The answer document a notebook left in ``folder`` (older list files become headlines)."""
-    path = Path(folder) / "headlines.json"
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {"answer": None, "rests_on": None, "headlines": []}
-    if isinstance(doc, list):
-        return {"answer": None, "rests_on": None, "headlines": [str(h) for h in doc]}
-    return {"answer": doc.get("answer"), "rests_on": doc.get("rests_on"),
-            "headlines": [str(h) for h in doc.get("headlines") or []]}
+    """The answer a notebook left in ``folder``: ``answer.json`` and ``headlines.json`` (either may be missing)."""
+    def load(name: str, default: Any) -> Any:
+        try:
+            return json.loads((Path(folder) / name).read_text())
+        except (OSError, ValueError):
+            return default
+
+    heads = load("headlines.json", [])
+    ans = load("answer.json", {})
+    ans = ans if isinstance(ans, dict) else {}
+    return {"answer": ans.get("answer"), "rests_on": ans.get("rests_on"),
+            "headlines": [str(h) for h in heads] if isinstance(heads, list) else []}
