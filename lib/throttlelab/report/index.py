@@ -17,7 +17,7 @@ table { border-collapse: collapse; width: 100%; } td, th { padding: .4em .6em; b
 .ok { color: #1b6e20; } .failed { color: #b00020; font-weight: bold; } .skipped { color: #8a6d00; }
 ul { margin: 0; padding-left: 1.2em; } .muted { color: #666; font-size: .9em; }
 .answer-lead { margin: 0 0 .3em 0; } .answer-basis { color: #444; font-size: .9em; margin: .3em 0 0 0; }
-td.report { width: 30%; }
+td.report { width: 30%; } details { margin-top: .3em; color: #333; } summary { cursor: pointer; color: #555; font-size: .9em; }
 """
 
 
@@ -57,6 +57,7 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
             title = e(str(r.get("title") or r.get("name")))
             link = f"<a href='{e(r['_href'])}report.html'>{title}</a>" if r.get("report") else title
             heads = "".join(f"<li>{inline(h)}</li>" for h in r.get("headlines") or [])
+            n_heads = len(r.get("headlines") or [])
             note = ""
             if status == "skipped":
                 note = f"<p class='skipped'>Not run on this machine: {e(str(r.get('error')))}</p>"
@@ -71,7 +72,8 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
             parts.append(
                 f"<tr><td class='report'>{link}<div class='muted'>{e(str(r.get('name')))} &middot; "
                 f"<span class='{e(status)}'>{e(status)}</span>{when}</div></td>"
-                f"<td>{note}{lead}" + (f"<ul>{heads}</ul>" if heads else "") + f"{basis}</td></tr>"
+                f"<td>{note}{lead}{basis}" + (f"<details><summary>{n_heads} finding(s)</summary><ul>{heads}</ul></details>"
+                                              if heads and lead else f"<ul>{heads}</ul>" if heads else "") + "</td></tr>"
             )
         parts.append("</table>")
     parts.append("</body></html>")
