@@ -8,13 +8,14 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STUDY ?= studies/default.yaml
 
-.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down
+.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down screenshots
 
 help:
 	@echo "make report   - run the default study (sets up .venv and system tools if missing)"
 	@echo "make test     - run the tests (sets up if missing)"
 	@echo "make bench    - run the benchmarks (ratios measured in one run)"
 	@echo "make cluster-up / cluster-down - a real one-node Kubernetes cluster on this machine (root)"
+	@echo "make screenshots - docs/screenshots/: the index and each published report's first screen"
 
 setup: $(STAMP)
 
@@ -58,6 +59,11 @@ notebooks: setup
 
 test: setup system-tools node-tools control-plane notebooks
 	$(PY) -m pytest -q
+
+# docs/screenshots/: the index and each published report's first screen (1280x800), as a reader sees them.
+screenshots: setup system-tools
+	@d=$$(mktemp -d); $(VENV)/bin/throttlelab run studies/published.yaml --reports $$d \
+	  && $(VENV)/bin/throttlelab check $$d --screenshots docs/screenshots; rc=$$?; rm -rf $$d; exit $$rc
 
 bench: setup system-tools
 	$(PY) bench/run_all.py

@@ -82,7 +82,7 @@ runs = runs.filter(pl.col("run_id").is_in([p.run_id for p in plan]))
 tn.save_table(runs, "runs")
 if skipped_reason:
     display(Markdown(f"**{len(todo)} runs were not run**: {skipped_reason}."))
-runs
+tn.show_table(runs, title="Runs", empty="no run stored for this sweep yet")
 
 # %% [markdown]
 # ## Per point
@@ -92,7 +92,7 @@ runs
 # %%
 summary = sweep_summary(runs)
 tn.save_table(summary, "summary")
-summary
+tn.show_table(summary, title="Per point (medians over replicates)", empty="no finished run to summarise")
 
 # %% [markdown]
 # ## Wall time against the CPU limit
@@ -101,7 +101,10 @@ summary
 # about CPU seconds / limit; where the lines flatten the limit no longer binds. Hover a dot for its counters.
 
 # %%
-limit_wall_chart(runs, title=f"{sweep.name}: wall time by CPU limit and thread count") if runs.height else None
+if runs.height:
+    display(limit_wall_chart(runs, title=f"{sweep.name}: wall time by CPU limit and thread count"))
+else:
+    display(Markdown("*No chart: no run stored for this sweep yet.*"))
 
 # %% [markdown]
 # ## One run, interval by interval
@@ -127,6 +130,17 @@ if ok.height:
         f"were throttled, median wall {worst['median_wall_seconds']:.2f} s" if worst else ""))
 elif skipped_reason:
     tn.headline(f"Local sweep {sweep.name} not run here: {skipped_reason}")
+timed = summary.filter(pl.col("median_wall_seconds").is_not_null()) if summary.height else summary
+if timed.height:
+    best = timed.sort("median_wall_seconds").row(0, named=True)
+    tn.answer(f"Fastest measured point: {best['limit']} cores x {best['threads']} threads, median wall "
+              f"{best['median_wall_seconds']:.2f} s; see 03_cpu_limits and 04_thread_counts on this run store for "
+              "dead zones, intervals and recommendations.",
+              rests_on=f"{ok.height} measured runs ok, {sweep.replicates} replicate(s) per point, "
+                       f"backend {sweep.backend}")
+else:
+    tn.answer(f"No answer yet: no run of {sweep.name} finished here" + (f" ({skipped_reason})." if skipped_reason else "."),
+              rests_on=f"{runs.height} stored runs")
 tn.write_results({
     "experiment": sweep.name,
     "store": str(store.directory),

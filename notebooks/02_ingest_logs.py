@@ -40,6 +40,7 @@ output_dir: str = "../data/processed/02_ingest_logs"  # where tables, results.js
 
 # %%
 import polars as pl
+from IPython.display import Markdown, display
 
 from throttlelab.ingest.detect import detect_format, read_any
 from throttlelab.ingest.intervals import intervals, summary_by_limit, thin_samples
@@ -64,7 +65,8 @@ inputs = pl.DataFrame(
             "total": pl.Int64, "used": pl.Int64, "skipped": pl.Int64},
 )
 tn.save_table(inputs, "inputs")
-inputs
+tn.show_table(inputs, title="Inputs read", labels={"total": "lines/values", "used": "used", "rows": "rows out"},
+              empty="no input given")
 
 # %% [markdown]
 # ## The skip report
@@ -77,15 +79,18 @@ for _, _, r in results:
     by_table[r.table] = by_table[r.table].merge(r) if r.table in by_table else r
 skips = pl.concat([r.skipped.to_frame().with_columns(table=pl.lit(t)) for t, r in by_table.items()]) if by_table else pl.DataFrame()
 tn.save_table(skips, "skipped")
-for t, r in by_table.items():
-    print(f"{t}: {r.skipped.total:,d} of {r.lines_total:,d} {r.unit} skipped")
-    print(r.skipped.summary(r.unit))
+display(Markdown("\n".join(f"- {t}: {r.skipped.total:,d} of {r.lines_total:,d} {r.unit} skipped"
+                             for t, r in by_table.items())))
+tn.show_table(skips, title="Skipped lines by reason", empty="every line was used")
 
 # %% [markdown]
 # The chart shows how many lines were skipped for each reason; hover a bar for its first example.
 
 # %%
-monitor_charts.skip_chart(skips if skips.height else pl.DataFrame(schema={"reason": pl.String, "lines": pl.Int64, "first_example": pl.String}))
+if skips.height:
+    display(monitor_charts.skip_chart(skips))
+else:
+    display(Markdown("*No chart: no line was skipped.*"))
 
 # %% [markdown]
 # ## Samples and intervals
@@ -99,7 +104,7 @@ tn.save_table(samples, "samples")
 tn.save_table(iv, "intervals")
 by_limit = summary_by_limit(iv) if iv.height else pl.DataFrame()
 tn.save_table(by_limit, "by_limit")
-by_limit
+tn.show_table(by_limit, title="Throttling by CPU limit", empty="no samples with CPU counters")
 
 # %% [markdown]
 # ## Monitor panels
@@ -111,7 +116,11 @@ by_limit
 
 # %%
 shown = intervals(thin_samples(samples, max_points)) if samples.height else iv
-monitor_charts.monitor_panels(shown, request_cores=request_cores or None, title="Monitor log: throttling, usage, limit, memory") if shown.height else print("no samples to draw")
+if shown.height:
+    display(monitor_charts.monitor_panels(shown, request_cores=request_cores or None,
+                                          title="Monitor log: throttling, usage, limit, memory"))
+else:
+    display(Markdown("*No panels: the inputs hold no monitor samples.*"))
 
 # %% [markdown]
 # ## Headlines and results
@@ -129,6 +138,12 @@ if by_limit.height:
         lim = "unlimited" if w["limit_cores"] is None else f"{w['limit_cores']:g} cores"
         tn.headline(f"Most throttled at limit {lim}: {w['throttled_ratio']:.1%} of CFS periods "
                     f"({w['nr_throttled']:,d} of {w['nr_periods']:,d}), using {w['effective_cores']:.2f} cores on average.")
+        verdict = ("above" if w["throttled_ratio"] > 0.25 else "below")
+        tn.answer(f"At {lim} the container was throttled in {w['throttled_ratio']:.0%} of CFS periods while using "
+                  f"{w['effective_cores']:.2f} cores on average: {verdict} the 25% CPUThrottlingHigh alert line"
+                  + ("; raise the limit or cut the work per period." if verdict == "above" else "."),
+                  rests_on=f"{n_samples:,d} monitor samples from {len(input_paths)} log(s); "
+                           f"{skipped_lines:,d} of {total_lines:,d} lines skipped, each counted by reason")
 tn.write_results({
     "inputs": [{"input": str(p), "format": f, **r.to_dict()} for p, f, r in results],
     "samples": n_samples,

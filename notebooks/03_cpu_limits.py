@@ -71,11 +71,12 @@ out = tn.start(output_dir, name="03_cpu_limits")
 prepared = prepare_runs(load_runs(runs_path), machine_cores=machine_cores or None, metric=metric)
 m = prepared.metric
 display(Markdown(f"**Response metric:** {m.label} ({m.unit}, {m.direction}); `{m.name}`."))
-display(prepared.summary())
+tn.show_table(prepared.summary(), title="Runs analysed")
 tn.save_table(prepared.excluded, "excluded_runs")
 summary = limits_view(limit_summary(prepared.runs), m)
 tn.save_table(summary, "limits")
-summary
+tn.show_table(summary.drop("limit_order", "limit_x", strict=False), title="Wall time per CPU limit",
+              empty="no usable runs")
 
 # %%
 groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_tolerance_pct=knee_tolerance_pct,
@@ -112,14 +113,15 @@ for g in groups:
         display(Markdown(f"*{g.label}: {g.fit_note}*"))
 fits_table = pl.DataFrame(fit_rows) if fit_rows else pl.DataFrame()
 tn.save_table(fits_table, "fits")
-fits_table
+tn.show_table(fits_table, title="Scaling model parameters (95% bootstrap intervals)",
+              empty="no group had enough limits to fit a model")
 
 # %% [markdown]
 # ## Dead zones
 # **What the chart shows:** for every limit, how much slower (in %) it is than the best lower limit, with its
-# simultaneous interval (single-step max-T over all tested limits); colour = verdict (red: dead zone, the interval's
-# lower end is above the practical threshold; green: not a dead zone, its upper end is below it; grey: undecided). The
-# dashed lines mark 0% and the practical threshold. **How to read it:** only red points are claims; a grey point above
+# simultaneous interval (single-step max-T over all tested limits); colour = verdict (orange: dead zone, the interval's
+# lower end is above the practical threshold; blue: not a dead zone, its upper end is below it; grey: undecided). The
+# dashed lines mark 0% and the practical threshold. **How to read it:** only orange points are claims; a grey point above
 # the threshold is a suspicion that needs more replicates (the sentences say how many). Verdicts are read off the
 # intervals, so the two never disagree.
 #
@@ -175,7 +177,7 @@ for g in groups:
                      "range_95": " to ".join(dict.fromkeys(r.limit_range)) if r.limit_range else None})
 recommendations = pl.DataFrame(rec_rows)
 tn.save_table(recommendations, "recommendations")
-recommendations
+tn.show_table(recommendations, title="Recommended CPU limit per group", labels={"expected_seconds": "expected (s)"})
 
 # %% [markdown]
 # ## Active time under a quota (the Go write-up)
@@ -195,7 +197,7 @@ if active_time_path != "none":
     factor, factor_ci = act_fit.slowdown_factor(float(go["limit_share"].min()))
     active = {"fit": act_fit, "table": act_table, "smallest_limit_share": float(go["limit_share"].min()),
               "slowdown_factor": factor, "slowdown_factor_ci": factor_ci}
-    display(act_table)
+    tn.show_table(act_table, title="Slowdown implied by the active-time fit")
 
 # %%
 for g in groups[:2]:
@@ -225,6 +227,31 @@ for g in groups[:2]:
         rci = metric_ci(r.expected_seconds_ci, m)
         tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} "
                     f"(95% CI {rci.low:.4g}-{rci.high:.4g} {m.unit}){sure}")
+if groups:
+    g = groups[0]
+    r = g.recommendation
+    primary = g.primary_dead_zones
+    zone = primary.zones[0] if primary.zones else None
+    if zone:
+        avoid = (f"; avoid {', '.join(zone.limits_labels)}: up to {zone.slowdown_pct:+.0f}% worse than "
+                 f"{zone.baseline_label} (simultaneous 95% bounds {zone.slowdown_ci_pct.low:+.0f}% to "
+                 f"{zone.slowdown_ci_pct.high:+.0f}%, max-T adjusted p = {zone.p_value:.3f})")
+    else:
+        avoid = "; no limit is a proven dead zone" if primary.decidable else f"; dead zones: {primary.reason}"
+    if m.name == "wall_seconds":
+        value = (f"{r.expected_seconds:.3g} s per run (95% CI {r.expected_seconds_ci.low:.3g}-"
+                 f"{r.expected_seconds_ci.high:.3g} s)")
+    else:
+        rci = metric_ci(r.expected_seconds_ci, m)
+        value = f"{m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} (95% CI {rci.low:.4g}-{rci.high:.4g})"
+    sure = (f", recommended in {r.probability_knee.get(r.limit_label, 0):.0%} of simulated repeats"
+            if r.probability_knee else "")
+    per_limit = g.summary["runs"] if "runs" in g.summary.columns else None
+    reps = f", {per_limit.min()}-{per_limit.max()} per limit" if per_limit is not None and per_limit.len() else ""
+    source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
+    tn.answer(f"{g.label}: give {r.limit_label}, {value}{sure}{avoid}.",
+              rests_on=f"{prepared.summary()['runs_analysed']} runs{reps} ({source}); dead zones by single-step max-T "
+                       f"simultaneous bounds at alpha {alpha}, practical threshold {threshold_pct:g}%")
 if active:
     tn.headline(f"Go endpoint: CPU time / wall time = {active['fit'].slope:.2f} x limit share; at "
                 f"{1000 * active['smallest_limit_share']:.0f}m a request takes {active['slowdown_factor']:.1f}x "

@@ -63,7 +63,7 @@ runs = load_runs(runs_path)
 prepared = prepare_runs(runs, machine_cores=machine_cores or None, metric=metric)
 m = prepared.metric
 display(Markdown(f"**Response metric:** {m.label} ({m.unit}, {m.direction}); `{m.name}`."))
-display(prepared.summary())
+tn.show_table(prepared.summary(), title="Runs analysed")
 tn.save_table(prepared.excluded, "excluded_runs")
 analyses = analyse_thread_counts(prepared.runs, alpha=alpha, prior_cv=prior_cv, metric=m)
 single = [a for a in analyses if a.has_explicit_threads and a.noise.assumption_based]
@@ -157,8 +157,8 @@ best = pl.concat([best_threads_view(a.table(), m) for a in analyses], how="diago
 tn.save_table(best, "best_threads")
 recommendations = pl.concat([recommendations_view(a.recommendations(), m) for a in analyses], how="diagonal_relaxed")
 tn.save_table(recommendations, "recommendations")
-display(best)
-recommendations
+tn.show_table(best, title="Best thread count per CPU limit", empty="no runs")
+tn.show_table(recommendations, title="Recommended thread count per CPU limit", empty="no runs")
 
 # %% [markdown]
 # ## Thread advice
@@ -199,6 +199,25 @@ for a in analyses[:2]:
     if cheapest is not None and m.name == "wall_seconds":
         tn.headline(f"{a.label}: cheapest per run: {cheapest.limit_label} with {cheapest.recommended_threads} threads, "
                     f"{cheapest.recommended_seconds:.3g} s, {cheapest.core_seconds:.3g} core-seconds")
+
+first = analyses[0] if analyses else None
+n_runs = prepared.summary()["runs_analysed"]
+source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
+if first is None:
+    tn.answer("Too few runs to decide: the input holds no usable run.", rests_on=f"0 runs ({source})")
+elif not first.has_explicit_threads:
+    tn.answer(f"Too few to decide for {first.label}: every run used threads=auto, so no thread count can be "
+              "compared; a sweep with explicit thread counts (e.g. 1, 2, 4, 8 at each limit, 3 runs each) would decide it.",
+              rests_on=f"{n_runs} runs, all threads=auto ({source})")
+else:
+    cheap = min((c for c in first.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
+    worst = max((c for c in first.limits if c.auto_vs_best_pct is not None), key=lambda c: c.auto_vs_best_pct,
+                default=None)
+    lead = (f"{first.label}: run {cheap.recommended_threads} threads at {cheap.limit_label} "
+            f"({cheap.recommended_seconds:.3g} s, {cheap.core_seconds:.3g} core-seconds per run)") if cheap else first.label
+    cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best_pct:+.0f}% against {worst.best_threads} threads "
+            f"(95% CI {worst.auto_vs_best_ci_pct.low:+.0f}% to {worst.auto_vs_best_ci_pct.high:+.0f}%)") if worst else ""
+    tn.answer(lead + cost + ".", rests_on=f"{n_runs} runs ({source}); alpha {alpha}")
 
 tn.write_results({
     "input": {"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},

@@ -40,6 +40,7 @@ seed: int = 0  # random seed of the bootstrap
 
 # %%
 import polars as pl
+from IPython.display import Markdown, display
 
 from throttlelab.analysis import contention_paper as cp
 from throttlelab.analysis import neighbour_workers as nw
@@ -76,7 +77,7 @@ tn.headline(f"Paper table 1: {int(table1['consistent'].sum())}/{table1.height} p
             f"published ms (max +{int(table1['percent_printed'].max())}% at 450 req/30 s, 70% stress; from the ms "
             f"{inc.value:+.0f}%, rounding range {inc.low:+.0f}% to {inc.high:+.0f}%; one mean per cell, so run-to-run "
             f"noise and a test are not possible)")
-cp.paper_table1_wide(table1)
+tn.show_table(cp.paper_table1_wide(table1), title="Paper table 1: mean response time (ms) and % increase")
 
 # %% [markdown]
 # ## Queueing-style fits of the published points
@@ -94,8 +95,10 @@ mm1_all = fits_table.filter((pl.col("model") == "mm1") & (pl.col("group") == "al
 results["published_fit"] = {"hyperbolic": hyper_all, "mm1": mm1_all}
 tn.headline(f"Published data: response time takes off at a neighbour share of {hyper_all['knee']:.0%} "
             f"(95% CI {hyper_all['knee_low']:.0%}-{hyper_all['knee_high']:.0%}, hyperbolic fit, R² {hyper_all['r2']:.2f})")
-fits_table.select("model", "group", "knee", "knee_low", "knee_high", "doubling", "doubling_low", "doubling_high",
-                  "pole", "r2", "aic", "note")
+tn.show_table(fits_table.select("model", "group", "knee", "knee_low", "knee_high", "doubling", "doubling_low",
+                                 "doubling_high", "pole", "r2", "aic", "note"),
+              title="Fits of the published points (knee and doubling as neighbour share, 95% bootstrap intervals)",
+              labels={"r2": "R²"})
 
 # %% [markdown]
 # The chart shows the published mean response times (points) per request rate (colour), the fitted hyperbolic curves
@@ -110,8 +113,9 @@ hyper = {k: v for k, v in fits.items() if k[0] == "hyperbolic" and k[1] != "all"
 curves = charts.fitted_curves(hyper, [(g, float(g)) for g in ("5.0", "10.0", "15.0")])
 knees = fits_table.filter((pl.col("model") == "hyperbolic") & (pl.col("group") != "all")).select(
     pl.col("group").alias("color"), "knee", "knee_low", "knee_high")
-charts.response_vs_contention(points, y="mean_ms", color="load", curves=curves, knees=knees,
-                              title="Published: mean response time vs stress share (colour: requests/s)")
+display(charts.response_vs_contention(points, y="mean_ms", color="load", curves=curves, knees=knees,
+                                      color_title="requests/s",
+                                      title="Published: mean response time vs stress share (colour: requests/s)"))
 
 # %% [markdown]
 # ## Measured requests (when given)
@@ -142,10 +146,9 @@ if requests_path:
     }
     if (line := rc.inflation_headline(measured["inflation_mean"])):
         tn.headline(line)
-    display_summary = measured["summary"]
+    tn.show_table(measured["summary"], title="Measured response time per neighbour share and load")
 else:
-    display_summary = None
-display_summary
+    display(Markdown("*Not run: no measured requests (set `requests_path` or `live_sweep`).*"))
 
 # %% [markdown]
 # Measured mean response time per neighbour share (points, with 95% bootstrap intervals), per load (colour), with the
@@ -170,17 +173,20 @@ if measured is not None and measured["summary"].height:
     chart = charts.response_vs_contention(s, y="mean_ms", low="mean_low_ms", high="mean_high_ms", color="load",
                                           curves=curves_m, knees=knees_m,
                                           title="Measured: mean response time vs neighbour share (colour: load)")
+    display(chart)
 else:
-    chart = None
-chart
+    display(Markdown("*Not run: no measured requests (set `requests_path` or `live_sweep`).*"))
 
 # %% [markdown]
 # Distribution of measured response times per neighbour share (all loads together): the further right a line, the
 # slower; a long flat tail on the right is the p99/max. Nothing is drawn without measured data.
 
 # %%
-charts.latency_ecdf(requests, color="contention", title="Measured response-time distribution per neighbour share") \
-    if measured is not None else None
+if measured is not None:
+    display(charts.latency_ecdf(requests, color="contention",
+                                title="Measured response-time distribution per neighbour share"))
+else:
+    display(Markdown("*Not run: no measured requests (set `requests_path` or `live_sweep`).*"))
 
 # %% [markdown]
 # ## Busy workers of the neighbour at a fixed share (the paper's second experiment)
@@ -210,25 +216,33 @@ if workers is not None and "summary" in workers:
     if line:
         tn.headline(line)
     display_workers = nw.change_wide(workers["change"])
+    tn.show_table(display_workers, title="Change against the fewest busy workers")
 else:
     if workers is not None:
         results["measured_workers"] = {"note": workers["note"]}
     display_workers = None
-display_workers
+why_no_workers = (workers or {}).get("note") or "no measured requests with two or more neighbour worker counts"
+if display_workers is None:
+    display(Markdown(f"*Not run: {why_no_workers}.*"))
 
 # %% [markdown]
 # One row per run: the spread between runs of the same worker count is the machine's own noise, the yardstick for
 # any difference between worker counts.
 
 # %%
-workers["runs"] if display_workers is not None else None
+if display_workers is not None:
+    tn.show_table(workers["runs"], title="One row per run")
+else:
+    display(Markdown(f"*Not run: {why_no_workers}.*"))
 
 # %%
-workers["trend"].select("config", "load", "workers", "n", "jt_tau", "jt_tau_low", "jt_tau_high", "jt_p", "spearman_rho",
+trend = workers["trend"].select("config", "load", "workers", "n", "jt_tau", "jt_tau_low", "jt_tau_high", "jt_p", "spearman_rho",
                         "spearman_p", "slope_p95_ms_per_worker", "slope_p95_low", "slope_p95_high", "slope_interval",
                         "runs_per_workers_min",
                         "run_spearman_rho", "run_spearman_p", "verdict") \
     if display_workers is not None and workers["trend"].height else None
+if trend is not None:
+    tn.show_table(trend, title="Trend across worker counts")
 
 # %% [markdown]
 # The chart shows mean, p90 and p95 response time (lines and points) against the number of busy neighbour workers,
@@ -237,18 +251,31 @@ workers["trend"].select("config", "load", "workers", "n", "jt_tau", "jt_tau_low"
 # cannot tell the worker counts apart. Nothing is drawn without two or more worker counts.
 
 # %%
-charts.response_vs_workers(workers["summary"], title=f"Measured: response time vs the neighbour's busy workers at "
-                                                     f"{workers['share']:.0%} of the machine") \
-    if display_workers is not None else None
+if display_workers is not None:
+    display(charts.response_vs_workers(workers["summary"], title=f"Measured: response time vs the neighbour's busy "
+                                                                 f"workers at {workers['share']:.0%} of the machine"))
+else:
+    display(Markdown(f"*Not run: {why_no_workers}.*"))
 
 # %% [markdown]
 # Distribution of the measured response times per neighbour worker count (same share): lines that separate only in
 # the upper right (above 0.9) are a tail effect. Nothing is drawn without two or more worker counts.
 
 # %%
-charts.latency_ecdf(requests.filter((pl.col("contention") - workers["share"]).abs() < 1e-9), color="neighbour_workers",
-                    title="Measured response-time distribution per neighbour worker count") \
-    if display_workers is not None else None
+if display_workers is not None:
+    display(charts.latency_ecdf(requests.filter((pl.col("contention") - workers["share"]).abs() < 1e-9),
+                                color="neighbour_workers",
+                                title="Measured response-time distribution per neighbour worker count"))
+else:
+    display(Markdown(f"*Not run: {why_no_workers}.*"))
 
 # %%
+worst_cell = table1.sort("percent_printed", descending=True).row(0, named=True)
+tn.answer(f"Keep co-located stress below about {hyper_all['knee']:.0%} of the node: response time takes off there "
+          f"(95% CI {hyper_all['knee_low']:.0%}-{hyper_all['knee_high']:.0%}, hyperbolic fit, R² {hyper_all['r2']:.2f}) "
+          f"and is up to +{worst_cell['percent_printed']}% slower at {worst_cell['contention']:.0%} stress.",
+          rests_on=f"the paper's table 1: {table1.height} published means ({table1['requests_per_30s'].n_unique()} "
+                   f"request rates x {table1['contention'].n_unique()} stress shares), residual bootstrap "
+                   f"({n_boot} resamples)"
+                   + (f"; {results['measured']['requests']:,d} measured requests" if measured is not None else ""))
 tn.write_results(results)

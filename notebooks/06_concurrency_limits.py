@@ -39,6 +39,7 @@ alpha: float = 0.05  # family-wise error rate of the Holm-corrected tests
 
 # %%
 import polars as pl
+from IPython.display import Markdown, display
 
 from throttlelab.analysis import concurrency as cc
 from throttlelab.analysis.latency import load_measured
@@ -51,7 +52,7 @@ results: dict = {}
 # %% [markdown]
 # ## The wiki's %-change table (max_workers=8), rebuilt
 #
-# %-change = (with semaphore − without) / without × 100; 🔵 negative = faster, 🔴 positive = slower. Each printed cell
+# %-change = (with semaphore − without) / without × 100; negative = faster, positive = slower. Each printed cell
 # is compared with what the wiki's own per-run tables give: *reproduced* (inside the range their rounding allows),
 # *close* (within 1 point: the wiki used unrounded k6 numbers) or *inconsistent* (e.g. copied from another column).
 
@@ -76,21 +77,23 @@ tn.headline(f"Published: the semaphore cuts the mean total time at 30 VUs by {-t
             f"({total30['base_seconds']:.2f} s -> {total30['other_seconds']:.2f} s; rounding range "
             f"{h_avg.low:+.1f}% to {h_avg.high:+.1f}%) and its p95 by {-h_p95.value:.0f}% (rounding range "
             f"{h_p95.low:+.1f}% to {h_p95.high:+.1f}%); one k6 run per configuration: no test, run-to-run noise unmeasured")
-cc.wiki_layout(repro)
+tn.show_table(cc.wiki_layout(repro), title="Wiki table, rebuilt: %-change with the semaphore (avg/p95/max)",
+              labels={"load": "virtual users"})
 
 # %% [markdown]
 # Cells where the printed value disagrees with the wiki's own per-run tables by more than a point:
 
 # %%
-inconsistent
+tn.show_table(inconsistent, title="Printed cells that contradict the wiki's per-run tables",
+              empty="every printed cell agrees with the per-run tables")
 
 # %% [markdown]
 # The heatmap shows the %-change recomputed from the published per-run tables, per stage (rows) and virtual users
-# (columns), one panel per statistic: blue is faster with the semaphore, red slower. The light stages turn deep blue
+# (columns), one panel per statistic: blue is faster with the semaphore, orange slower. The light stages turn deep blue
 # from 15 VUs on; embedding's p95 and max stay near zero (the semaphore queues some embeddings).
 
 # %%
-charts.percent_change_heatmap(repro, title="Published, max_workers=8: change with a semaphore of 4 (blue = faster)")
+display(charts.percent_change_heatmap(repro, title="Published, max_workers=8: change with a semaphore of 4 (blue = faster)"))
 
 # %% [markdown]
 # The same comparison at max_workers=12 (the wiki printed no %-table for it): does the effect depend on the pool size?
@@ -100,14 +103,14 @@ w12 = cc.percent_change_table(published, "workers=12,semaphore=none", "workers=1
 tn.save_table(w12, "percent_change_w12")
 results["workers12_total_avg"] = w12.filter((pl.col("stage") == "total") & (pl.col("stat") == "avg")).select(
     "load", "percent_change").to_dicts()
-charts.percent_change_heatmap(w12, title="Published, max_workers=12: change with a semaphore of 4 (blue = faster)")
+display(charts.percent_change_heatmap(w12, title="Published, max_workers=12: change with a semaphore of 4 (blue = faster)"))
 
 # %% [markdown]
 # Mean time per stage for each configuration (colour) at each number of virtual users (panels): without a semaphore
 # the light stages grow with the load; with it they stay flat.
 
 # %%
-charts.stage_bars(published, title="Published: mean time per stage (k6 avg)")
+display(charts.stage_bars(published, title="Published: mean time per stage (k6 avg)"))
 
 # %% [markdown]
 # ## Measured stage timings (when given)
@@ -143,21 +146,42 @@ if requests_path:
                                 "verdicts": dict(t.group_by("verdict").len().iter_rows())}
         for line in cc.measured_headlines(measured, alpha=alpha):
             tn.headline(line)
-measured["tests"] if measured else None
+why_no_measured = (results.get("measured", {}).get("note")
+                   or "no measured stage timings (set `requests_path` or `live_sweep`)")
+if measured:
+    tn.show_table(measured["tests"], title="Tests per stage (Mann-Whitney U, Holm-corrected)")
+else:
+    display(Markdown(f"*Not run: {why_no_measured}.*"))
 
 # %% [markdown]
 # Measured %-change per stage and virtual users (blue = faster with the second configuration). Nothing is drawn
 # without measured data.
 
 # %%
-charts.percent_change_heatmap(measured["percent_change"], title=f"Measured: {measured['other']} vs {measured['base']}") \
-    if measured else None
+if measured:
+    display(charts.percent_change_heatmap(measured["percent_change"],
+                                          title=f"Measured: {measured['other']} vs {measured['base']}"))
+else:
+    display(Markdown(f"*Not run: {why_no_measured}.*"))
 
 # %% [markdown]
 # Measured mean time per stage per configuration (colour) and virtual users (panels).
 
 # %%
-charts.stage_bars(measured["summary"], title="Measured: mean time per stage") if measured else None
+if measured:
+    display(charts.stage_bars(measured["summary"], title="Measured: mean time per stage"))
+else:
+    display(Markdown(f"*Not run: {why_no_measured}.*"))
 
 # %%
+light = repro.filter((pl.col("load") == 30) & (pl.col("stage") != "total") & (pl.col("stat") == "avg")) \
+    .sort("percent_change")
+best_stage = light.row(0, named=True) if light.height else None
+tn.answer(f"Yes: a semaphore of 4 on the CPU-heavy stage cuts the mean total time at 30 virtual users by "
+          f"{-total30['percent_change']:.0f}% ({total30['base_seconds']:.2f} s to {total30['other_seconds']:.2f} s)"
+          + (f", the {best_stage['stage']} stage most ({best_stage['percent_change']:+.0f}%)" if best_stage else "")
+          + "; no interval: the wiki publishes only k6 summaries, so no test is possible.",
+          rests_on=f"the wiki's k6 summaries (max_workers=8, one run per load); {verdicts.get('reproduced', 0)} of "
+                   f"{repro.height} printed %-changes reproduce exactly"
+                   + (f"; {results['measured']['requests']:,d} measured requests" if measured else ""))
 tn.write_results(results)

@@ -62,7 +62,8 @@ cost_table = pl.DataFrame([{
     "memory_mib_per_stream": c.memory_bytes_per_unit / 2**20 if c.memory_bytes_per_unit else None,
 } for c in costs])
 tn.save_table(cost_table, "unit_costs")
-cost_table
+tn.show_table(cost_table, title="Measured cost per stream", labels={"cpu_pct_per_stream": "CPU per stream (% of a core)",
+                                                                   "memory_mib_per_stream": "memory per stream (MiB)"})
 
 # %% [markdown]
 # ## Projection
@@ -89,8 +90,11 @@ proj_table = pl.DataFrame([{
     "capacity_ci_low": p.capacity_units_ci.low, "capacity_ci_high": p.capacity_units_ci.high,
 } for p in projections])
 tn.save_table(proj_table, "projections")
-display(Markdown(f"*Assumption:* {projections[0].assumption}."))
-proj_table
+tn.show_table(proj_table, title="Projected CPU and capacity (95% range under the assumption below)",
+              labels={"cpu_ci_low": "CPU low (cores)", "cpu_ci_high": "CPU high (cores)",
+                      "cpu_pct_of_limit": "CPU (% of limit)", "capacity_ci_low": "capacity low",
+                      "capacity_ci_high": "capacity high"},
+              note=f"Assumption: {projections[0].assumption}.")
 
 # %% [markdown]
 # ## Before / after
@@ -98,7 +102,14 @@ proj_table
 # %%
 comparison = (compare_variants(projections[0], projections[-1], costs[0], costs[-1], noise_cv=noise_cv)
               if len(costs) > 1 else None)
-display(comparison)
+if comparison:
+    tn.show_table({"before": comparison.before, "after": comparison.after,
+                   "CPU per stream change (%)": comparison.cpu_change_pct,
+                   "memory per stream change (%)": comparison.memory_change_pct,
+                   "capacity change (%)": comparison.capacity_change_pct,
+                   "capacity ratio (after / before)": comparison.capacity_ratio}, title="After against before")
+else:
+    display(Markdown("*Only one variant: nothing to compare.*"))
 for p in projections:
     tn.headline(f"{p.variant}: {p.units:.0f} streams ≈ {p.cpu_pct_of_limit:.0f}% of {p.limit_cores:g} core "
                 f"(range {100 * p.cpu_cores_ci.low / p.limit_cores:.0f}-{100 * p.cpu_cores_ci.high / p.limit_cores:.0f}%); "
@@ -110,6 +121,13 @@ if comparison:
                 f"profile per variant, no test), memory/stream {comparison.memory_change_pct:+.1f}%, capacity "
                 f"x{comparison.capacity_ratio:.2f}")
 
+last = projections[-1]
+tn.answer(f"{last.variant}: {last.capacity_units:.0f} streams fit under {100 * last.threshold:.0f}% of "
+          f"{last.limit_cores:g} core (95% range {last.capacity_units_ci.low:.0f}-{last.capacity_units_ci.high:.0f})"
+          + (f", x{comparison.capacity_ratio:.2f} the {comparison.before} capacity (CPU per stream "
+             f"{comparison.cpu_change_pct:+.0f}%)" if comparison else "") + ".",
+          rests_on=f"one measured load level per variant ({', '.join(f'{c.variant}: {c.units:g} streams' for c in costs)}); "
+                   f"linear projection, {projections[0].assumption}")
 tn.write_results({
     "input": {"capacity_path": capacity_path or "published:mediamtx_optimization.csv"},
     "parameters": {"target_units": target_units, "limit_cores": limit_cores, "threshold": threshold,

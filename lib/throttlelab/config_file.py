@@ -132,8 +132,12 @@ def validate(model: type[M], doc: Any, *, source: str | Path | None = None, line
 def _message(model: type[ConfigModel], err: dict, prefix: tuple) -> str:
     if err["type"] == "extra_forbidden":
         owner = _model_at(model, err["loc"][:-1])
-        allowed = ", ".join(sorted(owner.model_fields)) if owner else ""
-        return f"unknown key (allowed: {allowed})"
+        import difflib
+
+        names = sorted(owner.model_fields) if owner else []
+        close = difflib.get_close_matches(str(err["loc"][-1]), names, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown key ({hint}allowed: {', '.join(names)})"
     if err["type"] == "missing":
         return "required"
     msg = err["msg"]

@@ -52,7 +52,7 @@ def test_directions_and_layout(repro):
     assert cell(repro, 30, "total", "avg")["direction"] == "better"
     wide = wiki_layout(repro)
     assert wide.columns == ["load", "embedding", "categories", "duplicates", "quality", "score", "total"]
-    assert wide.filter(pl.col("load") == 10)["embedding"][0] == "🔵 −18.4%/🔴 +0.2%/🔴 +1.0%"
+    assert wide.filter(pl.col("load") == 10)["embedding"][0] == "−18.4%/+0.2%/+1.0%"
 
 
 def test_workers_12_table_and_unknown_config():

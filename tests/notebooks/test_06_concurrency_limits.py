@@ -42,7 +42,7 @@ def test_published_default(run_notebook):
     assert pct(30, "total", "avg")["verdict"][0] == "reproduced"
     assert pct(20, "score", "p95")["verdict"][0] == "inconsistent"
     layout = pl.read_csv(out / "wiki_percent_change_w8_layout.csv")
-    assert layout.filter(pl.col("load") == 10)["embedding"][0] == "🔵 −18.4%/🔴 +0.2%/🔴 +1.0%"
+    assert layout.filter(pl.col("load") == 10)["embedding"][0] == "−18.4%/+0.2%/+1.0%"
     assert "measured" not in res
     h = res["headline_avg_total_30vus"]
     assert round(h["value"]) == -63 and h["low"] <= h["value"] <= h["high"] and h["p_value"] is None

@@ -1,6 +1,8 @@
 """The published-data study: every notebook runs on the bundled data and every
-report (and the index) renders in headless Chromium with every chart drawn,
-no console error and no network request."""
+report (and the index) renders in headless Chromium on a 1280x800 screen with
+every chart drawn, the decision box first and visible, no leaked repr
+(``shape:``, ``PosixPath(``, ``object at 0x``, dtype rows), no console error
+and no network request."""
 
 import json
 from pathlib import Path
@@ -28,7 +30,9 @@ def test_every_published_notebook_runs(published):
     for o in outcome.outcomes:
         results = json.loads((o.folder / "results.json").read_text())
         assert results["results"], o.name
-        assert json.loads((o.folder / "run.json").read_text())["headlines"], f"{o.name}: no headline for the index"
+        run = json.loads((o.folder / "run.json").read_text())
+        assert run["headlines"], f"{o.name}: no headline for the index"
+        assert run["answer"] and run["rests_on"], f"{o.name}: no answer (tn.answer) for the decision box"
 
 
 @pytest.mark.slow
@@ -42,6 +46,30 @@ def test_index_and_every_report_render_offline(published):
     for o in outcome.outcomes:
         assert f"{outcome.study}/{o.name}/report.html" in html, f"index links {o.name}"
         pages.append(o.folder / "report.html")
+    answers = {o.name: json.loads((o.folder / "run.json").read_text())["answer"] for o in outcome.outcomes}
     for check in check_pages(pages):
         assert check.charts > 0 or check.url.endswith("index.html"), check.url
-        assert check.ok, check
+        assert check.ok, (check.url, check.problems)
+        if check.url.endswith("index.html"):
+            continue
+        assert not check.answer_problems, (check.url, check.answer_problems)
+        assert any(c.isdigit() for c in check.answer_text), f"{check.url}: the answer has no number"
+    import html as html_lib
+    import re
+
+    index_text = html_lib.unescape(re.sub(r"</?code>", "", html))
+    for name, answer in answers.items():
+        assert answer.replace("`", "") in index_text, f"the index lists the answer of {name}"
+
+
+@pytest.mark.slow
+def test_no_python_repr_or_emoji_in_any_report(published):
+    import re
+
+    reports, outcome = published
+    for o in outcome.outcomes:
+        text = (o.folder / "report.html").read_text()
+        body = re.sub(r"<script.*?</script>", "", text, flags=re.S)
+        for leak in ("shape: (", "PosixPath(", "object at 0x", "&lt;polars", "dtype: "):
+            assert leak not in body, f"{o.name}: {leak}"
+        assert not re.search(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]", body), f"{o.name}: emoji"

@@ -25,8 +25,8 @@ def test_fixture_study_parses():
         ("name: x\nruns: [{name: a, notebook: nope.ipynb}]\n", "not found"),
         ("name: 'a b'\nruns: []\n", ":1: key 'name': must be a simple name"),
         ("name: x\nruns:\n  - name: a\n    notebook: nb.ipynb\n    parameter: {n: 1}\n",
-         ":5: key 'runs[0].parameter': unknown key (allowed: name, notebook, parameters, requires, title)"),
-        ("name: x\nrun: []\n", ":2: key 'run': unknown key (allowed: description, include, name, runs, title)"),
+         ":5: key 'runs[0].parameter': unknown key (did you mean 'parameters'? allowed: name, notebook, parameters, requires, title)"),
+        ("name: x\nrun: []\n", ":2: key 'run': unknown key (did you mean 'runs'? allowed: description, include, name, runs, title)"),
         ("runs: [{name: a, notebook: nb.ipynb, parameters: {output_dir: x}}]\n", "set by the runner"),
         ("runs:\n  - {name: a\n", "not valid YAML"),
     ],
@@ -62,3 +62,71 @@ def test_study_paths_become_absolute(tmp_path):
     assert out["spec"] == str(tmp_path / "spec.yaml")
     assert out["later"] == str(tmp_path / "data" / "raw" / "not_yet")
     assert out["word"] == "auto" and out["n"] == 3 and out["empty"] == ""
+
+
+def _study(tmp_path, text):
+    (tmp_path / "nb.ipynb").write_text((FIXTURE.parent / "fixture_charts.ipynb").read_text())
+    path = tmp_path / "study.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_unknown_study_key_names_file_line_and_suggests(tmp_path):
+    path = _study(tmp_path, "name: x\ntitel: oops\nruns: [{name: a, notebook: nb.ipynb}]\n")
+    with pytest.raises(SpecError) as err:
+        load_study(path)
+    assert str(err.value).startswith(f"{path}:2: key 'titel': unknown key")
+    assert "did you mean 'title'" in str(err.value)
+
+
+def test_unknown_run_key_names_its_line(tmp_path):
+    path = _study(tmp_path, "name: x\nruns:\n  - name: a\n    notebook: nb.ipynb\n    paramters: {fail: true}\n")
+    with pytest.raises(SpecError) as err:
+        load_study(path)
+    assert str(err.value).startswith(f"{path}:5: key 'runs[0].paramters': unknown key (did you mean 'parameters'?")
+
+
+def test_unknown_notebook_parameter_lists_the_notebooks_parameters(tmp_path):
+    from throttlelab.report.study import notebook_parameters
+
+    path = _study(tmp_path, "name: x\nruns:\n  - name: a\n    notebook: nb.ipynb\n    parameters:\n      fail: true\n"
+                            "      fial: 1\n")
+    with pytest.raises(SpecError) as err:
+        load_study(path)
+    msg = str(err.value)
+    assert msg.startswith(f"{path}:7: key 'runs[0].parameters.fial': nb.ipynb has no parameter 'fial'")
+    assert "did you mean 'fail'" in msg
+    for name in notebook_parameters(tmp_path / "nb.ipynb"):
+        if name != "output_dir":
+            assert f"{name}=" in msg
+
+
+def test_command_line_parameter_is_checked_against_every_run():
+    from throttlelab.report.study import with_parameters
+
+    study = load_study(FIXTURE)
+    assert with_parameters(study, {"fail": False}).runs[1].parameters == {"fail": False}
+    with pytest.raises(SpecError, match=r"command line: -p no_such .*has no parameter 'no_such'; its parameters: "):
+        with_parameters(study, {"no_such": 1})
+
+
+@pytest.mark.parametrize("command", ["check", "index"])
+def test_commands_on_a_missing_folder_exit_non_zero_with_one_line(command, tmp_path, capsys):
+    from throttlelab.cli import main
+
+    missing = tmp_path / "nope"
+    assert main([command, str(missing)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(missing) in err and "not found" in err
+    assert not missing.exists(), "a missing folder is not created"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main([command, str(empty)]) == 2
+    assert str(empty) in capsys.readouterr().err
+
+
+def test_run_with_unknown_parameter_on_the_command_line_is_an_error(capsys):
+    from throttlelab.cli import main
+
+    assert main(["run", str(FIXTURE), "-p", "nope", "1"]) == 2
+    assert "has no parameter 'nope'" in capsys.readouterr().err

@@ -91,3 +91,34 @@ def test_report_renders_offline_in_chromium(fixture_reports, tmp_path):
     assert (tmp_path / "good.png").stat().st_size > 1000
     index = check_page(reports / "index.html")
     assert index.ok, index
+
+
+def test_progress_bar_shows_elapsed_and_time_left_and_one_line_per_notebook():
+    import io
+
+    from throttlelab.report.study_runner import _ProgressBar
+
+    log = io.StringIO()
+    bar = _ProgressBar(2, "published", log, enabled=True)
+    bar.write("[1/2] ok      published/a  3 s  the answer")
+    bar.update()
+    bar.close()
+    text = log.getvalue()
+    assert "published: 1/2 notebooks" in text and "elapsed" in text and "left" in text
+    assert "[1/2] ok      published/a  3 s  the answer\n" in text
+
+
+def test_run_prints_no_kernel_warning_and_one_line_per_notebook(fixture_reports, capfd):
+    """The fixture study ran in the module fixture; run it again quietly and look at the terminal output."""
+    import io
+
+    from throttlelab.report.study_runner import run_study
+    from throttlelab.report.study import load_study
+
+    reports, _ = fixture_reports
+    log = io.StringIO()
+    run_study(load_study(FIXTURE).select(["good"]), reports, log=log, progress=False)
+    captured = capfd.readouterr()
+    assert "IPKernelApp" not in captured.err + captured.out + log.getvalue()
+    lines = [ln for ln in log.getvalue().splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("[1/1] ok") and "fixture/good" in lines[0]

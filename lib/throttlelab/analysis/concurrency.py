@@ -102,10 +102,11 @@ def _order(df: pl.DataFrame, by) -> pl.DataFrame:
 
 
 def wiki_layout(table: pl.DataFrame) -> pl.DataFrame:
-    """The wiki's layout: one row per load, one column per stage, ``"🔵 −18.4%/🔴 +0.2%/🔴 +1.0%"``."""
-    mark = pl.when(pl.col("percent_change") < 0).then(pl.lit("🔵 ")).when(pl.col("percent_change") > 0) \
-        .then(pl.lit("🔴 ")).otherwise(pl.lit(""))
-    cell = table.with_columns(pl.concat_str(mark, pl.col("percent_change").round(1).map_elements(
+    """The wiki's layout: one row per load, one column per stage, ``"−18.4%/+0.2%/+1.0%"``.
+
+    The wiki marks cells with coloured emoji; the sign says the same and renders with any font.
+    """
+    cell = table.with_columns(pl.concat_str(pl.col("percent_change").round(1).map_elements(
         lambda v: f"{v:+.1f}%".replace("-", "−"), return_dtype=pl.String)).alias("cell"))
     joined = cell.group_by("load", "stage", maintain_order=True).agg(pl.col("cell").str.join("/"))
     wide = joined.pivot(on="stage", index="load", values="cell").sort("load")

@@ -27,6 +27,32 @@ FLAGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND", "--remote-debugging-port=0",
 ]
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:", "chrome:", "devtools:")
+#: The screen every check uses (a laptop): the answer must be visible on it without scrolling.
+VIEWPORT = (1280, 800)
+#: Machinery that must never show in a page's visible text: polars reprs, Python reprs.
+LEAK_PATTERNS = {
+    "polars shape line": r"shape: \(\d",
+    "Path repr": r"(?:Posix|Windows)?Path\(['\"]",
+    "object repr": r"object at 0x[0-9a-f]+",
+    "dtype row": r"(?m)^(?:\s*(?:str|f64|f32|i64|i32|u32|u64|bool|datetime\[\w+\]|list\[\w+\]|struct\[\d+\])\s*){2,}$",
+    "dataclass repr": r"\b[A-Z][A-Za-z]+\((?:[a-z_]+=){1}",
+    "truncation mark": r"(?m)^\s*…\s*$",
+}
+#: JavaScript returning what a reader sees first: the first block under the body and the answer box.
+_PAGE_STATE = """(() => {
+  const box = document.querySelector('.answer');
+  let rect = null, first = false, text = '';
+  if (box) {
+    const r = box.getBoundingClientRect();
+    rect = {top: r.top, bottom: r.bottom, height: r.height, width: r.width};
+    text = box.innerText;
+    const blocks = Array.from(document.querySelectorAll('.tl-chart, table, .tl-table, svg, canvas, img'))
+      .filter(e => !box.contains(e) && !e.closest('details') && !e.closest('.answer'));
+    first = blocks.every(e => (box.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING) !== 0);
+  }
+  return {answer: !!box, answer_rect: rect, answer_first: first, answer_text: text,
+          visible_text: document.body ? document.body.innerText : ''};
+})()"""
 
 
 @dataclass(frozen=True)
@@ -42,10 +68,56 @@ class RenderCheck:
     title: str = ""
     screenshot: Path | None = None
     extra: dict = field(default_factory=dict)
+    answer: bool = False
+    answer_first: bool = False
+    answer_visible: bool = False
+    answer_text: str = ""
+    leaks: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
-        return self.drawn == self.charts and not (self.chart_errors or self.console_errors or self.network_requests)
+        return self.drawn == self.charts and not (self.chart_errors or self.console_errors or self.network_requests
+                                                  or self.leaks)
+
+    @property
+    def problems(self) -> list[str]:
+        """What a reader would see wrong, one short line each (empty when the page is fine)."""
+        out = []
+        if self.drawn != self.charts:
+            out.append(f"{self.charts - self.drawn} of {self.charts} charts not drawn")
+        out += [f"chart error: {m}" for m in self.chart_errors]
+        out += [f"console error: {m}" for m in self.console_errors]
+        out += [f"network request: {m}" for m in self.network_requests]
+        out += [f"leak: {m}" for m in self.leaks]
+        return out
+
+    @property
+    def answer_problems(self) -> list[str]:
+        """Why the decision box is not what a reader sees first (empty when it is)."""
+        if not self.answer:
+            return ["no decision box (class=answer)"]
+        out = []
+        if not self.answer_first:
+            out.append("a chart or table comes before the decision box")
+        if not self.answer_visible:
+            out.append(f"decision box not entirely visible on a {VIEWPORT[0]}x{VIEWPORT[1]} screen")
+        return out
+
+
+def find_leaks(text: str) -> list[str]:
+    """Leak patterns (:data:`LEAK_PATTERNS`) found in ``text``, as ``"kind: excerpt"``.
+
+    >>> find_leaks("shape: (3, 2)")
+    ['polars shape line: shape: (3']
+    >>> find_leaks("give 4 cores")
+    []
+    """
+    out = []
+    for kind, pattern in LEAK_PATTERNS.items():
+        m = re.search(pattern, text)
+        if m:
+            out.append(f"{kind}: {m.group(0).strip()[:80]}")
+    return out
 
 
 def chromium_path() -> str | None:
@@ -91,6 +163,8 @@ def check_pages(paths: list[Path], *, settle_s: float = 20.0, screenshots: list[
         cdp = _Cdp(ws)
         for domain in ("Page", "Runtime", "Network", "Log"):
             cdp.call(f"{domain}.enable")
+        cdp.call("Emulation.setDeviceMetricsOverride",
+                 {"width": VIEWPORT[0], "height": VIEWPORT[1], "deviceScaleFactor": 1, "mobile": False})
         results = [_check_one(cdp, p, settle_s, shot, expression) for p, shot in zip(paths, screenshots)]
         ws.close()
         return results
@@ -124,16 +198,23 @@ def _check_one(cdp: "_Cdp", path: Path, settle_s: float, screenshot: Path | None
         time.sleep(0.2)
     cdp.drain(0.3)
     extra = {"value": cdp.evaluate(expression)} if expression else {}
-    if screenshot is not None:
+    page = cdp.evaluate(_PAGE_STATE) or {}
+    rect = page.get("answer_rect") or {}
+    if screenshot is not None:  # the first screen, as a reader sees it
         import base64
 
-        data = cdp.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+        data = cdp.call("Page.captureScreenshot", {"format": "png"})
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
         screenshot.write_bytes(base64.b64decode(data["data"]))
     return RenderCheck(
         url=url, charts=int(state.get("charts", 0)), drawn=int(state.get("drawn", 0)),
         chart_errors=tuple(state.get("errors", [])), console_errors=tuple(cdp.errors),
         network_requests=tuple(u for u in cdp.requests if not u.startswith(LOCAL_SCHEMES)),
         title=str(state.get("title", "")), screenshot=screenshot, extra=extra,
+        answer=bool(page.get("answer")), answer_first=bool(page.get("answer_first")),
+        answer_visible=bool(rect) and rect.get("top", -1) >= 0 and rect.get("bottom", 1e9) <= VIEWPORT[1]
+        and rect.get("height", 0) > 0,
+        answer_text=str(page.get("answer_text", "")), leaks=tuple(find_leaks(str(page.get("visible_text", "")))),
     )
 
 

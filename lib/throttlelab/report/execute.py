@@ -11,6 +11,8 @@ from typing import Any
 #: Kernel used for every run: ``python3`` resolves to the ipykernel of the
 #: interpreter running throttlelab (the project's venv), not a global one.
 KERNEL_NAME = "python3"
+#: Kernel log level: ipykernel warns on every start that its loopback TCP is unencrypted.
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 
 @dataclass(frozen=True)
@@ -25,12 +27,13 @@ class Execution:
 
 
 def execute_notebook(notebook: Path, output: Path, parameters: dict[str, Any], *, cwd: Path,
-                     timeout_s: float | None = None) -> Execution:
+                     timeout_s: float | None = None, verbose: bool = False) -> Execution:
     """Run ``notebook`` with ``parameters`` into ``output``.
 
     Never raises for a failing notebook: the error (exception name and value)
     is returned and the executed notebook, with the traceback in the failing
-    cell, is written to ``output`` all the same.
+    cell, is written to ``output`` all the same.  The kernel logs errors only,
+    unless ``verbose``.
     """
     import papermill as pm
     from papermill.exceptions import PapermillExecutionError
@@ -41,7 +44,7 @@ def execute_notebook(notebook: Path, output: Path, parameters: dict[str, Any], *
         pm.execute_notebook(
             str(notebook), str(output), parameters=parameters, cwd=str(cwd),
             kernel_name=KERNEL_NAME, progress_bar=False, log_output=False,
-            execution_timeout=timeout_s,
+            execution_timeout=timeout_s, extra_arguments=[] if verbose else QUIET_KERNEL,
         )
     except PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"

@@ -11,7 +11,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from throttlelab.errors import ThrottlelabError
     from throttlelab.report.index import write_index
 
-    print(write_index(Path(args.reports)).resolve())
+    root = Path(args.reports)
+    if not root.is_dir():
+        raise ThrottlelabError(f"{root}: reports folder not found (run `throttlelab run STUDY.yaml` first)")
+    if not any(root.glob("*/*/run.json")):
+        raise ThrottlelabError(f"{root}: no reports found (no */*/run.json); run `throttlelab run STUDY.yaml` first")
+    print(write_index(root).resolve())
     return 0

@@ -6,8 +6,16 @@ the parameters calls :func:`start`; it ends with :func:`write_results`::
     from throttlelab.report import notebook as tn
     out = tn.start(output_dir)
     ...
+    tn.show_table(table, title="Dead zones")   # formatted for people
     tn.save_table(table, "dead_zones")
+    tn.headline("6000m is 34% slower than 4000m (95% CI ...)")  # a finding
+    tn.answer("Give it 4 cores or at least 8, not 5-7: ...", rests_on="16 runs, 1-2 per limit")
     tn.write_results({"groups": [...]})
+
+:func:`start` shows the answer box at the top of the notebook's output (a
+markdown display updated in place by every :func:`headline` and :func:`answer`
+call); the study runner puts the same answer right under the report's title
+and on the index page (``answer.json`` and ``headlines.json``).
 
 ``results.json`` holds ``{"notebook": ..., "schema": 1, "results": ..., "tables": [...]}``;
 the study runner adds provenance next to it.
@@ -21,19 +29,25 @@ from pathlib import Path
 from typing import Any
 
 from throttlelab.report import offline
+from throttlelab.report.tables_display import show_table  # noqa: F401  (notebooks call tn.show_table)
 from throttlelab.results import to_jsonable
 
-_current: dict[str, Any] = {"out": None, "tables": [], "name": None}
+_current: dict[str, Any] = {"out": None, "tables": [], "name": None, "answer": None, "rests_on": None,
+                            "headlines": [], "display_id": None}
+#: Metadata marking the answer box output (the HTML report shows it in its header instead).
+ANSWER_METADATA = {"throttlelab": {"role": "answer"}}
+PENDING = "The answer appears here when the notebook has run to the end."
 
 
 def start(output_dir: str | Path, *, name: str | None = None) -> Path:
     """Create ``output_dir``, enable offline charts and return the folder as a Path."""
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    for stale in ("results.json", "headlines.json"):  # a re-run must not add to the last one's
+    for stale in ("results.json", "headlines.json", "answer.json"):  # a re-run must not add to the last one's
         (out / stale).unlink(missing_ok=True)
-    _current.update(out=out, tables=[], name=name)
+    _current.update(out=out, tables=[], name=name, answer=None, rests_on=None, headlines=[], display_id=None)
     offline.enable(reset=True)
+    _show_answer(first=True)
     return out
 
 
@@ -43,10 +57,11 @@ def output_dir() -> Path:
     return _current["out"]
 
 
-def save_table(df: Any, name: str) -> Path:
+def save_table(df: Any, name: str) -> None:
     """Write a polars frame as ``<name>.csv`` (and ``<name>.parquet``) into the output folder.
 
-    Nested columns (lists, structs) are JSON-encoded in the CSV only.
+    Nested columns (lists, structs) are JSON-encoded in the CSV only.  Returns
+    nothing, so that a cell ending with it shows no output (no path repr).
     """
     import polars as pl
 
@@ -62,7 +77,6 @@ def save_table(df: Any, name: str) -> Path:
     flat.write_csv(out / f"{name}.csv")
     if name not in _current["tables"]:
         _current["tables"].append(name)
-    return out / f"{name}.csv"
 
 
 def write_results(results: Any, *, notebook: str | None = None) -> None:
@@ -83,9 +97,93 @@ def write_results(results: Any, *, notebook: str | None = None) -> None:
 
 
 def headline(text: str) -> None:
-    """Record a one-line headline finding for the index page (kept in headlines.json)."""
-    out = output_dir()
-    path = out / "headlines.json"
-    items = json.loads(path.read_text()) if path.exists() else []
-    items.append(str(text))
-    path.write_text(json.dumps(items, indent=2) + "\n")
+    """Record a one-line finding (numbers, interval) for the answer box and the index page."""
+    _current["headlines"].append(str(text))
+    _publish()
+
+
+def answer(text: str, *, rests_on: str | None = None) -> None:
+    """Set the notebook's decision: one or two sentences with numbers and interval.
+
+    Parameters
+    ----------
+    text
+        The answer, e.g. "Give the encoder 4 cores or at least 8, not 5-7: at 6 cores it is
+        34% slower than at 4 (95% CI 13% to 60%)."
+    rests_on
+        What the answer rests on, e.g. "16 runs, 1-2 per limit, published sweep".
+    """
+    _current["answer"] = str(text)
+    _current["rests_on"] = str(rests_on) if rests_on else None
+    _publish()
+
+
+def answer_document() -> dict[str, Any]:
+    """``{"answer", "rests_on", "headlines"}``: ``answer.json`` holds the first two, ``headlines.json`` the list."""
+    return {"answer": _current["answer"], "rests_on": _current["rests_on"], "headlines": list(_current["headlines"])}
+
+
+def answer_markdown(doc: dict[str, Any]) -> str:
+    """The answer box as markdown (a block quote).
+
+    >>> print(answer_markdown({"answer": "Give it 4 cores.", "rests_on": "16 runs", "headlines": ["a"]}))
+    > **Answer.** Give it 4 cores.
+    >
+    > - a
+    >
+    > *Rests on:* 16 runs
+    """
+    lead = doc.get("answer")
+    heads = list(doc.get("headlines") or [])
+    if not lead and not heads:
+        return f"> **Answer.** {PENDING}"
+    lines = [f"> **Answer.** {lead}"] if lead else []
+    if heads:
+        lines += [">"] if lines else []
+        lines += [f"> - {h}" for h in heads]
+    if doc.get("rests_on"):
+        lines += [">", f"> *Rests on:* {doc['rests_on']}"]
+    return "\n".join(lines)
+
+
+def _publish() -> None:
+    out, doc = output_dir(), answer_document()
+    (out / "headlines.json").write_text(json.dumps(doc["headlines"], indent=2) + "\n")
+    if doc["answer"]:
+        (out / "answer.json").write_text(json.dumps({"answer": doc["answer"], "rests_on": doc["rests_on"]},
+                                                    indent=2) + "\n")
+    _show_answer()
+
+
+def _show_answer(*, first: bool = False) -> None:
+    """Show (``first``) or update the answer box at the top of the notebook's output."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display, update_display
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    bundle = {"text/markdown": answer_markdown(answer_document())}
+    if first:
+        import uuid
+
+        _current["display_id"] = f"tl-answer-{uuid.uuid4().hex[:12]}"
+        display(bundle, raw=True, metadata=ANSWER_METADATA, display_id=_current["display_id"])
+    elif _current["display_id"]:
+        update_display(bundle, raw=True, metadata=ANSWER_METADATA, display_id=_current["display_id"])
+
+
+def read_answer(folder: Path) -> dict[str, Any]:
+    """The answer a notebook left in ``folder``: ``answer.json`` and ``headlines.json`` (either may be missing)."""
+    def load(name: str, default: Any) -> Any:
+        try:
+            return json.loads((Path(folder) / name).read_text())
+        except (OSError, ValueError):
+            return default
+
+    heads = load("headlines.json", [])
+    ans = load("answer.json", {})
+    ans = ans if isinstance(ans, dict) else {}
+    return {"answer": ans.get("answer"), "rests_on": ans.get("rests_on"),
+            "headlines": [str(h) for h in heads] if isinstance(heads, list) else []}

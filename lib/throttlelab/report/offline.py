@@ -5,6 +5,10 @@ per page, in the first chart's output; every chart then emits only a ``<div>``
 and a small script calling ``vegaEmbed`` on its spec.  Interactive (tooltips)
 and offline, in JupyterLab and in nbconvert's HTML alike.
 
+Each chart output also carries its Vega-Lite spec (:data:`VEGALITE_MIME`) and
+is marked ``{"throttlelab": {"role": "chart"}}`` in its metadata, so that the
+study runner can add a static PNG beside it (:mod:`throttlelab.report.static_charts`).
+
 ``enable()`` registers and activates the ``throttlelab`` altair renderer.
 """
 
@@ -18,6 +22,9 @@ import uuid
 from typing import Any
 
 RENDERER = "throttlelab"
+#: Mime type of the spec carried beside the HTML (the Vega-Lite major of the installed altair).
+VEGALITE_MIME = "application/vnd.vegalite.v6+json"
+CHART_METADATA = {"throttlelab": {"role": "chart"}}
 _state = {"bundle_emitted": False}
 _ids = itertools.count(1)
 
@@ -57,10 +64,18 @@ def chart_html(spec: dict, *, with_bundle: bool, title: str | None = None) -> st
     return "".join(parts)
 
 
-def _render(spec: dict, **_: Any) -> dict[str, str]:
+def _render(spec: dict, **_: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     with_bundle = not _state["bundle_emitted"]
     _state["bundle_emitted"] = True
-    return {"text/html": chart_html(spec, with_bundle=with_bundle)}
+    return ({"text/html": chart_html(spec, with_bundle=with_bundle), VEGALITE_MIME: spec,
+             "text/plain": f"Chart: {_title(spec) or 'untitled'}"}, CHART_METADATA)
+
+
+def _title(spec: dict) -> str:
+    t = spec.get("title")
+    if isinstance(t, dict):
+        t = t.get("text")
+    return " ".join(t) if isinstance(t, list) else str(t or "")
 
 
 def enable(*, reset: bool = False) -> None:

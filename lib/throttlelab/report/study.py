@@ -18,6 +18,10 @@ The keys are those of :class:`StudyFile` (unknown keys are errors naming the fil
 Relative paths (the notebook, and parameters whose value is a relative path
 that exists) are resolved against the project root: the nearest folder above
 the study file that holds ``pyproject.toml`` (else the study file's folder).
+
+Anything not understood is an error naming the file and line: a key that is
+not one of the above, and a parameter that the notebook does not define (the
+message lists the notebook's parameters, read with ``papermill.inspect_notebook``).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from typing import Any
 
 from pydantic import Field
 
-from throttlelab.config_file import ConfigModel, SimpleName, config_error, read_yaml, validate
+from throttlelab.config_file import ConfigModel, SimpleName, config_error, read_yaml, validate, where
 from throttlelab.errors import SpecError
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -130,9 +134,55 @@ def load_study(path: str | Path, *, _depth: int = 0) -> Study:
             raise config_error(path, lines, ("runs", i, "notebook"), f"{raw.notebook!r} not found under {root}")
         if "output_dir" in raw.parameters:
             raise config_error(path, lines, ("runs", i, "parameters", "output_dir"), "is set by the runner")
+        for pname in raw.parameters:
+            check_parameter(nb_path, pname, f"{where(path, lines, ('runs', i, 'parameters', pname))}: "
+                                            f"key 'runs[{i}].parameters.{pname}'")
         requires = [raw.requires] if isinstance(raw.requires, str) else list(raw.requires)
         runs.append(NotebookRun(raw.name, nb_path, raw.title or raw.name, dict(raw.parameters), tuple(requires)))
     return Study(name, model.title or name, model.description, path, root, tuple(runs))
+
+
+def with_parameters(study: Study, parameters: dict[str, Any]) -> Study:
+    """``study`` with ``parameters`` (from the command line) set in every run.
+
+    Raises
+    ------
+    SpecError
+        When a run's notebook does not define one of them (the message lists its parameters).
+    """
+    if not parameters:
+        return study
+    if "output_dir" in parameters:
+        raise SpecError("command line: -p output_dir is set by the runner (use --reports)")
+    runs = []
+    for r in study.runs:
+        for name in parameters:
+            check_parameter(r.notebook, name, f"command line: -p {name} (run {r.name})")
+        runs.append(NotebookRun(r.name, r.notebook, r.title, {**r.parameters, **parameters}, r.requires))
+    return Study(study.name, study.title, study.description, study.path, study.root, tuple(runs))
+
+
+def notebook_parameters(notebook: Path) -> dict[str, dict[str, Any]]:
+    """The parameters a notebook defines (its cell tagged ``parameters``), by name."""
+    import papermill as pm
+
+    return dict(pm.inspect_notebook(str(notebook)))
+
+
+def check_parameter(notebook: Path, name: str, where: str) -> None:
+    """Raise :class:`SpecError` at ``where`` unless ``notebook`` defines parameter ``name``.
+
+    The message lists the notebook's parameters (with their defaults) and the closest match.
+    """
+    import difflib
+
+    known = notebook_parameters(notebook)
+    if name in known:
+        return
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    listing = ", ".join(f"{k}={v.get('default')}" for k, v in known.items() if k != "output_dir") or "none"
+    raise SpecError(f"{where}: {notebook.name} has no parameter {name!r}{hint}; its parameters: {listing}")
 
 
 def _name(value: Any, path: Path, key: str) -> str:

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from throttlelab.report import html_export, provenance, requirements
+from throttlelab.report import html_export, provenance, requirements, static_charts
 from throttlelab.report.execute import execute_notebook
+from throttlelab.report.notebook import read_answer
 from throttlelab.report.study import NotebookRun, Study
 
 
@@ -78,7 +79,7 @@ def input_paths(params: dict[str, Any]) -> list[Path]:
 
 
 def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], log: TextIO | None = None,
-            position: int = 0) -> RunOutcome:
+            position: int = 0, verbose: bool = False) -> RunOutcome:
     """Execute one run into ``folder`` (emptied first) and write its report."""
     if folder.exists():
         shutil.rmtree(folder)
@@ -96,14 +97,16 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
         _write_run_json(folder, run, "skipped", 0.0, None, reason, run_prov)
         return RunOutcome(run.name, "skipped", 0.0, None, reason, folder)
     ex = execute_notebook(run.notebook, folder / "notebook.ipynb", {**params, "output_dir": str(folder)},
-                          cwd=run.notebook.parent)
+                          cwd=run.notebook.parent, verbose=verbose)
     status = "ok" if ex.ok else "failed"
-    header = html_export.header_html(run.title, status, ex.error, run_prov)
+    answer = read_answer(folder)
+    header = html_export.header_html(run.title, status, ex.error, run_prov, answer)
     try:
         html_export.export_html(ex.output_notebook, folder / "report.html", header=header)
     except Exception as exc:  # a report must exist even when conversion fails
         status, error = "failed", f"HTML export failed: {type(exc).__name__}: {exc}"
-        (folder / "report.html").write_text(f"<!DOCTYPE html><meta charset=utf-8>{html_export.header_html(run.title, status, error, run_prov)}")
+        (folder / "report.html").write_text(
+            f"<!DOCTYPE html><meta charset=utf-8>{html_export.header_html(run.title, status, error, run_prov, answer)}")
         ex = type(ex)(False, ex.seconds, ex.kernel_start_seconds, error, ex.output_notebook)
     _write_run_json(folder, run, status, ex.seconds, ex.kernel_start_seconds, ex.error, run_prov)
     return RunOutcome(run.name, status, ex.seconds, ex.kernel_start_seconds, ex.error, folder)
@@ -114,7 +117,8 @@ def default_inputs(root: Path) -> list[Path]:
     return sorted(published.glob("*.csv")) if published.is_dir() else []
 
 
-def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = sys.stderr) -> StudyOutcome:
+def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = sys.stderr,
+              verbose: bool = False, progress: bool | None = None) -> StudyOutcome:
     """Run every notebook of ``study``; failures are reported, the others go on.
 
     Parameters
@@ -123,6 +127,14 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
         Notebooks executed at once (each in its own kernel).  Runs that need
         the local cgroup backend always run alone, after the others, so that
         their timings are not disturbed by the study itself.
+    log
+        Where progress goes: a progress bar over the notebooks (elapsed, time
+        left) and one line per finished notebook with its answer.
+    verbose
+        Also a line when each notebook starts, every headline, and the
+        kernels' own log messages.
+    progress
+        Show the progress bar (default: when ``log`` is a terminal).
     """
     from throttlelab.report.index import write_index
 
@@ -134,50 +146,127 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
     shared = [r for r in study.runs if not alone & set(r.requires)]
     exclusive = [r for r in study.runs if alone & set(r.requires)]
     results: dict[str, RunOutcome] = {}
+    bar = _ProgressBar(n, study.name, log, enabled=_isatty(log) if progress is None else progress)
 
     def start(run: NotebookRun) -> None:
-        print(f"[{order[run.name]}/{n}] {study.name}/{run.name} ({run.notebook.name}) ...", file=log, flush=True)
+        if verbose:
+            bar.write(f"[{order[run.name]}/{n}] {study.name}/{run.name} ({run.notebook.name}) ...")
 
     def done(out: RunOutcome) -> None:
-        detail = f" - {out.error}" if out.error else ""
-        print(f"[{order[out.name]}/{n}] {study.name}/{out.name}: {out.status} in {out.seconds:.1f} s{detail}",
-              file=log, flush=True)
         results[out.name] = out
+        downloadable_notebook(out.folder / "notebook.ipynb")
+        bar.write(finished_line(out, order[out.name], n, study.name, verbose=verbose))
+        bar.update()
 
-    if jobs > 1 and len(shared) > 1:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor, as_completed
+    try:
+        if jobs > 1 and len(shared) > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = {}
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                futures = {}
+                for run in shared:
+                    start(run)
+                    futures[pool.submit(run_one, run, study, reports_dir / study.name / run.name, prov, None,
+                                        order[run.name], verbose)] = run
+                for fut in as_completed(futures):
+                    done(fut.result())
+        else:
             for run in shared:
                 start(run)
-                futures[pool.submit(run_one, run, study, reports_dir / study.name / run.name, prov, None, order[run.name])] = run
-            for fut in as_completed(futures):
-                done(fut.result())
-    else:
-        for run in shared:
+                done(run_one(run, study, reports_dir / study.name / run.name, prov, log, order[run.name], verbose))
+        for run in exclusive:
             start(run)
-            done(run_one(run, study, reports_dir / study.name / run.name, prov, log, order[run.name]))
-    for run in exclusive:
-        start(run)
-        done(run_one(run, study, reports_dir / study.name / run.name, prov, log, order[run.name]))
+            done(run_one(run, study, reports_dir / study.name / run.name, prov, log, order[run.name], verbose))
+    finally:
+        bar.close()
     outcomes = tuple(results[r.name] for r in study.runs)
     index = write_index(reports_dir)
     failed = tuple(o.name for o in outcomes if o.status == "failed")
     return StudyOutcome(study.name, outcomes, time.perf_counter() - t0, index, failed)
 
 
+def downloadable_notebook(executed: Path) -> None:
+    """Give the executed notebook a PNG beside each chart and drop the script HTML (the report is written).
+
+    Runs in the study's own process: vl_convert's runtime threads do not survive a fork.
+    """
+    if executed.exists():
+        static_charts.add_static_images(executed)
+        static_charts.for_download(executed)
+
+
+def finished_line(out: RunOutcome, position: int, n: int, study: str, *, verbose: bool = False) -> str:
+    """One line for a finished notebook: status, time and its answer (or why it has none).
+
+    >>> o = RunOutcome("cpu", "ok", 12.34, None, None, Path("/nonexistent"))
+    >>> finished_line(o, 2, 6, "published")
+    '[2/6] ok      published/cpu  12 s  (no answer recorded)'
+    """
+    head = f"[{position}/{n}] {out.status:<7} {study}/{out.name}  {out.seconds:.0f} s  "
+    if out.status != "ok":
+        return head + (out.error or "")
+    doc = read_answer(out.folder)
+    lines = [doc["answer"] or (doc["headlines"][0] if doc["headlines"] else "(no answer recorded)")]
+    if verbose:
+        lines += [f"    - {h}" for h in doc["headlines"]]
+    return head + "\n".join(lines)
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _ProgressBar:
+    """A tqdm bar over the notebooks, refreshed every second so elapsed and time left keep moving."""
+
+    def __init__(self, total: int, name: str, log: TextIO, *, enabled: bool) -> None:
+        import threading
+
+        self.log, self.bar, self._stop = log, None, threading.Event()
+        if enabled:
+            import shutil
+
+            from tqdm import tqdm
+
+            width = shutil.get_terminal_size((100, 24)).columns or 100
+            self.bar = tqdm(total=total, desc=name, unit="notebook", file=log, ncols=min(width, 120), leave=True,
+                            bar_format="{desc}: {n_fmt}/{total_fmt} notebooks |{bar}| {elapsed} elapsed, ~{remaining} left")
+            threading.Thread(target=self._tick, daemon=True).start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1.0):
+            self.bar.refresh()
+
+    def write(self, text: str) -> None:
+        if self.bar is not None:
+            self.bar.write(text, file=self.log)
+        else:
+            print(text, file=self.log, flush=True)
+
+    def update(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self.bar is not None:
+            self.bar.close()
+
+
 def _write_run_json(folder: Path, run: NotebookRun, status: str, seconds: float,
                     kernel_s: float | None, error: str | None, prov: dict[str, Any]) -> None:
-    headlines_path = folder / "headlines.json"
-    headlines = json.loads(headlines_path.read_text()) if headlines_path.exists() else []
+    answer = read_answer(folder)
     doc = {
         "name": run.name, "title": run.title, "study_title": prov.get("study_title"),
         "position": prov.get("position", 0),
         "status": status, "error": error,
         "seconds": round(seconds, 3), "kernel_start_seconds": kernel_s,
-        "headlines": headlines, "report": "report.html" if status != "skipped" else None,
+        "answer": answer["answer"], "rests_on": answer["rests_on"],
+        "headlines": answer["headlines"], "report": "report.html" if status != "skipped" else None,
         "provenance": prov,
     }
     (folder / "run.json").write_text(json.dumps(doc, indent=2, default=str) + "\n")

@@ -2,8 +2,9 @@
 
 Every function takes tidy polars frames (as the analysis functions return
 them) and returns an altair chart with a title, axis titles with units and
-tooltips.  Colours of %-changes follow the semaphore wiki: blue = better
-(faster), red = worse (slower).
+tooltips.  Colours of %-changes: blue = better (faster), orange = worse
+(slower), on a scale centred at zero (colour-blind safe, unlike the wiki's red/blue).
+Categorical loads are ordered by number, not as text.
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-BETTER_WORSE = alt.Scale(scheme="redblue", domainMid=0, reverse=True)
+from throttlelab.report.charts.style import DIVERGING, numeric_order, zero_centred
+
+
+def better_worse(values) -> alt.Scale:
+    """Diverging colour scale for %-changes, symmetric around zero (blue = faster)."""
+    return alt.Scale(scheme=DIVERGING, domain=zero_centred(values), domainMid=0)
 
 
 def _clean(df: pl.DataFrame) -> pl.DataFrame:
@@ -25,35 +31,43 @@ def _clean(df: pl.DataFrame) -> pl.DataFrame:
 def response_vs_contention(points: pl.DataFrame, *, y: str = "mean_ms", low: str | None = None, high: str | None = None,
                            color: str = "load", x: str = "contention", curves: pl.DataFrame | None = None,
                            knees: pl.DataFrame | None = None, title: str = "Response time vs neighbour CPU share",
-                           y_title: str = "mean response time (ms)") -> alt.LayerChart:
+                           y_title: str = "mean response time (ms)", color_title: str | None = None) -> alt.LayerChart:
     """Points (and intervals) of a response-time statistic per contention share, one colour per ``color``.
 
     ``curves`` (columns ``x``, ``y``, ``color``) are drawn as lines (fitted models);
     ``knees`` (columns ``knee``, ``knee_low``, ``knee_high``, ``color``) as vertical rules with a band.
     """
-    df = _clean(points).with_columns((pl.col(x) * 100).alias("share_pct"), pl.col(color).cast(pl.String).alias("series"))
+    legend = color_title or color
+    df = _clean(points).with_columns((pl.col(x) * 100).alias("share_pct"), _series(pl.col(color)))
     enc_x = alt.X("share_pct:Q", title="neighbour CPU share of the machine (%)")
-    tips = [alt.Tooltip("share_pct:Q", title="share (%)", format=".0f"), alt.Tooltip("series:N", title=color),
+    tips = [alt.Tooltip("share_pct:Q", title="share (%)", format=".0f"), alt.Tooltip("series:N", title=legend),
             alt.Tooltip(f"{y}:Q", title=y_title, format=".3g")]
-    base = alt.Chart(df).encode(x=enc_x, color=alt.Color("series:N", title=color))
+    order = numeric_order(df["series"].to_list())
+    base = alt.Chart(df).encode(x=enc_x, color=alt.Color("series:N", title=legend, sort=order,
+                                                         scale=alt.Scale(domain=order)))
     layers = [base.mark_point(filled=True, size=60).encode(y=alt.Y(f"{y}:Q", title=y_title), tooltip=tips)]
     if low and high:
         layers.append(base.mark_errorbar().encode(y=alt.Y(f"{low}:Q", title=y_title), y2=f"{high}:Q"))
     if curves is not None and curves.height:
-        c = _clean(curves).with_columns((pl.col("x") * 100).alias("share_pct"), pl.col("color").cast(pl.String).alias("series"))
+        c = _clean(curves).with_columns((pl.col("x") * 100).alias("share_pct"), _series(pl.col("color")))
         layers.append(alt.Chart(c).mark_line(strokeDash=[4, 3]).encode(
             x="share_pct:Q", y="y:Q", color="series:N", detail="series:N",
-            tooltip=[alt.Tooltip("series:N", title=color), alt.Tooltip("y:Q", title="fitted", format=".3g")]))
+            tooltip=[alt.Tooltip("series:N", title=legend), alt.Tooltip("y:Q", title="fitted", format=".3g")]))
     if knees is not None and knees.height:
         k = _clean(knees).filter(pl.col("knee").is_not_null()).with_columns(*[pl.col(c) * 100 for c in ("knee", "knee_low", "knee_high")],
-                               pl.col("color").cast(pl.String).alias("series"))
+                               _series(pl.col("color")))
         layers.append(alt.Chart(k).mark_rect(opacity=0.12).encode(x="knee_low:Q", x2="knee_high:Q", color="series:N"))
         layers.append(alt.Chart(k).mark_rule(strokeWidth=2).encode(
             x="knee:Q", color="series:N",
-            tooltip=[alt.Tooltip("series:N", title=color), alt.Tooltip("knee:Q", title="knee (%)", format=".0f"),
+            tooltip=[alt.Tooltip("series:N", title=legend), alt.Tooltip("knee:Q", title="knee (%)", format=".0f"),
                      alt.Tooltip("knee_low:Q", title="low (%)", format=".0f"),
                      alt.Tooltip("knee_high:Q", title="high (%)", format=".0f")]))
     return alt.layer(*layers).properties(title=title, width=520, height=300)
+
+
+def _series(col: pl.Expr) -> pl.Expr:
+    """A legend label: text, with whole numbers shown without ``.0`` (``"5.0"`` -> ``"5"``)."""
+    return col.cast(pl.String).str.replace(r"^(-?\d+)\.0+$", "${1}").alias("series")
 
 
 def fitted_curves(fits: dict, groups: list[tuple[str, float | None]], x_max: float = 0.75, n: int = 60) -> pl.DataFrame:
@@ -70,19 +84,21 @@ def fitted_curves(fits: dict, groups: list[tuple[str, float | None]], x_max: flo
     return pl.DataFrame(rows, schema={"x": pl.Float64, "y": pl.Float64, "color": pl.String, "model": pl.String})
 
 
-def percent_change_heatmap(table: pl.DataFrame, *, title: str = "Change with the semaphore (blue = faster, red = slower)",
+def percent_change_heatmap(table: pl.DataFrame, *, title: str = "Change with the semaphore (blue = faster, orange = slower)",
                            load_title: str = "virtual users") -> alt.Chart:
     """%-change per stage x load, one panel per statistic (long table of
     :func:`throttlelab.analysis.concurrency.percent_change_table`)."""
     df = _clean(table).with_columns(pl.col("percent_change").round(1).alias("pct"),
                             pl.col("load").cast(pl.Int64).cast(pl.String).alias("load_label"))
     stages = [s for s in ("embedding", "categories", "duplicates", "quality", "score", "total") if s in df["stage"]]
-    enc = dict(x=alt.X("load_label:O", title=load_title, sort=None), y=alt.Y("stage:N", title="stage", sort=stages))
+    enc = dict(x=alt.X("load_label:O", title=load_title, sort=numeric_order(df["load_label"].to_list()),
+                       axis=alt.Axis(labelAngle=0)), y=alt.Y("stage:N", title="stage", sort=stages))
     tips = [alt.Tooltip("stage:N"), alt.Tooltip("load_label:O", title=load_title), alt.Tooltip("stat:N"),
             alt.Tooltip("base_seconds:Q", title="before (s)", format=".3g"),
             alt.Tooltip("other_seconds:Q", title="after (s)", format=".3g"),
             alt.Tooltip("pct:Q", title="change (%)", format="+.1f")]
-    rect = alt.Chart().mark_rect().encode(**enc, color=alt.Color("pct:Q", title="change (%)", scale=BETTER_WORSE),
+    rect = alt.Chart().mark_rect().encode(**enc, color=alt.Color("pct:Q", title="change (%)",
+                                                                 scale=better_worse(df["pct"].to_list())),
                                           tooltip=tips)
     text = alt.Chart().mark_text(fontSize=10).encode(
         **enc, text=alt.Text("pct:Q", format="+.1f"),

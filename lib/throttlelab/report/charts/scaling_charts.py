@@ -9,6 +9,7 @@ import polars as pl
 from throttlelab.analysis.response_metric import ResponseMetric
 
 from throttlelab.analysis.scaling import ScalingFit
+from throttlelab.report.charts.style import fitted_domain
 
 
 def cost_title(metric: ResponseMetric) -> str:
@@ -41,9 +42,15 @@ def scaling_chart(runs: pl.DataFrame, fits: list[ScalingFit], *, title: str, met
         "limit_label", pl.col("limit_x").alias("cores"), pl.col("wall_seconds").alias("seconds"),
         *[c for c in ("experiment", "run_id") if c in runs.columns],
     )
-    x = alt.X("cores:Q", scale=alt.Scale(type="log"), title="CPU limit (cores, log scale)")
+    x_scale = alt.Scale(type="log", domain=fitted_domain(pts["cores"], log=True), nice=False)
+    y_values = list(pts["seconds"])
+    if fits and pts.height:
+        fitted = fit_curves(fits, float(pts["cores"].min()), float(pts["cores"].max()))
+        y_values += [v for v in fitted.filter(pl.col("model") == fits[0].model)["seconds"]]
+    y_scale = alt.Scale(type="log", domain=fitted_domain(y_values, log=True), nice=False)
+    x = alt.X("cores:Q", scale=x_scale, title="CPU limit (cores, log scale)")
     y_title = "wall time (s, log scale)" if metric is None or metric.name == "wall_seconds" else cost_title(metric)
-    y = alt.Y("seconds:Q", scale=alt.Scale(type="log"), title=y_title)
+    y = alt.Y("seconds:Q", scale=y_scale, title=y_title)
     tips = [alt.Tooltip("limit_label:N", title="limit"), alt.Tooltip("seconds:Q", format=".2f", title="wall (s)")]
     tips += [alt.Tooltip(f"{c}:N") for c in ("experiment", "run_id") if c in pts.columns]
     layers = [alt.Chart(pts).mark_point(filled=True, size=60, color="black").encode(x, y, tooltip=tips)]
@@ -52,8 +59,9 @@ def scaling_chart(runs: pl.DataFrame, fits: list[ScalingFit], *, title: str, met
         best = fits[0].model
         band = curves.filter((pl.col("model") == best) & pl.col("low").is_not_nan())
         if band.height:
-            layers.insert(0, alt.Chart(band).mark_area(opacity=0.2).encode(
-                x, alt.Y("low:Q", scale=alt.Scale(type="log"), title=y_title), alt.Y2("high:Q"),
+            band = band.with_columns(pl.col("low").clip(y_scale.domain[0]), pl.col("high").clip(upper_bound=y_scale.domain[1]))
+            layers.insert(0, alt.Chart(band).mark_area(opacity=0.2, clip=True).encode(
+                x, alt.Y("low:Q", scale=y_scale, title=y_title), alt.Y2("high:Q"),
                 tooltip=[alt.Tooltip("model:N"), alt.Tooltip("cores:Q", format=".2f"),
                          alt.Tooltip("low:Q", format=".2f", title="band low (s)"),
                          alt.Tooltip("high:Q", format=".2f", title="band high (s)")]))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from throttlelab.report.charts.style import numeric_order
+
 
 def limit_wall_chart(runs: pl.DataFrame, *, title: str = "Wall time by CPU limit and thread count") -> alt.LayerChart:
     """Each run (points) and the median per limit and thread count (lines).
@@ -24,7 +26,7 @@ def limit_wall_chart(runs: pl.DataFrame, *, title: str = "Wall time by CPU limit
              "nr_throttled")
     med = df.group_by("cores", "limit", "threads").agg(c("wall_seconds").median().alias("median_wall_seconds"))
     x = alt.X("cores:Q", scale=alt.Scale(type="log"), title="CPU limit (cores, log scale; rightmost = unlimited)")
-    color = alt.Color("threads:N", title="threads")
+    color = alt.Color("threads:N", title="threads", sort=numeric_order(df["threads"].cast(pl.String).to_list()))
     points = alt.Chart(df).mark_point(filled=True, opacity=0.6).encode(
         x, alt.Y("wall_seconds:Q", title="wall time (s)"), color,
         tooltip=[alt.Tooltip("run_id:N"), alt.Tooltip("limit:N"), alt.Tooltip("threads:N"),

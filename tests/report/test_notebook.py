@@ -1,0 +1,47 @@
+"""The notebook API: tables and results saved, the answer box shown first and updated in place."""
+
+import json
+
+import polars as pl
+
+from throttlelab.report import notebook as tn
+from throttlelab.report.html_export import answer_html
+
+
+def test_answer_and_headlines_are_saved_and_read_back(tmp_path):
+    out = tn.start(tmp_path / "out", name="t")
+    assert tn.save_table(pl.DataFrame({"a": [1]}), "t") is None, "no path repr when a cell ends with save_table"
+    tn.headline("6000m is 34% slower than 4000m (95% CI 13% to 60%)")
+    tn.answer("Give it 4 cores or at least 8, not 5-7.", rests_on="16 runs, 1-2 per limit")
+    assert json.loads((out / "headlines.json").read_text()) == ["6000m is 34% slower than 4000m (95% CI 13% to 60%)"]
+    doc = tn.read_answer(out)
+    assert doc == {"answer": "Give it 4 cores or at least 8, not 5-7.", "rests_on": "16 runs, 1-2 per limit",
+                   "headlines": ["6000m is 34% slower than 4000m (95% CI 13% to 60%)"]}
+    tn.start(out, name="t")  # a re-run starts from nothing
+    assert tn.read_answer(out) == {"answer": None, "rests_on": None, "headlines": []}
+
+
+def test_answer_box_html_escapes_and_says_when_there_is_none():
+    box = answer_html({"answer": "<b>4 cores</b> with `auto`", "rests_on": "3 runs", "headlines": ["x"]})
+    assert box.startswith('<section class="answer"') and "&lt;b&gt;" in box and "<code>auto</code>" in box
+    assert "No answer" in answer_html({}) and "No answer" in answer_html(None, status="failed", error="boom")
+
+
+def test_notebook_shows_the_answer_first_and_updates_it_in_place(tmp_path):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    published = []
+    shell.display_pub.publish = lambda data, metadata=None, transient=None, update=False, **kw: published.append(
+        (data, metadata, (transient or {}).get("display_id"), update))
+    try:
+        tn.start(tmp_path, name="t")
+        tn.headline("a finding with 3 numbers")
+        tn.answer("the decision", rests_on="n runs")
+    finally:
+        InteractiveShell.clear_instance()
+    first, *updates = published
+    assert first[0]["text/markdown"] == f"> **Answer.** {tn.PENDING}" and first[1] == tn.ANSWER_METADATA
+    assert not first[3] and all(u[3] and u[2] == first[2] for u in updates)
+    assert updates[-1][0]["text/markdown"].startswith("> **Answer.** the decision")
+    assert "> *Rests on:* n runs" in updates[-1][0]["text/markdown"]
