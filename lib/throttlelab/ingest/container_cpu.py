@@ -89,8 +89,8 @@ def choose_step(window_s: float, min_step_s: float = 60.0) -> float:
     (120.0, 60.0, 15.0)
     """
     need = window_s / (MAX_POINTS - 1)
-    unit = 60.0 if min_step_s >= 60 else min_step_s
-    return max(min_step_s, math.ceil(need / unit) * unit)
+    unit = 60.0 if min_step_s >= 60 else float(min_step_s)
+    return float(max(min_step_s, math.ceil(need / unit) * unit))
 
 
 def _matchers(namespace: str | None, labels: dict[str, str]) -> str:
