@@ -85,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         kinds[s.pod.split("-")[0]] = kinds.get(s.pod.split("-")[0], 0) + 1
     print("mixture:", ", ".join(f"{k} {v}" for k, v in kinds.items()))
     if not (cache / "done").exists():
+        print("backfill: generating and backfilling (once; about 1 h on a busy 2-core machine, 24 GB of temporary text)",
+              flush=True)
         shutil.rmtree(cache, ignore_errors=True)
         t0 = time.perf_counter()
         lines = backfill(specs, cache / "tsdb", start=START, hours=args.days * 24, scrape_s=args.scrape, work_dir=cache / "work")
