@@ -52,6 +52,17 @@ def bench_specs(n: int, seed: int = 7) -> list[ContainerSpec]:
     return out
 
 
+def _server_cpu(url: str) -> float:
+    """The server's own ``process_cpu_seconds_total`` (from its /metrics)."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"{url}/metrics", timeout=30) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("process_cpu_seconds_total "):
+                return float(line.split()[1])
+    return float("nan")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--containers", type=int, default=500)
@@ -74,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         kinds[s.pod.split("-")[0]] = kinds.get(s.pod.split("-")[0], 0) + 1
     print("mixture:", ", ".join(f"{k} {v}" for k, v in kinds.items()))
     if not (cache / "done").exists():
+        print("backfill: generating and backfilling (once; about 1 h on a busy 2-core machine, 24 GB of temporary text)",
+              flush=True)
         shutil.rmtree(cache, ignore_errors=True)
         t0 = time.perf_counter()
         lines = backfill(specs, cache / "tsdb", start=START, hours=args.days * 24, scrape_s=args.scrape, work_dir=cache / "work")
@@ -85,12 +98,16 @@ def main(argv: list[str] | None = None) -> int:
     end = START + args.days * 86400
     with LocalPrometheus(cache / "tsdb", timeout=300) as prom:
         for rnd in range(1, args.rounds + 1):
-            api = PrometheusAPI(prom.url, timeout=120)
+            api = PrometheusAPI(prom.url, timeout=300)
+            s0, c0 = _server_cpu(prom.url), time.process_time()
             t0 = time.perf_counter()
             f = fetch_containers(api, window_s=args.days * 86400, end=end, namespace="bench")
             t1 = time.perf_counter()
             recs = rightsize_all(f.containers, Settings())
             t2 = time.perf_counter()
+            s1, c1 = _server_cpu(prom.url), time.process_time()
+            print(f"round {rnd}: CPU seconds: Prometheus {s1 - s0:.1f}, this process {c1 - c0:.1f} "
+                  f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
             points = sum(int(np.isfinite(c.usage).sum()) for c in f.containers) * 4
             decisions = {}
             for r in recs:

@@ -98,3 +98,12 @@ def test_html_report_draws_offline_in_chromium(capsys, tmp_path):
     assert rc == 0
     check = check_page(dest, screenshot=tmp_path / "rec.png")
     assert check.charts == 11 and check.ok, check  # 6 distributions + 5 throttled-ratio charts (no-limit has none)
+
+
+@pytest.mark.prometheus
+def test_selector_by_pod_label_through_kube_pod_labels(capsys, live):
+    """label_app is exported by kube-state-metrics on kube_pod_labels only: matching it needs the join."""
+    rc, out, _ = _run(capsys, *live, "--format", "json", "--selector", "app=api")
+    assert rc == 0 and [r["pod"] for r in json.loads(out)] == ["starved-0"]
+    rc, _, err = _run(capsys, *live, "--format", "json", "--selector", "app=nothing-has-this")
+    assert rc == 2 and "no container_cpu_usage_seconds_total series" in err

@@ -6,7 +6,7 @@
 >>> c = ContainerCPU("ns", "p", "c", 0.5, 1.0, "cadvisor", 60.0, t, np.array([0.2, 0.4, np.nan, 0.6]),
 ...                  np.zeros(4), np.full(4, 10.0), np.array([0.0, 1.0, np.nan, 5.0]))
 >>> throttled_ratio_frame(c, window_s=120)["throttled_ratio"].to_list()
-[0.0, 0.25]
+[0.05, 0.25]
 """
 
 from __future__ import annotations

@@ -195,6 +195,9 @@ def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s
     base = f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}"'
     ksm = f'{base},resource="cpu",unit="core"'
     gauges = []
+    if kube_state_metrics:  # the pod's Kubernetes labels (label_app = the container's name)
+        gauges.append(("kube_pod_labels", f'namespace="{spec.namespace}",pod="{spec.pod}",label_app="{spec.container}"',
+                       1.0, "g"))
     if kube_state_metrics and spec.request is not None:
         gauges.append(("kube_pod_container_resource_requests", ksm, spec.request, "g"))
     if kube_state_metrics and spec.limit is not None:

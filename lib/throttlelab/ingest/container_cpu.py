@@ -89,8 +89,8 @@ def choose_step(window_s: float, min_step_s: float = 60.0) -> float:
     (120.0, 60.0, 15.0)
     """
     need = window_s / (MAX_POINTS - 1)
-    unit = 60.0 if min_step_s >= 60 else min_step_s
-    return max(min_step_s, math.ceil(need / unit) * unit)
+    unit = 60.0 if min_step_s >= 60 else float(min_step_s)
+    return float(max(min_step_s, math.ceil(need / unit) * unit))
 
 
 def _matchers(namespace: str | None, labels: dict[str, str]) -> str:
@@ -172,11 +172,17 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                f" / last_over_time(container_spec_cpu_period{{{m}}}[{w}]))")
     p95_q = (f"quantile_over_time(0.95, (sum by ({BY}) (rate({COUNTERS['throttled_periods']}{{{m}}}[5m]))"
              f" / sum by ({BY}) (rate({COUNTERS['periods']}{{{m}}}[5m]) > 0))[{w}:5m])")
-    promql += [req_q, lim_q, quota_q, p95_q]
+    promql += [req_q, lim_q]
     requests = api.query_values(req_q, time=end)
     limits = api.query_values(lim_q, time=end)
-    quotas = api.query_values(quota_q, time=end) if len(limits) < len(keys) else {}
-    p95 = api.query_values(p95_q, time=end)
+    quotas = {}
+    if not requests and not limits:  # no kube-state-metrics: cAdvisor's quota / period
+        promql.append(quota_q)
+        quotas = api.query_values(quota_q, time=end)
+    p95 = None
+    if 300 % step != 0:  # 5-minute windows are not whole steps: let the server compute them
+        promql.append(p95_q)
+        p95 = api.query_values(p95_q, time=end)
     grid = np.arange(start + step, end + step / 2, step)
     out = []
     for key in sorted(keys):
@@ -187,6 +193,7 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
             idx = np.clip(np.rint((t - grid[0]) / step).astype(np.int64), 0, len(grid) - 1)
             a[idx] = v
             arrays[name] = a
+        ratio_p95 = p95.get(key) if p95 is not None else _p95_5m(arrays, step)
         if key in limits:
             limit, source = limits[key], "kube-state-metrics"
         elif key in quotas:
@@ -196,5 +203,18 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         out.append(ContainerCPU(*key, request_cores=requests.get(key), limit_cores=limit, limit_source=source,
                                 step_s=step, times=grid, usage=arrays["usage"],
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
-                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=p95.get(key)))
+                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=ratio_p95))
     return Fetch(out, start, end, step, api.queries - q0, promql)
+
+
+def _p95_5m(arrays: dict[str, np.ndarray], step: float) -> float | None:
+    """p95 over 5-minute windows of the throttled-period ratio, from steps that divide 5 minutes."""
+    k = int(round(300 / step))
+    per, thr = arrays["periods"], arrays["throttled_periods"]
+    n = len(per) // k * k
+    if n == 0 or not np.isfinite(per).any():
+        return None
+    p = np.nansum(per[:n].reshape(-1, k), 1)
+    t = np.nansum(thr[:n].reshape(-1, k), 1)
+    ok = p > 0
+    return float(np.quantile(t[ok] / p[ok], 0.95)) if ok.any() else None
