@@ -139,7 +139,7 @@ if timed.height:
               rests_on=f"{ok.height} measured runs ok, {sweep.replicates} replicate(s) per point, "
                        f"backend {sweep.backend}")
 else:
-    tn.answer(f"No answer yet: no run of {sweep.name} finished here" + (f" ({skipped_reason})." if skipped_reason else "."),
+    tn.answer(f"Not measured yet: no run of {sweep.name} finished here" + (f" ({skipped_reason})." if skipped_reason else "."),
               rests_on=f"{runs.height} stored runs")
 tn.write_results({
     "experiment": sweep.name,
