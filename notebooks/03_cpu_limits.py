@@ -80,8 +80,8 @@ groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_toler
 # 95% bootstrap band (shaded). **How to read it:** a straight line of slope -1 is perfect scaling (twice the CPU, half
 # the time); flattening means extra CPU buys little; points far above the curve are limits where the run did worse than
 # any smooth model allows (candidate dead zones, tested below). Unlimited runs sit at the machine's core count when it
-# is known. Parameter intervals are profile-likelihood intervals (simulated coverage 93-97% at 95%, where the earlier
-# residual-bootstrap percentiles gave 83% for the quota model; `bench/bench_stats.py`); a parameter that ends on its
+# is known. Parameter intervals are profile-likelihood intervals (simulated coverage 94-96% at 95%, where the earlier
+# residual-bootstrap percentiles gave 88-89%; `bench/bench_stats.py`); a parameter that ends on its
 # bound, or an interval that reaches one, is listed under the chart and in `results.json` (`warnings`).
 
 # %%
