@@ -29,8 +29,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"settings: reps={reps} (dead zones, quantiles), {5 * reps} (comparisons); 8 limits 1..8 cores, quota curve "
           f"10/min(c,4)+2; comparisons: 100 requests per run, lognormal sd 0.5 within runs; n_sim=1000; seed=0")
     table = battery(reps=reps, seed=0, n_sim=1000)
-    with pl.Config(tbl_rows=60, tbl_cols=12, tbl_width_chars=220, float_precision=3):
-        print(table.drop("reps"))
+    old = pl.coalesce([pl.col(c) for c in ("request_level_mann_whitney_rejects", "bootstrap_percentile_coverage",
+                                           "naive_best_of_many_rejects") if c in table.columns])
+    show = table.select(
+        pl.concat_str("analysis", pl.lit(": "), "scenario").alias("scenario"),
+        pl.when(pl.col("false_alarm").is_not_null()).then(pl.lit("false alarm")).when(pl.col("power").is_not_null())
+        .then(pl.lit("power")).otherwise(pl.lit("")).alias("rate_of"),
+        pl.coalesce("false_alarm", "power").round(3).alias("rate"), pl.col("mc_se").round(3),
+        pl.col("coverage").round(3), pl.col("coverage_se").round(3), pl.col("too_few_to_decide").round(3).alias("too_few"),
+        old.round(3).alias("old_method"))
+    with pl.Config(tbl_rows=60, tbl_cols=10, tbl_width_chars=200, fmt_str_lengths=70, tbl_hide_dataframe_shape=True,
+                   tbl_hide_column_data_types=True):
+        print(show)
+    print("old_method: what the earlier method gave on the same data (request-level Mann-Whitney rejection rate; "
+          "residual-bootstrap percentile coverage; naive best-of-many t-test rejection rate)")
     nulls = table.filter(pl.col("false_alarm").is_not_null())
     bad = nulls.filter(pl.col("false_alarm") > 0.05 + 2 * pl.col("mc_se"))
     cov = table.filter(pl.col("coverage").is_not_null() & (pl.col("coverage") < 0.90))

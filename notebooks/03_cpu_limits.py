@@ -33,7 +33,7 @@ machine_cores: float = 0.0  # host cores, used as the position of 'unlimited' in
 threshold_pct: float = 5.0  # practical threshold: a dead zone is at least this much slower (%) than the best lower limit
 knee_tolerance_pct: float = 10.0  # knee is the smallest limit within this % of the best time
 alpha: float = 0.05  # family-wise error rate of the dead-zone tests, per group
-prior_cv: float = 0.20  # run-to-run noise assumed when no limit has replicates (15-25% on shared machines)
+prior_cv: float = 0.20  # noise assumed for the expected-time interval when no limit has replicates (no verdict uses it: then "too few to decide")
 n_boot: int = 200  # bootstrap refits per scaling model (intervals and bands)
 n_sim: int = 20000  # Monte-Carlo draws for the dead-zone null distributions
 seed: int = 0  # seed of every resampling
@@ -90,8 +90,8 @@ groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_toler
 # the time); flattening means extra CPU buys little; points far above the curve are limits where the run did worse than
 # any smooth model allows (candidate dead zones, tested below). Unlimited runs sit at the machine's core count when it
 # is known. For a metric other than wall time the y axis is its cost (throughput: seconds per request, 1 / throughput).
-# Parameter intervals are profile-likelihood intervals (simulated coverage 93-97% at 95%, where the earlier
-# residual-bootstrap percentiles gave 83% for the quota model; `bench/bench_stats.py`); a parameter that ends on its
+# Parameter intervals are profile-likelihood intervals (simulated coverage 94-96% at 95%, where the earlier
+# residual-bootstrap percentiles gave 88-89%; `bench/bench_stats.py`); a parameter that ends on its
 # bound, or an interval that reaches one, is listed under the chart and in `results.json` (`warnings`).
 
 # %%

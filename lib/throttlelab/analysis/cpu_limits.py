@@ -217,13 +217,15 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
         out.append(
             f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (simultaneous {100 * (1 - analysis.alpha):.0f}% "
             f"bounds {ci.low:+.1f}% to {ci.high:+.1f}%), "
-            f"adjusted p = {t.p_value:.3f} (Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
+            f"adjusted p = {t.p_value:.3f} (Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}"
+            + (f" (slower, but by less than the {analysis.threshold_pct:g}% threshold)."
+               if t.verdict == "not a dead zone" and ci.low > 0 else ".")
         )
     for z in analysis.zones:
         out.append(
             f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "
-            f"up to {z.slowdown_pct:+.1f}% (95% CI {z.slowdown_ci_pct.low:+.1f}% to {z.slowdown_ci_pct.high:+.1f}%) "
-            f"slower than {z.baseline_label}, p = {z.p_value:.3f}."
+            f"up to {z.slowdown_pct:+.1f}% (simultaneous bounds {z.slowdown_ci_pct.low:+.1f}% to "
+            f"{z.slowdown_ci_pct.high:+.1f}%) slower than {z.baseline_label}, max-T adjusted p = {z.p_value:.3f}."
         )
     return out
 

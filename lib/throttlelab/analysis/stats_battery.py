@@ -172,16 +172,19 @@ def quantile_rows(reps: int, seed: int) -> list[dict]:
         for stat in ("p50", "p95", "p99"):
             q = float(stat[1:]) / 100
             truth = math.exp(0.5 * __import__("scipy").stats.norm.ppf(q))
-            cov = given = 0
+            cov = given = boot = 0
             for _ in range(reps):
-                e = quantile_interval(np.exp(0.5 * rng.standard_normal(n)), stat)
+                x = np.exp(0.5 * rng.standard_normal(n))
+                e = quantile_interval(x, stat)
                 if e.low is not None:
                     given += 1
                     cov += e.low <= truth <= e.high
+                b = np.quantile(x[rng.integers(0, n, (200, n))], q, axis=1)  # the earlier percentile bootstrap
+                boot += np.quantile(b, 0.025) <= truth <= np.quantile(b, 0.975)
             c, se = _rate(cov, given)
             out.append({"analysis": "quantile interval", "scenario": f"{stat}, n={n}, lognormal", "reps": reps,
                         "coverage": c if given else None, "coverage_se": se if given else None,
-                        "too_few_to_decide": 1 - given / reps})
+                        "too_few_to_decide": 1 - given / reps, "bootstrap_percentile_coverage": boot / reps})
     return out
 
 
