@@ -71,6 +71,7 @@ RUNS = _table(
     Column("system_seconds", pl.Float64, "system CPU time of the workload (s)"),
     Column("node", pl.String, "node (host or Kubernetes node) the run ran on"),
     Column("monitor_log", pl.String, "path of the run's monitor log, relative to the run store"),
+    Column("chosen_because", pl.String, "adaptive sweeps: why this run was chosen, in run order; null in a full grid"),
 )
 
 SAMPLES = _table(

@@ -87,6 +87,7 @@ class Backend(Protocol):
 _REGISTRY: dict[str, str | Callable[[], Backend]] = {
     "local": "throttlelab.experiment.local:LocalBackend",
     "kubernetes": "throttlelab.experiment.kubernetes:KubernetesBackend",
+    "simulated": "throttlelab.experiment.simulated:SimulatedBackend",
 }
 
 

@@ -23,6 +23,16 @@ A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
       - {share: 0, workers: 0}
       - {share: 0.5, workers: 2}
     data_root: data/raw
+    design: grid                  # grid (every cell x replicates) | adaptive
+    adaptive:                     # with design: adaptive (all optional)
+      confidence: 0.95            # stop when every decision is this sure ...
+      budget: null                # ... or after this many runs (default: half the grid)
+      knee_tolerance_pct: 10      # knee: smallest limit within this % of the best
+      dead_zone_threshold_pct: 10 # dead zone: this % slower than a smaller limit
+      resolution_pct: 5           # differences below this are ties
+
+With ``design: adaptive`` the runs are chosen one at a time where a decision
+is still uncertain (:mod:`~throttlelab.experiment.adaptive`).
 
 :func:`load_spec` reads and validates a file (every problem is a
 :class:`~throttlelab.errors.SpecError` naming the file and the key; the values'
@@ -45,9 +55,11 @@ from pathlib import Path
 from typing import Any
 
 from throttlelab.errors import SpecError
+from throttlelab.experiment.adaptive_decisions import AdaptiveSettings
 from throttlelab.experiment.plan import Contention, RunPlan, Workload, plan_runs
 from throttlelab.experiment.spec_values import (
     is_int,
+    parse_adaptive,
     parse_contention,
     parse_int,
     parse_limits,
@@ -56,13 +68,14 @@ from throttlelab.experiment.spec_values import (
     parse_workload,
 )
 
-BACKENDS = ("local", "kubernetes")
+BACKENDS = ("local", "kubernetes", "simulated")
+DESIGNS = ("grid", "adaptive")
 MIN_SAMPLING_INTERVAL_S = 0.1
 
 _KNOWN_KEYS = {
     "name", "experiment", "backend", "workload", "limits", "threads", "replicates", "warmup",
     "cooldown_s", "order", "seed", "timeout_s", "period_us", "burst_us", "sampling_interval_s",
-    "contention", "data_root", "description", *BACKENDS,
+    "contention", "data_root", "description", "design", "adaptive", *BACKENDS,
 }
 
 
@@ -90,6 +103,8 @@ class SweepSpec:
     sampling_interval_s: float = 1.0
     contention: tuple[Contention, ...] = (Contention(),)
     data_root: Path = Path("data/raw")
+    design: str = "grid"
+    adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
     source: Path | None = field(default=None, compare=False)
 
     @property
@@ -142,6 +157,9 @@ class SweepSpec:
             "contention": [{"share": c.share, "workers": c.workers} for c in self.contention],
             "data_root": str(self.data_root),
         }
+        if self.design != "grid":
+            out["design"] = self.design
+            out["adaptive"] = dataclasses.asdict(self.adaptive)
         return out
 
 
@@ -235,11 +253,26 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None) -> SweepSpe
         kw["order"] = doc["order"]
     if "contention" in doc:
         kw["contention"] = parse_contention(doc["contention"], fail)
+    if "design" in doc:
+        if doc["design"] not in DESIGNS:
+            raise fail("design", f"must be one of {', '.join(DESIGNS)}, got {doc['design']!r}")
+        kw["design"] = doc["design"]
+    if doc.get("adaptive") is not None:
+        kw["adaptive"] = parse_adaptive(doc["adaptive"], fail)
+    if backend == "simulated":
+        from throttlelab.experiment.simulated import truth_from_options
+
+        truth_from_options(opts, where)
     if "data_root" in doc:
         if not isinstance(doc["data_root"], (str, Path)):
             raise fail("data_root", "must be a folder path")
         kw["data_root"] = Path(doc["data_root"])
-    return SweepSpec(**kw)
+    spec = SweepSpec(**kw)
+    cells = len(spec.limits) * len(spec.threads) * len(spec.contention)
+    if spec.design == "adaptive" and spec.adaptive.budget is not None and spec.adaptive.budget < cells:
+        raise fail("adaptive.budget", f"must be at least the number of cells ({cells}): the initial design "
+                                      "runs every cell once")
+    return spec
 
 
 def spec_from(value: str | Path | Mapping[str, Any] | SweepSpec, **overrides: Any) -> SweepSpec:

@@ -1,0 +1,199 @@
+"""Adaptive sweeps (``design: adaptive``): choose each next run where a decision is still uncertain.
+
+The design, given the runs already stored (so it resumes like a grid sweep):
+
+1. warm-up runs as the grid would do them (``warmup``);
+2. the initial design: every cell (contention x limit x threads) once, in a
+   seeded random order;
+3. then, one run at a time, at the cell where a run removes the most doubt:
+   the summed doubt (``1 - confidence``) of the open decisions
+   (:mod:`~throttlelab.experiment.adaptive_decisions`) it is pivotal for, per
+   usable run it already has; a cell stops at ``max_replicates`` runs;
+4. it stops when every decision is resolved, when the budget is spent
+   (default: half the full grid's runs, at least one per cell), or when no
+   open decision can get another run.
+
+Each run's row records why it was chosen (``chosen_because``).  Run ids are
+the grid's ids (``replicate`` = how many runs the cell already had), so a grid
+and an adaptive sweep of the same spec share their runs.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from throttlelab.experiment.adaptive_decisions import Cell, Decision, Layout, cell_label, decide
+from throttlelab.experiment.plan import Contention, RunPlan, make_run_id
+
+if TYPE_CHECKING:
+    from throttlelab.experiment.spec import SweepSpec
+
+MAX_FAILURES_PER_CELL = 3
+
+
+@dataclass
+class AdaptiveStatus:
+    """Where an adaptive sweep stands: its decisions and why it stopped (or did not yet)."""
+
+    decisions: list[Decision] | None
+    runs_used: int
+    budget: int
+    grid_runs: int
+    finished: bool
+    stop_reason: str
+    open: list[Decision] = field(default_factory=list)
+
+
+class AdaptiveDesign:
+    """The sequential design of one spec (see the module docstring).
+
+    Parameters
+    ----------
+    spec
+        A spec with ``design: adaptive``.
+    runs
+        The experiment's stored runs table (rows of other specs are ignored).
+    """
+
+    def __init__(self, spec: SweepSpec, runs: pl.DataFrame | None = None):
+        self.spec = spec
+        self.settings = spec.adaptive
+        self.layout = Layout.of([c.share for c in spec.contention], spec.limits, spec.threads)
+        self._contention = {c.share: c for c in spec.contention}
+        self.hash = spec.config_hash()
+        self.grid_runs = len(self.layout.cells) * spec.replicates
+        self.budget = self.settings.budget or max(-(-self.grid_runs // 2), len(self.layout.cells))
+        self.max_replicates = self.settings.max_replicates or 3 * spec.replicates
+        self.attempts: dict[Cell, int] = {c: 0 for c in self.layout.cells}
+        self.failures: dict[Cell, int] = {c: 0 for c in self.layout.cells}
+        self.times: dict[Cell, list[float]] = {c: [] for c in self.layout.cells}
+        self.warmups_done: set[str] = set()
+        self._cache: list[Decision] | None = None
+        self._stale = True
+        if runs is not None:
+            for row in runs.iter_rows(named=True):
+                self.record(row)
+
+    # -- recording ---------------------------------------------------------
+    def record(self, row: dict) -> None:
+        """Count one stored or finished run (rows of other configurations are ignored)."""
+        if not str(row.get("run_id", "")).endswith(f"-{self.hash}"):
+            return
+        if row.get("warmup"):
+            self.warmups_done.add(row["run_id"])
+            return
+        cell = (float(row.get("contention") or 0.0), row.get("cpu_limit_cores"), str(row.get("threads")))
+        cell = next((c for c in self.layout.cells if _same(c, cell)), None)
+        if cell is None:
+            return
+        self.attempts[cell] += 1
+        if row.get("status") == "ok" and row.get("wall_seconds"):
+            self.times[cell].append(float(row["wall_seconds"]))
+        else:
+            self.failures[cell] += 1
+        self._stale = True
+
+    @property
+    def runs_used(self) -> int:
+        """Measured runs of this spec so far (failed ones included)."""
+        return sum(self.attempts.values())
+
+    def decisions(self) -> list[Decision] | None:
+        """The current decisions (``None`` before every cell has a usable run)."""
+        if self._stale:
+            self._cache = decide(self.times, self.layout, self.settings, seed=self.spec.seed)
+            self._stale = False
+        return self._cache
+
+    # -- choosing ----------------------------------------------------------
+    def next_run(self) -> tuple[RunPlan, str] | None:
+        """The next run and why it was chosen, or ``None`` when the sweep is finished."""
+        for i in range(self.spec.warmup):
+            cell = self._initial_order()[i % len(self.layout.cells)]
+            plan = self._plan(cell, i, warmup=True)
+            if plan.run_id not in self.warmups_done:
+                return plan, f"warm-up {i + 1} of {self.spec.warmup} (not analysed)"
+        if self.runs_used >= self.budget:
+            return None
+        missing = [c for c in self._initial_order() if not self.times[c] and self.failures[c] < MAX_FAILURES_PER_CELL]
+        if missing:
+            done = len(self.layout.cells) - len(missing)
+            return self._plan(missing[0]), f"initial design: every cell once ({done + 1} of {len(self.layout.cells)})"
+        if any(not self.times[c] for c in self.layout.cells):
+            return None
+        decisions = self.decisions() or []
+        best = self._best_cell([d for d in decisions if not d.resolved])
+        if best is None:
+            return None
+        cell, d = best
+        why = (f"{d.subject}: '{d.answer}' at {d.confidence:.0%} < {self.settings.confidence:.0%}"
+               if d.confidence < self.settings.confidence else
+               f"{d.subject}: '{d.answer}' at {d.confidence:.0%} needs {self.settings.min_replicates} runs")
+        return self._plan(cell), f"{why}; {cell_label(cell)} had {len(self.times[cell])} run(s)"
+
+    def status(self) -> AdaptiveStatus:
+        """The decisions so far and whether (and why) the design has stopped."""
+        decisions = self.decisions() if all(self.times[c] for c in self.layout.cells) else None
+        nxt = self.next_run()
+        warm_left = nxt is not None and nxt[0].warmup
+        if nxt is not None:
+            reason = "running" if self.runs_used else "not started"
+        elif self.runs_used >= self.budget:
+            reason = f"run budget spent ({self.runs_used} of {self.budget} runs)"
+        elif decisions is None:
+            reason = "some cells failed repeatedly: nothing decided"
+        elif all(d.resolved for d in decisions):
+            reason = f"every decision reached {self.settings.confidence:.0%}"
+        else:
+            reason = f"the open decisions' cells reached {self.max_replicates} runs each"
+        open_ = [d for d in decisions or [] if not d.resolved]
+        return AdaptiveStatus(decisions, self.runs_used, self.budget, self.grid_runs,
+                              nxt is None and not warm_left, reason, open_)
+
+    def _best_cell(self, open_: list[Decision]) -> tuple[Cell, Decision] | None:
+        """The cell whose next run removes the most doubt, and the most doubtful decision it serves.
+
+        A cell's score is the doubt (``1 - confidence``) of the open decisions it
+        is pivotal for, divided by its usable runs: a run halves the variance of a
+        cell's mean at 1 run, but changes it little at 6.  Cells with
+        ``max_replicates`` runs (or too many failures) get no more.
+        """
+        score: dict[Cell, float] = {}
+        worst: dict[Cell, Decision] = {}
+        for d in open_:
+            doubt = 1 - d.confidence if d.confidence < self.settings.confidence else 0.01
+            for c in d.pivotal:
+                if self.attempts[c] >= self.max_replicates or self.failures[c] >= MAX_FAILURES_PER_CELL:
+                    continue
+                score[c] = score.get(c, 0.0) + doubt / max(len(self.times[c]), 1)
+                if c not in worst or d.confidence < worst[c].confidence:
+                    worst[c] = d
+        if not score:
+            return None
+        cell = max(self.layout.cells, key=lambda c: score.get(c, -1.0))
+        return cell, worst[cell]
+
+    def _initial_order(self) -> list[Cell]:
+        cells = list(self.layout.cells)
+        random.Random(self.spec.seed).shuffle(cells)
+        return cells
+
+    def _plan(self, cell: Cell, replicate: int | None = None, *, warmup: bool = False) -> RunPlan:
+        share, limit, threads = cell
+        con = self._contention.get(share, Contention())
+        rep = self.attempts[cell] if replicate is None else replicate
+        s = self.spec
+        return RunPlan(experiment=s.name, run_id=make_run_id(limit, threads, con, rep, warmup, self.hash),
+                       order=self.runs_used, limit_cores=limit, threads=threads, contention=con, replicate=rep,
+                       warmup=warmup, period_us=s.period_us, burst_us=s.burst_us, workload=s.workload,
+                       timeout_s=s.timeout_s, sampling_interval_s=s.sampling_interval_s,
+                       backend_options=s.backend_options)
+
+
+def _same(a: Cell, b: Cell) -> bool:
+    return (abs(a[0] - b[0]) < 1e-9 and a[2] == b[2]
+            and (a[1] is None) == (b[1] is None) and (a[1] is None or abs(a[1] - b[1]) < 1e-9))

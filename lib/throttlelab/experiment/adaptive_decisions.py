@@ -1,0 +1,287 @@
+"""The decisions an adaptive sweep resolves (knee, dead zones, best thread counts) from run-level data.
+
+Self-contained (numpy and scipy only) so the sweep runner can use it without
+the analysis layer; the benchmark and the sweep report analyse full grids and
+adaptive sweeps with this same code.
+
+The run is the experimental unit: each run contributes one value, the log of
+its wall time.  Per cell (contention, limit, threads):
+
+* runs more than ``3.5`` pooled standard deviations from the cell's median are
+  set aside as outlying runs (cells of 3 runs or more; at least 2 are kept);
+* the noise level is the cell's own standard deviation shrunk towards a pooled,
+  robust one (a median of the cells' variances; 4 prior degrees of freedom), so
+  noise may grow with the limit, and a single run borrows the pooled noise;
+* the posterior of the cell's mean log time is Student-t (flat prior).
+
+Decisions, per contention level, on the *envelope* (the best thread count's
+time at each limit); ``r = log(1 + resolution_pct/100)`` is the indifference
+zone: differences smaller than the resolution are ties, either answer counts:
+
+``knee``
+    The smallest limit within ``knee_tolerance_pct`` of the best limit's time.
+    A limit is an acceptable answer if its time is within ``tolerance + r`` of
+    the best and every smaller limit is slower than ``tolerance - r``.
+``dead_zone`` (each limit above the smallest)
+    ``yes`` if the limit is more than ``dead_zone_threshold_pct`` slower than
+    the best smaller limit; acceptable ``yes`` above ``threshold - r``, ``no``
+    below ``threshold + r``.
+``best_threads`` (each limit, when there are several thread counts)
+    The fastest thread count; acceptable: within ``r`` of the fastest.
+
+The *confidence* of an answer is its posterior probability of being acceptable
+(Monte Carlo over ``draws`` joint draws of all cell means); the answer given is
+the most probable one.  A decision is *resolved* when its confidence reaches
+``confidence`` and each of its pivotal cells (those its answer hinges on) has
+``min_replicates`` usable runs.  The same acceptability rule applied to the
+true means gives the ground truth's acceptable answers (:func:`acceptable_answers`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+Cell = tuple[float, "float | None", str]
+"""``(contention share, limit in cores or None = unlimited, threads)``."""
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """The spec's ``adaptive:`` mapping (all optional)."""
+
+    confidence: float = 0.95
+    budget: int | None = None  # runs; None: half the full grid (cells x replicates), at least one per cell
+    knee_tolerance_pct: float = 10.0
+    dead_zone_threshold_pct: float = 10.0
+    resolution_pct: float = 10.0
+    min_replicates: int = 2
+    max_replicates: int | None = None  # per cell; None: 3 x the spec's replicates
+    prior_cv: float = 0.15
+    draws: int = 2000
+
+
+@dataclass(frozen=True)
+class CellStats:
+    """Run-level summary of one cell."""
+
+    cell: Cell
+    runs: int  # ok runs
+    used: int  # after setting outlying runs aside
+    mean_log: float
+    sd_log: float  # shrunk towards the pooled sd
+    df: float
+
+    @property
+    def seconds(self) -> float:
+        """Geometric mean wall time of the used runs."""
+        return math.exp(self.mean_log)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision: its answer, confidence, and whether it is resolved."""
+
+    kind: str  # knee | dead_zone | best_threads
+    contention: float
+    limit: float | None  # the limit it is about (knee: None)
+    answer: str
+    confidence: float
+    resolved: bool
+    pivotal: tuple[Cell, ...]
+    runs_to_decide: int | None = None  # open decisions: rough runs per pivotal cell that would decide it
+
+    @property
+    def subject(self) -> str:
+        """``'knee'``, ``'dead zone at 1.5'``, ``'threads at 2'`` (with ``' | contention 0.5'``)."""
+        base = {"knee": "knee", "dead_zone": f"dead zone at {limit_label(self.limit)}",
+                "best_threads": f"threads at {limit_label(self.limit)}"}[self.kind]
+        return base + (f" | contention {self.contention:g}" if self.contention else "")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The grid's axes: contention levels, limits (unlimited last) and thread counts."""
+
+    contentions: tuple[float, ...]
+    limits: tuple[float | None, ...]
+    threads: tuple[str, ...]
+
+    @classmethod
+    def of(cls, contentions: Sequence[float], limits: Sequence[float | None], threads: Sequence[str]) -> Layout:
+        lims = sorted(dict.fromkeys(limits), key=lambda v: math.inf if v is None else v)
+        return cls(tuple(sorted(dict.fromkeys(contentions))), tuple(lims), tuple(dict.fromkeys(threads)))
+
+    @property
+    def cells(self) -> list[Cell]:
+        return [(c, lim, t) for c in self.contentions for lim in self.limits for t in self.threads]
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return len(self.contentions), len(self.limits), len(self.threads)
+
+
+def limit_label(limit: float | None) -> str:
+    """``'1.5'`` or ``'unlimited'``."""
+    return "unlimited" if limit is None else f"{limit:g}"
+
+
+def cell_label(cell: Cell) -> str:
+    """``'1.5 cores x 4 threads'`` (with ``', contention 0.5'``)."""
+    c, lim, t = cell
+    return f"{limit_label(lim)} cores x {t} threads" + (f", contention {c:g}" if c else "")
+
+
+def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveSettings) -> dict[Cell, CellStats]:
+    """Per-cell run-level statistics of the log wall times (see the module docstring)."""
+    logs = {c: np.log(np.asarray([v for v in vals if v and v > 0], float)) for c, vals in observations.items()}
+    s0 = pooled_sd(logs.values(), settings.prior_cv)
+    nu0 = 4.0
+    out = {}
+    for cell, y in logs.items():
+        if y.size == 0:
+            continue
+        used = y
+        if y.size >= 3:
+            keep = np.abs(y - np.median(y)) <= 3.5 * s0
+            if keep.sum() >= 2:
+                used = y[keep]
+        n = used.size
+        s2 = float(np.var(used, ddof=1)) if n >= 2 else 0.0
+        sd = math.sqrt((nu0 * s0**2 + (n - 1) * s2) / (nu0 + n - 1))
+        out[cell] = CellStats(cell, int(y.size), int(n), float(used.mean()), sd, nu0 + n - 1)
+    return out
+
+
+def pooled_sd(logs: Sequence[np.ndarray] | object, prior_cv: float) -> float:
+    """Robust pooled run-to-run sd on the log scale: median of the cells' variances (chi-square corrected).
+
+    With no replicated cell it is the prior (``prior_cv``); the prior weighs as two cells.
+    """
+    ests = []
+    for y in logs:
+        if y.size >= 2:
+            df = y.size - 1
+            ests.append(float(np.var(y, ddof=1)) * df / stats.chi2.median(df))
+    prior = math.log1p(prior_cv) ** 2
+    if not ests:
+        return math.sqrt(prior)
+    k = len(ests)
+    return math.sqrt((2 * prior + k * float(np.median(ests))) / (2 + k))
+
+
+def _acceptable(x: np.ndarray, layout: Layout, settings: AdaptiveSettings) -> dict[tuple, np.ndarray]:
+    """Acceptable answers per decision for each draw: ``x`` is ``[draws, C, L, T]`` of log times.
+
+    Returns ``{(kind, c_index, l_index): bool array [draws, answers]}``; answers are
+    limit indices (knee), ``[yes, no]`` (dead zone) or thread indices.
+    """
+    r = math.log1p(settings.resolution_pct / 100)
+    tol = math.log1p(settings.knee_tolerance_pct / 100)
+    thr = math.log1p(settings.dead_zone_threshold_pct / 100)
+    env = x.min(axis=3)  # [S, C, L]
+    out: dict[tuple, np.ndarray] = {}
+    n_c, n_l, n_t = layout.shape
+    for ci in range(n_c):
+        e = env[:, ci, :]
+        best = e.min(axis=1, keepdims=True)
+        within = e <= best + tol + r
+        above = e > best + tol - r
+        prefix = np.cumprod(np.concatenate([np.ones((e.shape[0], 1), bool), above[:, :-1]], axis=1), axis=1)
+        out[("knee", ci, -1)] = within & prefix.astype(bool)
+        for li in range(1, n_l):
+            slow = e[:, li] - e[:, :li].min(axis=1)
+            out[("dead_zone", ci, li)] = np.stack([slow > thr - r, slow < thr + r], axis=1)
+        if n_t > 1:
+            for li in range(n_l):
+                xt = x[:, ci, li, :]
+                out[("best_threads", ci, li)] = xt <= xt.min(axis=1, keepdims=True) + r
+    return out
+
+
+def _answer_text(kind: str, index: int, layout: Layout) -> str:
+    if kind == "knee":
+        return limit_label(layout.limits[index])
+    if kind == "dead_zone":
+        return ("yes", "no")[index]
+    return layout.threads[index]
+
+
+def acceptable_answers(true_seconds: Mapping[Cell, float], layout: Layout,
+                       settings: AdaptiveSettings | None = None) -> dict[tuple[str, float, float | None], set[str]]:
+    """The answers the ground truth accepts, per decision ``(kind, contention, limit)``."""
+    settings = settings or AdaptiveSettings()
+    x = np.log(np.array([true_seconds[c] for c in layout.cells], float)).reshape(1, *layout.shape)
+    out = {}
+    for (kind, ci, li), acc in _acceptable(x, layout, settings).items():
+        key = (kind, layout.contentions[ci], None if li < 0 else layout.limits[li])
+        out[key] = {_answer_text(kind, a, layout) for a in np.nonzero(acc[0])[0]}
+    return out
+
+
+def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
+           settings: AdaptiveSettings | None = None, *, seed: int = 0) -> list[Decision] | None:
+    """Every decision with its answer and confidence; ``None`` while a cell has no usable run.
+
+    Parameters
+    ----------
+    observations
+        Wall times (s) of the ok, non-warm-up runs per cell.
+    layout
+        The grid (every cell must have a run before anything is decided).
+    seed
+        Seed of the Monte Carlo draws (the same data give the same confidences).
+    """
+    settings = settings or AdaptiveSettings()
+    st = cell_stats(observations, settings)
+    cells = layout.cells
+    if any(c not in st for c in cells):
+        return None
+    mean = np.array([st[c].mean_log for c in cells])
+    se = np.array([st[c].sd_log / math.sqrt(st[c].used) for c in cells])
+    df = np.array([st[c].df for c in cells])
+    rng = np.random.default_rng(seed)
+    x = mean + se * rng.standard_t(df, size=(settings.draws, len(cells)))
+    x = x.reshape(settings.draws, *layout.shape)
+    point = mean.reshape(1, *layout.shape)
+    decisions = []
+    for (kind, ci, li), acc in _acceptable(x, layout, settings).items():
+        prob = acc.mean(axis=0)
+        a = int(np.argmax(prob))
+        conf = float(prob[a])
+        piv = _pivotal(kind, ci, li, a, point[0], layout)
+        used = min(st[c].used for c in piv)
+        resolved = conf >= settings.confidence and used >= settings.min_replicates
+        need = None
+        if not resolved:
+            z_now = stats.norm.ppf(min(max(conf, 0.5), 1 - 1e-9))
+            z_goal = stats.norm.ppf(settings.confidence)
+            need = max(settings.min_replicates, math.ceil(used * (z_goal / z_now) ** 2)) if z_now > 0.1 else None
+        decisions.append(Decision(kind, layout.contentions[ci], None if li < 0 else layout.limits[li],
+                                  _answer_text(kind, a, layout), conf, resolved, piv, need))
+    return decisions
+
+
+def _pivotal(kind: str, ci: int, li: int, answer: int, point: np.ndarray, layout: Layout) -> tuple[Cell, ...]:
+    """The cells an answer hinges on (from the point estimates ``point[C, L, T]``)."""
+    c = layout.contentions[ci]
+    env_t = point[ci].argmin(axis=1)  # best thread index per limit
+    env = point[ci].min(axis=1)
+
+    def env_cell(lj: int) -> Cell:
+        return (c, layout.limits[lj], layout.threads[env_t[lj]])
+
+    if kind == "best_threads":
+        order = np.argsort(point[ci, li], kind="stable")
+        other = int(order[0] if order[0] != answer else order[1])
+        return ((c, layout.limits[li], layout.threads[answer]), (c, layout.limits[li], layout.threads[other]))
+    if kind == "dead_zone":
+        return (env_cell(li), env_cell(int(np.argmin(env[:li]))))
+    cells = [env_cell(answer), env_cell(int(np.argmin(env)))]
+    if answer > 0:
+        cells.append(env_cell(answer - 1))
+    return tuple(dict.fromkeys(cells))
