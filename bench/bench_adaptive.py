@@ -24,7 +24,7 @@ from collections import defaultdict
 KINDS = ("monotone", "knee", "dead_zone", "sweet_spot", "contention")
 LIMITS = [0.5, 1, 1.5, 2, 3, "unlimited"]
 THREADS = [1, 2, 4, 8]
-REPLICATES = 3
+REPLICATES = int(os.environ.get("BENCH_ADAPTIVE_REPLICATES", "3"))
 PER_KIND = int(os.environ.get("BENCH_ADAPTIVE_PER_KIND", "40"))
 
 

@@ -5,10 +5,11 @@ The design, given the runs already stored (so it resumes like a grid sweep):
 1. warm-up runs as the grid would do them (``warmup``);
 2. the initial design: every cell (contention x limit x threads) once, in a
    seeded random order;
-3. then, one run at a time, at the cell where a run removes the most doubt:
-   the summed doubt (``1 - confidence``) of the open decisions
-   (:mod:`~throttlelab.experiment.adaptive_decisions`) it is pivotal for, per
-   usable run it already has; a cell stops at ``max_replicates`` runs;
+3. then, one run at a time, at the cell where a run removes the most doubt
+   (:meth:`AdaptiveDesign._best_cell`): the open decisions'
+   (:mod:`~throttlelab.experiment.adaptive_decisions`) doubt weighted by how
+   much the cell sways each, per usable run it already has; a cell stops at
+   ``max_replicates`` runs;
 4. it stops when every decision is resolved, when the budget is spent
    (default: half the full grid's runs, at least one per cell), or when no
    open decision can get another run.
@@ -130,9 +131,9 @@ class AdaptiveDesign:
         if best is None:
             return None
         cell, d = best
-        why = (f"{d.subject}: '{d.answer}' at {d.confidence:.0%} < {self.settings.confidence:.0%}"
-               if d.confidence < self.settings.confidence else
-               f"{d.subject}: '{d.answer}' at {d.confidence:.0%} needs {self.settings.min_replicates} runs")
+        why = (f"{d.subject}: '{d.answer}' at {_pct(d.confidence)} < {_pct(d.target)}"
+               if d.confidence < d.target else
+               f"{d.subject}: '{d.answer}' at {_pct(d.confidence)} needs {self.settings.min_replicates} runs")
         return self._plan(cell), f"{why}; {cell_label(cell)} had {len(self.times[cell])} run(s)"
 
     def status(self) -> AdaptiveStatus:
@@ -147,7 +148,8 @@ class AdaptiveDesign:
         elif decisions is None:
             reason = "some cells failed repeatedly: nothing decided"
         elif all(d.resolved for d in decisions):
-            reason = f"every decision reached {self.settings.confidence:.0%}"
+            reason = (f"every decision reached its confidence ({self.settings.confidence:.0%} for all "
+                      f"{len(decisions)} together)")
         else:
             reason = f"the open decisions' cells reached {self.max_replicates} runs each"
         open_ = [d for d in decisions or [] if not d.resolved]
@@ -157,19 +159,28 @@ class AdaptiveDesign:
     def _best_cell(self, open_: list[Decision]) -> tuple[Cell, Decision] | None:
         """The cell whose next run removes the most doubt, and the most doubtful decision it serves.
 
-        A cell's score is the doubt (``1 - confidence``) of the open decisions it
-        is pivotal for, divided by its usable runs: a run halves the variance of a
-        cell's mean at 1 run, but changes it little at 6.  Cells with
-        ``max_replicates`` runs (or too many failures) get no more.
+        A cell's score sums, over the open decisions, the decision's doubt
+        (``1 - confidence``, at least 0.05) times the cell's influence on it (the
+        absolute correlation, over the posterior draws, between the cell's mean
+        and the answer being acceptable; 0.5 for a pivotal cell short of
+        ``min_replicates``), divided by the cell's usable runs: a run halves the
+        variance of a cell's mean at 1 run, but changes it little at 6.  Cells
+        with ``max_replicates`` runs (or too many failures) get no more.
         """
         score: dict[Cell, float] = {}
         worst: dict[Cell, Decision] = {}
         for d in open_:
-            doubt = 1 - d.confidence if d.confidence < self.settings.confidence else 0.01
+            doubt = max(1 - d.confidence, 0.05)  # short of runs but sure: an outlying run may hide
+            weights = dict(d.influence)
+            for c in d.contenders:
+                weights[c] = 1.0
             for c in d.pivotal:
+                if len(self.times[c]) < self.settings.min_replicates:
+                    weights[c] = max(weights.get(c, 0.0), 0.5)
+            for c, w in weights.items():
                 if self.attempts[c] >= self.max_replicates or self.failures[c] >= MAX_FAILURES_PER_CELL:
                     continue
-                score[c] = score.get(c, 0.0) + doubt / max(len(self.times[c]), 1)
+                score[c] = score.get(c, 0.0) + doubt * w / max(len(self.times[c]), 1)
                 if c not in worst or d.confidence < worst[c].confidence:
                     worst[c] = d
         if not score:
@@ -192,6 +203,11 @@ class AdaptiveDesign:
                        warmup=warmup, period_us=s.period_us, burst_us=s.burst_us, workload=s.workload,
                        timeout_s=s.timeout_s, sampling_interval_s=s.sampling_interval_s,
                        backend_options=s.backend_options)
+
+
+def _pct(p: float) -> str:
+    """``'97%'``, or ``'99.8%'`` when rounding to whole percents would hide the difference."""
+    return f"{p:.0%}" if p < 0.99 else f"{p:.1%}"
 
 
 def _same(a: Cell, b: Cell) -> bool:

@@ -12,7 +12,10 @@ its wall time.  Per cell (contention, limit, threads):
 * the noise level is the cell's own standard deviation shrunk towards a pooled,
   robust one (a median of the cells' variances; 4 prior degrees of freedom), so
   noise may grow with the limit, and a single run borrows the pooled noise;
-* the posterior of the cell's mean log time is Student-t (flat prior).
+* the posterior of the cell's mean log time is Student-t (flat prior); a cell
+  with a single run cannot tell whether that run was slowed by interference
+  (which only ever adds time), so with probability ``outlier_prior`` its mean
+  may lie up to 3x lower than the run says.
 
 Decisions, per contention level, on the *envelope* (the best thread count's
 time at each limit); ``r = log(1 + resolution_pct/100)`` is the indifference
@@ -31,9 +34,11 @@ zone: differences smaller than the resolution are ties, either answer counts:
 
 The *confidence* of an answer is its posterior probability of being acceptable
 (Monte Carlo over ``draws`` joint draws of all cell means); the answer given is
-the most probable one.  A decision is *resolved* when its confidence reaches
-``confidence`` and each of its pivotal cells (those its answer hinges on) has
-``min_replicates`` usable runs.  The same acceptability rule applied to the
+the most probable one.  ``confidence`` is family-wise: a decision is
+*resolved* when its confidence reaches ``1 - (1 - confidence) / m`` for the
+``m`` decisions of the sweep (Bonferroni: all are right together with at
+least ``confidence``) and each of its pivotal cells (those its answer hinges
+on) has ``min_replicates`` usable runs.  The same acceptability rule applied to the
 true means gives the ground truth's acceptable answers (:func:`acceptable_answers`).
 """
 
@@ -62,6 +67,7 @@ class AdaptiveSettings:
     min_replicates: int = 2
     max_replicates: int | None = None  # per cell; None: 3 x the spec's replicates
     prior_cv: float = 0.15
+    outlier_prior: float = 0.05  # chance that a lone run was slowed by interference (up to 3x)
     draws: int = 2000
 
 
@@ -94,6 +100,9 @@ class Decision:
     resolved: bool
     pivotal: tuple[Cell, ...]
     runs_to_decide: int | None = None  # open decisions: rough runs per pivotal cell that would decide it
+    target: float = 0.95  # the confidence this decision must reach (family-wise target / decisions)
+    influence: tuple[tuple[Cell, float], ...] = ()  # cells whose mean sways the answer most, |correlation|
+    contenders: tuple[Cell, ...] = ()  # cells of the answers with a posterior chance of at least 1%
 
     @property
     def subject(self) -> str:
@@ -137,14 +146,22 @@ def cell_label(cell: Cell) -> str:
 
 
 def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveSettings) -> dict[Cell, CellStats]:
-    """Per-cell run-level statistics of the log wall times (see the module docstring)."""
+    """Per-cell run-level statistics of the log wall times (see the module docstring).
+
+    The pooled noise is pooled per limit (noise grows with the limit), shrunk
+    towards the pooled noise of all cells, itself shrunk towards ``prior_cv``.
+    """
     logs = {c: np.log(np.asarray([v for v in vals if v and v > 0], float)) for c, vals in observations.items()}
-    s0 = pooled_sd(logs.values(), settings.prior_cv)
+    s_all = pooled_sd(logs.values(), settings.prior_cv)
+    by_limit: dict[float | None, float] = {}
+    for lim in {c[1] for c in logs}:
+        by_limit[lim] = pooled_sd([y for c, y in logs.items() if c[1] == lim], prior_sd=s_all)
     nu0 = 4.0
     out = {}
     for cell, y in logs.items():
         if y.size == 0:
             continue
+        s0 = by_limit[cell[1]]
         used = y
         if y.size >= 3:
             keep = np.abs(y - np.median(y)) <= 3.5 * s0
@@ -157,17 +174,24 @@ def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveS
     return out
 
 
-def pooled_sd(logs: Sequence[np.ndarray] | object, prior_cv: float) -> float:
+def pooled_sd(logs, prior_cv: float = 0.15, *, prior_sd: float | None = None) -> float:
     """Robust pooled run-to-run sd on the log scale: median of the cells' variances (chi-square corrected).
 
-    With no replicated cell it is the prior (``prior_cv``); the prior weighs as two cells.
+    With no replicated cell it is the prior (``prior_sd``, else ``log(1 + prior_cv)``);
+    the prior weighs as two cells.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(pooled_sd([np.log([1.0, 1.1]), np.log([2.0, 2.2, 2.1])], 0.15), 3)
+    0.101
     """
     ests = []
     for y in logs:
         if y.size >= 2:
             df = y.size - 1
             ests.append(float(np.var(y, ddof=1)) * df / stats.chi2.median(df))
-    prior = math.log1p(prior_cv) ** 2
+    prior = (prior_sd if prior_sd is not None else math.log1p(prior_cv)) ** 2
     if not ests:
         return math.sqrt(prior)
     k = len(ests)
@@ -246,24 +270,56 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
     df = np.array([st[c].df for c in cells])
     rng = np.random.default_rng(seed)
     x = mean + se * rng.standard_t(df, size=(settings.draws, len(cells)))
+    lone = np.array([st[c].used == 1 for c in cells])
+    if settings.outlier_prior > 0 and lone.any():
+        hit = (rng.random((settings.draws, len(cells))) < settings.outlier_prior) & lone
+        x -= hit * rng.uniform(0, math.log(3), size=hit.shape)
     x = x.reshape(settings.draws, *layout.shape)
     point = mean.reshape(1, *layout.shape)
+    flat = x.reshape(settings.draws, len(cells))
+    z = (flat - flat.mean(axis=0)) / np.maximum(flat.std(axis=0), 1e-12)
     decisions = []
-    for (kind, ci, li), acc in _acceptable(x, layout, settings).items():
+    acceptable = _acceptable(x, layout, settings)
+    target = family_target(settings.confidence, len(acceptable))
+    for (kind, ci, li), acc in acceptable.items():
         prob = acc.mean(axis=0)
         a = int(np.argmax(prob))
         conf = float(prob[a])
         piv = _pivotal(kind, ci, li, a, point[0], layout)
         used = min(st[c].used for c in piv)
-        resolved = conf >= settings.confidence and used >= settings.min_replicates
+        resolved = conf >= target and used >= settings.min_replicates
         need = None
         if not resolved:
             z_now = stats.norm.ppf(min(max(conf, 0.5), 1 - 1e-9))
-            z_goal = stats.norm.ppf(settings.confidence)
+            z_goal = stats.norm.ppf(target)
             need = max(settings.min_replicates, math.ceil(used * (z_goal / z_now) ** 2)) if z_now > 0.1 else None
+        infl: tuple[tuple[Cell, float], ...] = ()
+        if not resolved:
+            ok = acc[:, a].astype(float)
+            corr = np.abs((ok - ok.mean()) @ z) / (settings.draws * max(float(ok.std()), 1e-12))
+            top = np.argsort(-corr)[:4]
+            infl = tuple((cells[i], float(corr[i])) for i in top if corr[i] > 0.02)
+        cont: tuple[Cell, ...] = ()
+        if not resolved and kind != "dead_zone":
+            c = layout.contentions[ci]
+            env_t = point[0, ci].argmin(axis=1)
+            cont = tuple((c, layout.limits[li], layout.threads[i]) if kind == "best_threads"
+                         else (c, layout.limits[i], layout.threads[env_t[i]])
+                         for i in np.nonzero(prob >= 0.01)[0])
         decisions.append(Decision(kind, layout.contentions[ci], None if li < 0 else layout.limits[li],
-                                  _answer_text(kind, a, layout), conf, resolved, piv, need))
+                                  _answer_text(kind, a, layout), conf, resolved, piv, need, target, infl, cont))
     return decisions
+
+
+def family_target(confidence: float, decisions: int) -> float:
+    """Per-decision confidence so that all ``decisions`` hold together with ``confidence`` (Bonferroni).
+
+    Examples
+    --------
+    >>> round(family_target(0.95, 25), 4)
+    0.998
+    """
+    return 1 - (1 - confidence) / max(decisions, 1)
 
 
 def _pivotal(kind: str, ci: int, li: int, answer: int, point: np.ndarray, layout: Layout) -> tuple[Cell, ...]:
