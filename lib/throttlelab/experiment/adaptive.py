@@ -126,6 +126,11 @@ class AdaptiveDesign:
             return self._plan(missing[0]), f"initial design: every cell once ({done + 1} of {len(self.layout.cells)})"
         if any(not self.times[c] for c in self.layout.cells):
             return None
+        bump = self._lone_bump()
+        if bump is not None:
+            cell, axis = bump
+            return self._plan(cell), (f"lone run out of line with its neighbours (slower than both along {axis}): "
+                                      f"checking {cell_label(cell)} for an outlying run")
         decisions = self.decisions() or []
         best = self._best_cell([d for d in decisions if not d.resolved])
         if best is None:
@@ -155,6 +160,32 @@ class AdaptiveDesign:
         open_ = [d for d in decisions or [] if not d.resolved]
         return AdaptiveStatus(decisions, self.runs_used, self.budget, self.grid_runs,
                               nxt is None and not warm_left, reason, open_)
+
+    def _lone_bump(self) -> Cell | None:
+        """A cell with a single run that is slower than both neighbours along threads or limits.
+
+        Run time is unimodal in the thread count and falls with the limit
+        (outside dead zones), so a lone run more than the resolution above both
+        its neighbours is the likeliest place for an outlying run to hide a
+        better cell: it gets a second run before anything else.
+        """
+        import math
+
+        margin = math.log1p(self.settings.resolution_pct / 100)
+        lay = self.layout
+        logs = {c: math.log(sum(v) / len(v)) for c, v in self.times.items() if v}
+        for c in self._initial_order():
+            if len(self.times[c]) != 1 or self.attempts[c] >= self.max_replicates:
+                continue
+            share, lim, thr = c
+            ti, li = lay.threads.index(thr), lay.limits.index(lim)
+            for axis, pair in (("threads", [(share, lim, lay.threads[i]) for i in (ti - 1, ti + 1)
+                                           if 0 <= i < len(lay.threads)]),
+                               ("limits", [(share, lay.limits[i], thr) for i in (li - 1, li + 1)
+                                           if 0 <= i < len(lay.limits)])):
+                if len(pair) == 2 and all(p in logs for p in pair) and logs[c] - max(logs[p] for p in pair) > margin:
+                    return c, axis
+        return None
 
     def _best_cell(self, open_: list[Decision]) -> tuple[Cell, Decision] | None:
         """The cell whose next run removes the most doubt, and the most doubtful decision it serves.

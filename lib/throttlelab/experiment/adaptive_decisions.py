@@ -7,8 +7,10 @@ adaptive sweeps with this same code.
 The run is the experimental unit: each run contributes one value, the log of
 its wall time.  Per cell (contention, limit, threads):
 
-* runs more than ``3.5`` pooled standard deviations from the cell's median are
-  set aside as outlying runs (cells of 3 runs or more; at least 2 are kept);
+* interference only ever adds time, so outlying runs are slow ones: runs more
+  than ``3.5`` pooled standard deviations above the cell's median are set
+  aside (cells of 3 runs or more; at least 2 are kept), and of two runs that
+  differ by more than ``3.5 sqrt(2)`` standard deviations the slower one;
 * the noise level is the cell's own standard deviation shrunk towards a pooled,
   robust one (a median of the cells' variances; 4 prior degrees of freedom), so
   noise may grow with the limit, and a single run borrows the pooled noise;
@@ -164,9 +166,11 @@ def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveS
         s0 = by_limit[cell[1]]
         used = y
         if y.size >= 3:
-            keep = np.abs(y - np.median(y)) <= 3.5 * s0
+            keep = y - np.median(y) <= 3.5 * s0
             if keep.sum() >= 2:
                 used = y[keep]
+        elif y.size == 2 and abs(y[0] - y[1]) > 3.5 * math.sqrt(2) * s0:
+            used = y[[int(np.argmin(y))]]
         n = used.size
         s2 = float(np.var(used, ddof=1)) if n >= 2 else 0.0
         sd = math.sqrt((nu0 * s0**2 + (n - 1) * s2) / (nu0 + n - 1))
