@@ -30,7 +30,9 @@ zone: differences smaller than the resolution are ties, either answer counts:
 ``dead_zone`` (each limit above the smallest)
     ``yes`` if the limit is more than ``dead_zone_threshold_pct`` slower than
     the best smaller limit; acceptable ``yes`` above ``threshold - r``, ``no``
-    below ``threshold + r``.
+    below ``threshold + r``.  A dead zone is a claim that needs evidence (and
+    the best of many smaller limits is flattered by noise): the answer is
+    ``yes`` only when the slowdown is more likely than not above ``threshold + r``.
 ``best_threads`` (each limit, when there are several thread counts)
     The fastest thread count; acceptable: within ``r`` of the fastest.
 
@@ -280,6 +282,7 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
         x -= hit * rng.uniform(0, math.log(3), size=hit.shape)
     x = x.reshape(settings.draws, *layout.shape)
     point = mean.reshape(1, *layout.shape)
+    thr_hi = math.log1p(settings.dead_zone_threshold_pct / 100) + math.log1p(settings.resolution_pct / 100)
     flat = x.reshape(settings.draws, len(cells))
     z = (flat - flat.mean(axis=0)) / np.maximum(flat.std(axis=0), 1e-12)
     decisions = []
@@ -288,6 +291,9 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
     for (kind, ci, li), acc in acceptable.items():
         prob = acc.mean(axis=0)
         a = int(np.argmax(prob))
+        if kind == "dead_zone":  # a claim needs evidence: 'yes' only if more likely than not clearly over
+            clear = float((_dead_zone_slowdown(x, ci, li) > thr_hi).mean())
+            a = 0 if clear >= 0.5 else 1
         conf = float(prob[a])
         piv = _pivotal(kind, ci, li, a, point[0], layout)
         used = min(st[c].used for c in piv)
@@ -313,6 +319,12 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
         decisions.append(Decision(kind, layout.contentions[ci], None if li < 0 else layout.limits[li],
                                   _answer_text(kind, a, layout), conf, resolved, piv, need, target, infl, cont))
     return decisions
+
+
+def _dead_zone_slowdown(x: np.ndarray, ci: int, li: int) -> np.ndarray:
+    """Log slowdown of limit ``li`` over the best smaller limit, per draw (envelope over threads)."""
+    env = x[:, ci].min(axis=2)
+    return env[:, li] - env[:, :li].min(axis=1)
 
 
 def family_target(confidence: float, decisions: int) -> float:
