@@ -190,7 +190,7 @@ def pooled_sd(logs, prior_cv: float = 0.15, *, prior_sd: float | None = None) ->
     --------
     >>> import numpy as np
     >>> round(pooled_sd([np.log([1.0, 1.1]), np.log([2.0, 2.2, 2.1])], 0.15), 3)
-    0.101
+    0.114
     """
     ests = []
     for y in logs:
