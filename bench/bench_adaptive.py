@@ -63,7 +63,7 @@ def evaluate(decisions, truth) -> tuple[bool, int, int]:
 
 def main() -> int:
     from throttlelab.experiment.adaptive import AdaptiveDesign
-    from throttlelab.experiment.adaptive_decisions import acceptable_answers, decide
+    from throttlelab.experiment.adaptive_decisions import AdaptiveSettings, acceptable_answers, decide
     from throttlelab.experiment.simulated import true_seconds, truth_from_options
     from throttlelab.experiment.spec import spec_from_mapping
     from throttlelab.experiment.sweep import run_sweep
@@ -104,9 +104,10 @@ def main() -> int:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     seconds = time.perf_counter() - t0
+    S = AdaptiveSettings()
     print(f"generator: {PER_KIND} seeded scenarios per kind ({', '.join(KINDS)}); limits {LIMITS}, threads {THREADS}, "
-          f"machine 4 cores; grid: every cell x {REPLICATES} replicates; adaptive: defaults (confidence 0.95, "
-          f"budget half the grid, knee tolerance 10%, dead-zone threshold 10%, resolution 5%); noise: lognormal-t(5) "
+          f"machine 4 cores; grid: every cell x {REPLICATES} replicates; adaptive: defaults (confidence {S.confidence:g}, "
+          f"budget half the grid, knee tolerance {S.knee_tolerance_pct:g}%, dead-zone threshold {S.dead_zone_threshold_pct:g}%, resolution {S.resolution_pct:g}%); noise: lognormal-t(5) "
           f"run-to-run sd 3-10% growing 25%/core, 1-5% outlying runs x1.3-2.5")
     print(f"{'kind':<11} {'scen':>4} {'grid runs':>9} {'adapt runs':>10} {'runs %':>6} {'grid ok':>7} {'adapt ok':>8} "
           f"{'grid dec':>8} {'adapt dec':>9} {'confident':>9}")

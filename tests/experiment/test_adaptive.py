@@ -32,8 +32,11 @@ def test_simulated_adaptive_sweep_end_to_end(tmp_path):
     assert design.budget == 18 and df.height <= 18  # half the 36-run grid
     reasons = df.sort("started_at")["chosen_because"].to_list()
     assert all(reasons)
-    assert [r.startswith("initial design") for r in reasons[:12]] == [True] * 12  # every cell once first
-    assert not any(r.startswith("initial design") for r in reasons[12:])
+    initial = sum(r.startswith("initial design") for r in reasons)
+    assert 8 <= initial <= 12  # every cell once, but thread counts beyond a clearly slower one
+    assert all(r.startswith("initial design") for r in reasons[:8])  # first (a skipped count may be needed later)
+    run_cells = set(zip(df["cpu_limit_cores"], df["threads"]))
+    assert all((lim, t) in run_cells for lim in (0.5, 1, 2, None) for t in ("2",))  # the middle count always
     status = design.status()
     assert status.finished and status.stop_reason
     truth_model = truth_from_options(SIM)
@@ -60,7 +63,7 @@ def test_resume_from_the_store_continues_the_same_sequence(tmp_path):
     ref = run_sweep(whole, progress=False).sort("started_at")
     first = run_sweep(parts, progress=False, max_runs=7)
     assert first.height == 7
-    assert len(pending_runs(parts, RunStore(parts.experiment_dir))) == 5  # the initial design's rest
+    assert 1 <= len(pending_runs(parts, RunStore(parts.experiment_dir))) <= 5  # the initial design's rest
     run_sweep(parts, progress=False, max_runs=6)
     done = run_sweep(parts, progress=False).sort("started_at")
     assert done["run_id"].to_list() == ref["run_id"].to_list()

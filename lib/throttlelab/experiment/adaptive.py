@@ -4,7 +4,9 @@ The design, given the runs already stored (so it resumes like a grid sweep):
 
 1. warm-up runs as the grid would do them (``warmup``);
 2. the initial design: every cell (contention x limit x threads) once, in a
-   seeded random order;
+   seeded random order, the extreme thread counts last; run time is taken to
+   be unimodal in the thread count (one sweet spot), so an extreme count
+   beyond a clearly slower one is not run (``dominated_cells``);
 3. then, one run at a time, at the cell where a run removes the most doubt
    (:meth:`AdaptiveDesign._best_cell`): the open decisions'
    (:mod:`~throttlelab.experiment.adaptive_decisions`) doubt weighted by how
@@ -27,7 +29,15 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from throttlelab.experiment.adaptive_decisions import Cell, Decision, Layout, cell_label, decide
+from throttlelab.experiment.adaptive_decisions import (
+    Cell,
+    Decision,
+    Layout,
+    cell_label,
+    cell_stats,
+    decide,
+    dominated_cells,
+)
 from throttlelab.experiment.plan import Contention, RunPlan, make_run_id
 
 if TYPE_CHECKING:
@@ -120,11 +130,13 @@ class AdaptiveDesign:
                 return plan, f"warm-up {i + 1} of {self.spec.warmup} (not analysed)"
         if self.runs_used >= self.budget:
             return None
-        missing = [c for c in self._initial_order() if not self.times[c] and self.failures[c] < MAX_FAILURES_PER_CELL]
+        missing = self.initial_missing()
+        skipped = dominated_cells(cell_stats(self.times, self.settings), self.layout)
         if missing:
-            done = len(self.layout.cells) - len(missing)
-            return self._plan(missing[0]), f"initial design: every cell once ({done + 1} of {len(self.layout.cells)})"
-        if any(not self.times[c] for c in self.layout.cells):
+            done = sum(1 for c in self.layout.cells if self.times[c])
+            return self._plan(missing[0]), (f"initial design: every cell once unless its thread count is dominated "
+                                            f"({done + 1} of at most {len(self.layout.cells)})")
+        if any(not self.times[c] and c not in skipped for c in self.layout.cells):
             return None
         bump = self._lone_bump()
         if bump is not None:
@@ -141,9 +153,15 @@ class AdaptiveDesign:
                f"{d.subject}: '{d.answer}' at {_pct(d.confidence)} needs {self.settings.min_replicates} runs")
         return self._plan(cell), f"{why}; {cell_label(cell)} had {len(self.times[cell])} run(s)"
 
+    def initial_missing(self) -> list[Cell]:
+        """Cells of the initial design still without a usable run (dominated thread counts left out)."""
+        skipped = dominated_cells(cell_stats(self.times, self.settings), self.layout)
+        return [c for c in self._initial_order() if not self.times[c] and c not in skipped
+                and self.failures[c] < MAX_FAILURES_PER_CELL]
+
     def status(self) -> AdaptiveStatus:
         """The decisions so far and whether (and why) the design has stopped."""
-        decisions = self.decisions() if all(self.times[c] for c in self.layout.cells) else None
+        decisions = self.decisions()
         nxt = self.next_run()
         warm_left = nxt is not None and nxt[0].warmup
         if nxt is not None:
@@ -220,8 +238,17 @@ class AdaptiveDesign:
         return cell, worst[cell]
 
     def _initial_order(self) -> list[Cell]:
+        """Every cell in a seeded random order, the extreme thread counts last.
+
+        Run time is taken to be unimodal in the thread count, so an extreme
+        count beyond a clearly slower one is never run (:func:`dominated_cells`).
+        """
         cells = list(self.layout.cells)
         random.Random(self.spec.seed).shuffle(cells)
+        numeric = [int(t) for t in self.layout.threads if t.isdigit()]
+        if len(numeric) >= 3 and len(numeric) == len(self.layout.threads):
+            ends = {str(min(numeric)), str(max(numeric))}
+            cells.sort(key=lambda c: c[2] in ends)
         return cells
 
     def _plan(self, cell: Cell, replicate: int | None = None, *, warmup: bool = False) -> RunPlan:

@@ -269,21 +269,25 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
     settings = settings or AdaptiveSettings()
     st = cell_stats(observations, settings)
     cells = layout.cells
-    if any(c not in st for c in cells):
+    skipped = dominated_cells(st, layout)
+    if any(c not in st and c not in skipped for c in cells):
         return None
-    mean = np.array([st[c].mean_log for c in cells])
-    se = np.array([st[c].sd_log / math.sqrt(st[c].used) for c in cells])
-    df = np.array([st[c].df for c in cells])
+    missing = np.array([c not in st for c in cells])
+    mean = np.array([st[c].mean_log if c in st else 0.0 for c in cells])
+    se = np.array([st[c].sd_log / math.sqrt(st[c].used) if c in st else 0.0 for c in cells])
+    df = np.array([st[c].df if c in st else 1.0 for c in cells])
     rng = np.random.default_rng(seed)
     x = mean + se * rng.standard_t(df, size=(settings.draws, len(cells)))
-    lone = np.array([st[c].used == 1 for c in cells])
+    x[:, missing] = np.inf  # dominated thread counts: never the best, never on the envelope
+    mean = np.where(missing, np.inf, mean)
+    lone = np.array([c in st and st[c].used == 1 for c in cells])
     if settings.outlier_prior > 0 and lone.any():
         hit = (rng.random((settings.draws, len(cells))) < settings.outlier_prior) & lone
         x -= hit * rng.uniform(0, math.log(3), size=hit.shape)
     x = x.reshape(settings.draws, *layout.shape)
     point = mean.reshape(1, *layout.shape)
     thr_hi = math.log1p(settings.dead_zone_threshold_pct / 100) + math.log1p(settings.resolution_pct / 100)
-    flat = x.reshape(settings.draws, len(cells))
+    flat = np.where(np.isinf(x), 0.0, x).reshape(settings.draws, len(cells))
     z = (flat - flat.mean(axis=0)) / np.maximum(flat.std(axis=0), 1e-12)
     decisions = []
     acceptable = _acceptable(x, layout, settings)
@@ -325,6 +329,46 @@ def _dead_zone_slowdown(x: np.ndarray, ci: int, li: int) -> np.ndarray:
     """Log slowdown of limit ``li`` over the best smaller limit, per draw (envelope over threads)."""
     env = x[:, ci].min(axis=2)
     return env[:, li] - env[:, :li].min(axis=1)
+
+
+def dominated_cells(st: Mapping[Cell, CellStats], layout: Layout, sure: float = 0.9) -> set[Cell]:
+    """Thread counts without runs that cannot be the best, if run time is unimodal in the thread count.
+
+    At each (contention, limit), with explicit thread counts only: a count
+    ``k`` beyond two measured counts ``i`` (nearer) and ``j`` (between them)
+    where ``j`` is slower than ``i`` with probability at least ``sure`` is
+    dominated: the time only rises on that side.  A comparison involving a
+    lone run (which might be outlying) counts as at most 90 % sure.
+
+    Examples
+    --------
+    >>> lay = Layout.of([0.0], [1.0], ["1", "2", "4", "8"])
+    >>> st = {c: CellStats(c, 2, 2, m, 0.05, 5) for c, m in zip(lay.cells[:3], (2.0, 1.0, 1.5))}
+    >>> sorted(dominated_cells(st, lay))
+    [(0.0, 1.0, '8')]
+    """
+    if len(layout.threads) < 3 or not all(t.isdigit() for t in layout.threads):
+        return set()
+    order = sorted(range(len(layout.threads)), key=lambda i: int(layout.threads[i]))
+    out = set()
+    for c in layout.contentions:
+        for lim in layout.limits:
+            row = [(c, lim, layout.threads[i]) for i in order]
+            for k, cell in enumerate(row):
+                if cell in st:
+                    continue
+                for side in (row[:k][::-1], row[k + 1:]):  # walking away from k
+                    seen = [x for x in side if x in st]
+                    if any(_slower(st[a], st[b]) >= sure for a, b in zip(seen, seen[1:])):
+                        out.add(cell)  # b (farther from k) faster than a: rising towards k
+    return out
+
+
+def _slower(a: CellStats, b: CellStats) -> float:
+    """Probability that ``a`` is slower than ``b`` (normal approximation; lone runs capped at 0.9)."""
+    se = math.sqrt(a.sd_log**2 / a.used + b.sd_log**2 / b.used)
+    p = float(stats.norm.cdf((a.mean_log - b.mean_log) / se))
+    return min(p, 0.9) if min(a.used, b.used) < 2 else p
 
 
 def family_target(confidence: float, decisions: int) -> float:

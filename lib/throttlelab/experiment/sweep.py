@@ -49,8 +49,7 @@ def pending_runs(spec: SweepSpec, store: RunStore | None = None, *, retry_failed
 
         design = AdaptiveDesign(spec, store.read_runs())
         nxt = design.next_run()
-        missing = [c for c in design.layout.cells if not design.attempts[c]]
-        return [design._plan(c) for c in missing] or ([nxt[0]] if nxt else [])
+        return [design._plan(c) for c in design.initial_missing()] or ([nxt[0]] if nxt else [])
     done = store.completed_run_ids(include_failed=not retry_failed)
     return [p for p in spec.plan() if p.run_id not in done]
 
