@@ -56,7 +56,9 @@ def scenario(kind: str, seed: int) -> dict:
 
 
 def evaluate(decisions, truth) -> tuple[bool, int, int]:
-    """(all right, decisions right, decisions)."""
+    """(all right, decisions right, decisions); no decisions at all counts as wrong."""
+    if decisions is None:
+        return False, 0, 1
     right = sum(d.answer in truth[(d.kind, d.contention, d.limit)] for d in decisions)
     return right == len(decisions), right, len(decisions)
 

@@ -163,6 +163,10 @@ class AdaptiveDesign:
         """The decisions so far and whether (and why) the design has stopped."""
         decisions = self.decisions()
         nxt = self.next_run()
+        if decisions is None and nxt is None and any(self.times.values()):
+            # stopped (budget) with a thread count no longer clearly dominated and never run:
+            # decide with the ordering as it stands, and say so
+            decisions = decide(self.times, self.layout, self.settings, seed=self.spec.seed, dominance_sure=0.5)
         warm_left = nxt is not None and nxt[0].warmup
         if nxt is not None:
             reason = "running" if self.runs_used else "not started"

@@ -254,7 +254,8 @@ def acceptable_answers(true_seconds: Mapping[Cell, float], layout: Layout,
 
 
 def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
-           settings: AdaptiveSettings | None = None, *, seed: int = 0) -> list[Decision] | None:
+           settings: AdaptiveSettings | None = None, *, seed: int = 0,
+           dominance_sure: float = 0.9) -> list[Decision] | None:
     """Every decision with its answer and confidence; ``None`` while a cell has no usable run.
 
     Parameters
@@ -265,11 +266,14 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
         The grid (every cell must have a run before anything is decided).
     seed
         Seed of the Monte Carlo draws (the same data give the same confidences).
+    dominance_sure
+        How sure an ordering of thread counts must be for a count without runs
+        beyond it to be left out (:func:`dominated_cells`).
     """
     settings = settings or AdaptiveSettings()
     st = cell_stats(observations, settings)
     cells = layout.cells
-    skipped = dominated_cells(st, layout)
+    skipped = dominated_cells(st, layout, dominance_sure)
     if any(c not in st and c not in skipped for c in cells):
         return None
     missing = np.array([c not in st for c in cells])
