@@ -26,6 +26,7 @@ LIMITS = [0.5, 1, 1.5, 2, 3, "unlimited"]
 THREADS = [1, 2, 4, 8]
 REPLICATES = int(os.environ.get("BENCH_ADAPTIVE_REPLICATES", "3"))
 PER_KIND = int(os.environ.get("BENCH_ADAPTIVE_PER_KIND", "40"))
+BUDGET_PCT = float(os.environ.get("BENCH_ADAPTIVE_BUDGET_PCT", "0"))  # 0: the default budget (half the grid)
 
 
 def scenario(kind: str, seed: int) -> dict:
@@ -78,8 +79,12 @@ def main() -> int:
             for seed in range(PER_KIND):
                 doc = scenario(kind, seed)
                 grid = spec_from_mapping({**doc, "name": f"{kind}-{seed}-grid", "data_root": root})
+                budget = {}
+                if BUDGET_PCT:
+                    cells = len(grid.limits) * len(grid.threads) * len(grid.contention)
+                    budget = {"adaptive": {"budget": max(cells, round(cells * grid.replicates * BUDGET_PCT / 100))}}
                 adap = spec_from_mapping({**doc, "name": f"{kind}-{seed}-adaptive", "design": "adaptive",
-                                          "data_root": root})
+                                          "data_root": root, **budget})
                 design = AdaptiveDesign(grid.replace(design="adaptive"))
                 truth_model = truth_from_options(doc["simulated"])
                 truth = acceptable_answers({c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells},
@@ -109,7 +114,7 @@ def main() -> int:
     S = AdaptiveSettings()
     print(f"generator: {PER_KIND} seeded scenarios per kind ({', '.join(KINDS)}); limits {LIMITS}, threads {THREADS}, "
           f"machine 4 cores; grid: every cell x {REPLICATES} replicates; adaptive: defaults (confidence {S.confidence:g}, "
-          f"budget half the grid, knee tolerance {S.knee_tolerance_pct:g}%, dead-zone threshold {S.dead_zone_threshold_pct:g}%, resolution {S.resolution_pct:g}%); noise: lognormal-t(5) "
+          f"budget {f'{BUDGET_PCT:g}% of' if BUDGET_PCT else 'half'} the grid, knee tolerance {S.knee_tolerance_pct:g}%, dead-zone threshold {S.dead_zone_threshold_pct:g}%, resolution {S.resolution_pct:g}%); noise: lognormal-t(5) "
           f"run-to-run sd 3-10% growing 25%/core, 1-5% outlying runs x1.3-2.5")
     print(f"{'kind':<11} {'scen':>4} {'grid runs':>9} {'adapt runs':>10} {'runs %':>6} {'grid ok':>7} {'adapt ok':>8} "
           f"{'grid dec':>8} {'adapt dec':>9} {'confident':>9}")
