@@ -29,7 +29,7 @@ A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
       budget: null                # ... or after this many runs (default: half the grid)
       knee_tolerance_pct: 10      # knee: smallest limit within this % of the best
       dead_zone_threshold_pct: 10 # dead zone: this % slower than a smaller limit
-      resolution_pct: 5           # differences below this are ties
+      resolution_pct: 10          # differences below this are ties
 
 With ``design: adaptive`` the runs are chosen one at a time where a decision
 is still uncertain (:mod:`~throttlelab.experiment.adaptive`).
