@@ -11,10 +11,8 @@ from throttlelab.experiment.adaptive_decisions import (
     AdaptiveSettings,
     Layout,
     acceptable_answers,
-    cell_stats,
     decide,
     family_target,
-    pooled_sd,
 )
 
 LAYOUT = Layout.of([0.0], [0.5, 1, 2, None], ["1", "2", "4"])
@@ -57,31 +55,16 @@ def test_clear_replicated_data_resolve_every_decision_correctly():
     assert {d.subject: d.answer for d in decisions}["dead zone at 2"] == "yes"
 
 
+def test_family_target_is_bonferroni():
+    assert family_target(0.95, 10) == pytest.approx(0.995)
+
+
 def test_one_run_per_cell_decides_nothing_and_says_what_is_open():
     truth = truth_table({0.5: 8.0, 1: 4.0, 2: 6.0, None: 2.0})
     decisions = decide(draws_from(truth, 1, 0.1, 2), LAYOUT)
     assert not any(d.resolved for d in decisions)  # pivotal cells need 2 runs, lone runs may be outliers
     assert all(d.runs_to_decide is None or d.runs_to_decide >= 2 for d in decisions)
     assert decide({c: [] for c in LAYOUT.cells}, LAYOUT) is None
-
-
-def test_slow_outlying_runs_are_set_aside():
-    s = AdaptiveSettings()
-    obs = {(0.0, 1.0, "1"): [10.0, 10.5, 9.8, 25.0], (0.0, 2.0, "1"): [5.0, 12.0], (0.0, 0.5, "1"): [20.0, 21.0]}
-    obs.update({(0.0, 1.0, t): [10.0, 10.6, 9.7] for t in ("2", "4")})  # the noise is pooled over the limit's cells
-    obs.update({(0.0, 2.0, t): [5.0, 5.4] for t in ("2", "4")})
-    st = cell_stats(obs, s)
-    assert st[(0.0, 1.0, "1")].used == 3 and st[(0.0, 1.0, "1")].seconds == pytest.approx(10.1, rel=0.02)
-    assert st[(0.0, 2.0, "1")].used == 1 and st[(0.0, 2.0, "1")].seconds == pytest.approx(5.0)
-    assert st[(0.0, 0.5, "1")].used == 2
-
-
-def test_pooled_sd_is_the_prior_without_replicates_and_robust_to_one_wild_cell():
-    assert pooled_sd([np.log([3.0])], 0.15) == pytest.approx(math.log1p(0.15))
-    rng = np.random.default_rng(0)
-    cells = [np.log(np.exp(0.1 * rng.standard_normal(3))) for _ in range(30)] + [np.log([1.0, 5.0, 1.1])]
-    assert 0.07 < pooled_sd(cells, 0.15) < 0.14
-    assert family_target(0.95, 10) == pytest.approx(0.995)
 
 
 def test_resolved_decisions_are_right_at_least_at_their_confidence():
