@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.experiment.synthetic_containers import ContainerSpec, backfill, scenario_specs
+from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, backfill, scenario_specs
 from throttlelab.ingest.container_cpu import fetch_containers
 from throttlelab.ingest.prometheus_api import PrometheusAPI
 from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     specs = bench_specs(args.containers)
     settings = {"containers": args.containers, "days": args.days, "scrape_s": args.scrape, "start": START, "seed": 7,
-                "generator": "throttlelab.experiment.synthetic_containers v1"}
+                "generator": "throttlelab.experiment.simulation.synthetic_containers v1"}
     tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:12]
     cache = Path(os.environ.get("THROTTLELAB_CACHE", Path.home() / ".cache" / "throttlelab")) / "bench_recommend" / tag
     print("generator:", json.dumps(settings))

@@ -25,6 +25,12 @@
 # `cpu.stat` into a monitor log in the same format as the write-up's `monitor_cpu.sh`. Finished runs are stored in
 # `data/raw/<experiment>/` and never rerun: executing the notebook again resumes where it stopped. Where this machine
 # has no writable CPU cgroup the notebook says why and shows what is already stored.
+#
+# With `design: adaptive` in the spec the sweep does not run the whole grid: after every cell once, each next run goes
+# where a decision (the knee, a dead zone, the best thread count per limit) is still uncertain, until every decision
+# is sure enough or the run budget is spent. The notebook then shows the decisions with their confidence first, and
+# the runs in the order they were chosen, each with the reason. `backend: simulated` runs the same spec in
+# milliseconds against a known ground truth.
 
 # %% tags=["parameters"]
 output_dir: str = "../data/processed/01_run_sweep"  # where tables, charts and results.json go
@@ -39,6 +45,8 @@ example_run: str = ""  # run whose monitor intervals are shown; "": the most thr
 import polars as pl
 from IPython.display import Markdown, display
 
+from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+from throttlelab.experiment.sweeps.adaptive_tables import decisions_table, run_order_table
 from throttlelab.experiment.sweeps.backends import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from
@@ -59,11 +67,15 @@ store = RunStore(sweep.experiment_dir)
 plan = sweep.plan()
 todo = pending_runs(sweep, store, retry_failed=retry_failed)
 available, reason = get_backend(sweep.backend).available()
+adaptive = sweep.design == "adaptive"
+design = AdaptiveDesign(sweep, store.read_runs()) if adaptive else None
+size = (f"adaptive design: **at most {design.budget} runs** (the full grid would be {design.grid_runs}), "
+        f"{design.runs_used} already stored" if adaptive else f"**{len(plan)} runs, {len(plan) - len(todo)} already stored**")
 display(Markdown(
     f"Experiment **{sweep.name}**: {sweep.workload.kind} workload, limits "
     f"{', '.join('unlimited' if v is None else f'{v:g}' for v in sweep.limits)} cores, threads "
     f"{', '.join(sweep.threads)}, {sweep.replicates} replicate(s), {sweep.warmup} warm-up run(s): "
-    f"**{len(plan)} runs, {len(plan) - len(todo)} already stored** in `{store.directory}`. "
+    f"{size} in `{store.directory}`. "
     f"Backend `{sweep.backend}`: " + ("available." if available else f"**not available here**: {reason}")))
 
 # %% [markdown]
@@ -78,11 +90,39 @@ if run and todo and available:
 else:
     skipped_reason = None if not todo else (reason if not available else "run=False")
     runs = store.read_runs()
-runs = runs.filter(pl.col("run_id").is_in([p.run_id for p in plan]))
+if adaptive:  # its run ids go beyond the grid's replicates: keep this configuration's rows
+    runs = runs.filter(pl.col("run_id").str.ends_with(f"-{sweep.config_hash()}"))
+else:
+    runs = runs.filter(pl.col("run_id").is_in([p.run_id for p in plan]))
 tn.save_table(runs, "runs")
 if skipped_reason:
     display(Markdown(f"**{len(todo)} runs were not run**: {skipped_reason}."))
 tn.show_table(runs, title="Runs", empty="no run stored for this sweep yet")
+
+# %% [markdown]
+# ## Adaptive design: the decisions, then the runs in the order chosen
+# Only for `design: adaptive`. Each decision with its answer and **confidence**: the posterior probability that the
+# answer is right within the spec's resolution (run-level statistics: each run is one observation; lone runs may be
+# outliers). `target` is what each decision must reach so that all of them hold together at the spec's confidence
+# (Bonferroni); `open` decisions did not get there within the budget, and `runs_to_decide` is a rough count of runs
+# per deciding cell that would settle them. Below it, every run in the order it ran, with the reason it was chosen.
+
+# %%
+adaptive_status = None
+if adaptive:
+    adaptive_status = AdaptiveDesign(sweep, runs).status()
+    decisions = decisions_table(adaptive_status)
+    order = run_order_table(runs)
+    tn.save_table(decisions, "decisions")
+    tn.save_table(order, "run_order")
+    open_ = [d.subject for d in adaptive_status.open]
+    display(Markdown(
+        f"**{adaptive_status.runs_used} runs** of a {adaptive_status.budget}-run budget (full grid: "
+        f"{adaptive_status.grid_runs}); stopped because: {adaptive_status.stop_reason}. "
+        + (f"**Still open:** {', '.join(open_)}." if open_ else "Every decision is decided.")))
+    display(decisions.with_columns(pl.format("{}%", (pl.col(c) * 100).round(1)).alias(c)
+                                   for c in ("confidence", "target")))
+    display(order)
 
 # %% [markdown]
 # ## Per point
@@ -114,7 +154,8 @@ else:
 
 # %%
 shown = example_run or pick_example_run(runs)
-intervals = run_intervals(store, shown) if shown else None
+has_log = bool(shown) and (store.monitor_dir / f"{shown}.log").exists()  # the simulated backend writes none
+intervals = run_intervals(store, shown) if has_log else None
 if intervals is not None:
     tn.save_table(intervals, "example_intervals")
     display(run_intervals_chart(intervals, title=shown))
@@ -122,7 +163,12 @@ if intervals is not None:
 # %%
 ok = runs.filter((pl.col("status") == "ok") & ~pl.col("warmup").fill_null(False))
 limited = summary.filter(pl.col("cpu_limit_cores").is_not_null() & pl.col("throttled_ratio").is_not_null())
-if ok.height:
+if adaptive_status is not None and adaptive_status.decisions:
+    knee = next(d for d in adaptive_status.decisions if d.kind == "knee" and not d.contention)
+    tn.headline(f"Adaptive sweep {sweep.name}: knee at {knee.answer} cores ({knee.confidence:.0%} sure) after "
+                f"{adaptive_status.runs_used} runs (full grid {adaptive_status.grid_runs}); "
+                f"{len(adaptive_status.open)} of {len(adaptive_status.decisions)} decisions still open")
+elif ok.height:
     worst = limited.sort("throttled_ratio", descending=True).row(0, named=True) if limited.height else None
     measured = sum(1 for p in plan if not p.warmup)
     tn.headline(f"Local sweep {sweep.name}: {ok.height} of {measured} measured runs ok" + (
@@ -144,7 +190,10 @@ else:
 tn.write_results({
     "experiment": sweep.name,
     "store": str(store.directory),
-    "planned_runs": len(plan),
+    "planned_runs": adaptive_status.budget if adaptive_status else len(plan),
+    "design": sweep.design,
+    "decisions": decisions_table(adaptive_status) if adaptive_status else None,
+    "stop_reason": adaptive_status.stop_reason if adaptive_status else None,
     "stored_runs": runs.height,
     "status_counts": {s: n for s, n in runs["status"].value_counts().iter_rows()} if runs.height else {},
     "skipped_reason": skipped_reason,

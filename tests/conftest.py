@@ -46,7 +46,7 @@ SCENARIO_HOURS = 72
 @pytest.fixture(scope="session")
 def prometheus_scenarios(tmp_path_factory):
     """(url, specs by pod, window end) of a local Prometheus holding the scenarios."""
-    from throttlelab.experiment.synthetic_containers import backfill, scenario_specs
+    from throttlelab.experiment.simulation.synthetic_containers import backfill, scenario_specs
     from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available
 
     ok, why = prometheus_available()

@@ -81,6 +81,7 @@ RUNS = _table(
     Column("requests_ok", pl.Int64, "requests answered with 2xx in the measurement window(s)"),
     Column("requests_failed", pl.Int64, "requests not answered ok (error, timeout, refused, dropped); their latency counts as the timeout"),
     Column("threads_effective", pl.Int64, "thread count the workload reported using (e.g. the GOMAXPROCS `auto` chose)"),
+    Column("chosen_because", pl.String, "adaptive sweeps: why this run was chosen, in run order; null in a full grid"),
 )
 
 SAMPLES = _table(

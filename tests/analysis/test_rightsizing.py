@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import SCENARIO_HOURS, SCENARIO_START
 from throttlelab.analysis.rightsizing import Settings, rightsize, rightsize_all, throttle_curve
-from throttlelab.experiment.synthetic_containers import true_smallest_limit, true_throttled_ratio
+from throttlelab.experiment.simulation.synthetic_containers import true_smallest_limit, true_throttled_ratio
 from throttlelab.ingest.container_cpu import fetch_containers
 from throttlelab.ingest.prometheus_api import PrometheusAPI
 

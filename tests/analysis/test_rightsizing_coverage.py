@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from throttlelab.analysis.rightsizing import Settings, rightsize
-from throttlelab.experiment.synthetic_containers import container_cpu, scenario_specs, true_smallest_limit
+from throttlelab.experiment.simulation.synthetic_containers import container_cpu, scenario_specs, true_smallest_limit
 
 START = 1_767_225_600.0
 

@@ -45,3 +45,23 @@ def test_without_cgroups_it_says_why(run_notebook, tmp_path, monkeypatch):
     r = results["results"]
     assert r["experiment"] == "inline" and r["planned_runs"] == 1 and r["stored_runs"] == 0
     assert "not a cgroup folder" in r["skipped_reason"] and "root" in r["skipped_reason"]
+
+
+def test_adaptive_sweep_on_the_simulated_backend(run_notebook, tmp_path):
+    inline = {"name": "adaptive_sim", "backend": "simulated", "simulated": {"parallelism": 1.5, "seed": 3},
+              "limits": [0.5, 1, 2, "unlimited"], "threads": [1, 2], "replicates": 3, "design": "adaptive"}
+    out, results = run_notebook("01_run_sweep", data_root=str(tmp_path / "raw"), spec="", inline=inline)
+    r = results["results"]
+    assert r["design"] == "adaptive" and r["planned_runs"] == 12  # half the 24-run grid
+    assert 8 <= r["stored_runs"] <= 12 and r["stop_reason"]
+    kinds = {d["decision"] for d in r["decisions"]}
+    assert kinds == {"knee", "dead zone", "best threads"}
+    assert all(0 <= d["confidence"] <= 1 and d["state"] in ("decided", "open") for d in r["decisions"])
+    assert {"decisions", "run_order"} <= set(results["tables"])
+    import polars as pl
+
+    order = pl.read_csv(out / "run_order.csv")
+    assert order["step"].to_list() == list(range(1, order.height + 1))
+    assert order["chosen_because"][0].startswith("initial design")
+    headlines = (out / "headlines.json").read_text()
+    assert "knee at" in headlines and "decisions still open" in headlines

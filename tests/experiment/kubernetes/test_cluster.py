@@ -255,3 +255,17 @@ def test_a_run_longer_than_its_timeout_is_stopped_and_recorded(control_plane, ad
     assert row["status"] == "timeout" and row["error"] == "still running after the run timeout of 1 s"
     assert row["node"] in NODES
     assert labelled(admin, namespace) == []
+
+
+def test_an_adaptive_sweep_runs_on_kubernetes_with_the_same_spec(control_plane, admin, namespace, tmp_path):
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+
+    base = make_spec(tmp_path, namespace, control_plane.kubeconfig)
+    spec = spec_from_mapping({**base.to_mapping(), "design": "adaptive", "adaptive": {"budget": 5}})
+    rows = run_sweep(spec, progress=False)
+    assert 4 <= rows.height <= 5 and (rows["backend"] == "kubernetes").all()
+    assert all(rows["chosen_because"].to_list())
+    assert rows.sort("started_at")["chosen_because"][0].startswith("initial design")
+    status = AdaptiveDesign(spec, rows).status()
+    assert status.finished and status.stop_reason
+    assert labelled(admin, namespace) == []

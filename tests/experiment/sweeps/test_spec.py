@@ -108,7 +108,7 @@ def test_missing_file(tmp_path):
 
 def test_errors_name_the_line_and_the_allowed_keys(tmp_path):
     path = write(tmp_path, "name: a\nlimits: [1]\nreplicate: 3\n")
-    with pytest.raises(SpecError, match=rf"{path}:3: key 'replicate': unknown key \(allowed: .*replicates") as info:
+    with pytest.raises(SpecError, match=rf"{path}:3: key 'replicate': unknown key \(did you mean 'replicates'\? allowed: ") as info:
         load_spec(path)
     assert "\n" not in str(info.value)
     path = write(tmp_path, "name: a\nlimits:\n  - 1\n  - lots\n")

@@ -87,6 +87,7 @@ class Backend(Protocol):
 _REGISTRY: dict[str, str | Callable[[], Backend]] = {
     "local": "throttlelab.experiment.local_cgroup.local_backend:LocalBackend",
     "kubernetes": "throttlelab.experiment.kubernetes:KubernetesBackend",
+    "simulated": "throttlelab.experiment.simulation.simulated_backend:SimulatedBackend",
 }
 
 

@@ -6,6 +6,9 @@ with an ETA (``tqdm.auto``: a widget in notebooks, text in a terminal), pauses
 ``cooldown_s`` between runs, turns SIGTERM into the same clean stop as Ctrl-C
 (the running workload is killed, its cgroup or pod removed, no row written, so
 the run is redone on resume), and returns the experiment's runs table.
+A spec with ``design: adaptive`` is run by
+:class:`~throttlelab.experiment.sweeps.adaptive.AdaptiveDesign`: one run at a time,
+each chosen from the results so far, its reason in ``chosen_because``.
 """
 
 from __future__ import annotations
@@ -35,8 +38,18 @@ class SweepTerminated(KeyboardInterrupt):
 
 
 def pending_runs(spec: SweepSpec, store: RunStore | None = None, *, retry_failed: bool = False) -> list[RunPlan]:
-    """The planned runs that have no row yet (with ``retry_failed``: no ``ok`` row)."""
+    """The planned runs that have no row yet (with ``retry_failed``: no ``ok`` row).
+
+    For ``design: adaptive`` the plan is not known in advance: the runs of the
+    initial design not yet stored (plus the next chosen run once it is done).
+    """
     store = store or RunStore(spec.experiment_dir)
+    if spec.design == "adaptive":
+        from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+
+        design = AdaptiveDesign(spec, store.read_runs())
+        nxt = design.next_run()
+        return [design._plan(c) for c in design.initial_missing()] or ([nxt[0]] if nxt else [])
     done = store.completed_run_ids(include_failed=not retry_failed)
     return [p for p in spec.plan() if p.run_id not in done]
 
@@ -80,6 +93,8 @@ def run_sweep(
     store = RunStore(spec.experiment_dir)
     store.remove_temporaries()
     backend = backend or get_backend(spec.backend)
+    if spec.design == "adaptive":
+        return _run_adaptive(spec, backend, store, progress, max_runs)
     all_todo = pending_runs(spec, store, retry_failed=retry_failed)
     total = len(spec.plan())
     todo = all_todo if max_runs is None else all_todo[:max_runs]
@@ -99,6 +114,45 @@ def run_sweep(
                     store.append(row)
                     bar.set_postfix_str(_postfix(row), refresh=False)
                     bar.update(1)
+            finally:
+                bar.close()
+        finally:
+            backend.cleanup(spec)
+    return store.read_runs()
+
+
+def _run_adaptive(spec: SweepSpec, backend: Backend, store: RunStore, progress: bool,
+                  max_runs: int | None) -> pl.DataFrame:
+    """Run an adaptive sweep: one run at a time, each chosen by the design from the rows so far."""
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+
+    design = AdaptiveDesign(spec, store.read_runs())
+    step = design.next_run()
+    if step is None:
+        log.info("%s: adaptive sweep finished (%s)", spec.name, design.status().stop_reason)
+        return store.read_runs()
+    removed = backend.remove_orphans()
+    if removed:
+        log.warning("removed %d leftover(s) of an earlier sweep: %s", len(removed), ", ".join(removed))
+    done = 0
+    with _sigterm_as_interrupt():
+        try:
+            backend.prepare(spec)
+            store.write_spec(_spec_yaml(spec))
+            bar = _progress_bar(design.budget, design.runs_used, spec.name, progress)
+            try:
+                while step is not None and (max_runs is None or done < max_runs):
+                    if done and spec.cooldown_s:
+                        time.sleep(spec.cooldown_s)
+                    plan, reason = step
+                    row = _execute(backend, plan, store)
+                    row["chosen_because"] = reason
+                    store.append(row)
+                    design.record(row)
+                    done += 1
+                    bar.set_postfix_str(_postfix(row), refresh=False)
+                    bar.update(0 if plan.warmup else 1)
+                    step = design.next_run()
             finally:
                 bar.close()
         finally:

@@ -23,6 +23,16 @@ A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
       - {share: 0, workers: 0}
       - {share: 0.5, workers: 2}
     data_root: data/raw
+    design: grid                  # grid (every cell x replicates) | adaptive
+    adaptive:                     # with design: adaptive (all optional)
+      confidence: 0.95            # stop when every decision is this sure ...
+      budget: null                # ... or after this many runs (default: half the grid)
+      knee_tolerance_pct: 10      # knee: smallest limit within this % of the best
+      dead_zone_threshold_pct: 10 # dead zone: this % slower than a smaller limit
+      resolution_pct: 10          # differences below this are ties
+
+With ``design: adaptive`` the runs are chosen one at a time where a decision
+is still uncertain (:mod:`~throttlelab.experiment.sweeps.adaptive`).
 
 :func:`load_spec` reads and validates a file against
 :class:`~throttlelab.experiment.sweeps.spec_file.SweepSpecFile` (every problem is a
@@ -47,9 +57,16 @@ from typing import Any
 
 from throttlelab.config_file import KeyLines, config_error, read_yaml, validate
 from throttlelab.errors import SpecError
+from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
 from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
-from throttlelab.experiment.sweeps.spec_values import parse_contention, parse_limits, parse_threads, parse_workload
+from throttlelab.experiment.sweeps.spec_values import (
+    parse_adaptive,
+    parse_contention,
+    parse_limits,
+    parse_threads,
+    parse_workload,
+)
 
 
 @dataclass(frozen=True)
@@ -76,6 +93,8 @@ class SweepSpec:
     sampling_interval_s: float = 1.0
     contention: tuple[Contention, ...] = (Contention(),)
     data_root: Path = Path("data/raw")
+    design: str = "grid"
+    adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
     source: Path | None = field(default=None, compare=False)
     source_lines: dict | None = field(default=None, compare=False, repr=False)
 
@@ -129,6 +148,9 @@ class SweepSpec:
             "contention": [{"share": c.share, "workers": c.workers} for c in self.contention],
             "data_root": str(self.data_root),
         }
+        if self.design != "grid":
+            out["design"] = self.design
+            out["adaptive"] = dataclasses.asdict(self.adaptive)
         return out
 
 
@@ -187,12 +209,23 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyL
         kw["threads"] = parse_threads(model.threads, fail)
     if "contention" in doc:
         kw["contention"] = parse_contention(model.contention, fail)
-    for key in ("replicates", "warmup", "seed", "period_us", "burst_us", "order"):
+    for key in ("replicates", "warmup", "seed", "period_us", "burst_us", "order", "design"):
         kw[key] = getattr(model, key)
     for key in ("cooldown_s", "timeout_s", "sampling_interval_s"):
         kw[key] = float(getattr(model, key))
+    if model.adaptive is not None:
+        kw["adaptive"] = parse_adaptive(model.adaptive, fail)
+    if model.backend == "simulated":
+        from throttlelab.experiment.simulation.simulated_backend import truth_from_options
+
+        truth_from_options(opts, str(source) if source is not None else "<spec>")
     kw["data_root"] = Path(model.data_root)
-    return SweepSpec(**kw)
+    spec = SweepSpec(**kw)
+    cells = len(spec.limits) * len(spec.threads) * len(spec.contention)
+    if spec.design == "adaptive" and spec.adaptive.budget is not None and spec.adaptive.budget < cells:
+        raise fail("adaptive.budget", f"must be at least the number of cells ({cells}): the initial design "
+                                      "runs every cell once")
+    return spec
 
 
 def spec_from(value: str | Path | Mapping[str, Any] | SweepSpec, **overrides: Any) -> SweepSpec:

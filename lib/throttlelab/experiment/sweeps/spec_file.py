@@ -18,9 +18,15 @@ class SweepSpecFile(ConfigModel):
     name: SimpleName | None = Field(None, description="experiment name: data go to <data_root>/<name>/ (required)")
     experiment: SimpleName | None = Field(None, description="older spelling of `name`")
     description: str = Field("", description="free text")
-    backend: Literal["local", "kubernetes"] = Field("local", description="where runs execute")
+    backend: Literal["local", "kubernetes", "simulated"] = Field(
+        "local", description="where runs execute (simulated: drawn from a ground-truth curve with realistic noise)")
     local: dict[str, Any] | None = Field(None, description="local backend options (parent_weight_tasks)")
     kubernetes: dict[str, Any] | None = Field(None, description="Kubernetes backend options (see `KubernetesOptions`)")
+    simulated: dict[str, Any] | None = Field(None, description="simulated backend: the true curve and its noise")
+    design: Literal["grid", "adaptive"] = Field(
+        "grid", description="grid: every cell x replicates; adaptive: runs chosen where decisions are uncertain")
+    adaptive: dict[str, Any] | None = Field(
+        None, description="adaptive design settings (confidence, budget, knee_tolerance_pct, ...)")
     workload: str | dict[str, Any] = Field(
         "burner", description="ffmpeg / burner / go / command, or a mapping with `kind`, `command` and options")
     limits: list[Cores] | Cores | dict[str, Number] = Field(

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from throttlelab.errors import SpecError
+from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, Workload
 
 WORKLOADS = ("ffmpeg", "burner", "go", "service", "command")
@@ -47,6 +48,20 @@ def parse_cores(value: Any) -> float | None:
     if not math.isfinite(cores) or cores <= 0:
         raise ValueError(f"CPU limit must be positive, got {value!r}")
     return cores
+
+
+def parse_int(value: Any, key: str, lo: int | None, fail: Fail) -> int:
+    """An integer ``>= lo`` (no bound when ``lo`` is ``None``); booleans are not integers."""
+    if not is_int(value) or (lo is not None and value < lo):
+        raise fail(key, f"must be an integer{'' if lo is None else f' >= {lo}'}, got {value!r}")
+    return value
+
+
+def parse_number(value: Any, key: str, lo: float, fail: Fail) -> float:
+    """A finite number ``>= lo``, as a float."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < lo:
+        raise fail(key, f"must be a number >= {lo}, got {value!r}")
+    return float(value)
 
 
 def parse_limits(value: Any, fail: Fail) -> tuple[float | None, ...]:
@@ -135,6 +150,30 @@ def parse_workload(value: Any, fail: Fail) -> Workload:
         raise fail("workload.command", f"only the 'command' workload takes a command, not {kind!r}")
     options = {k: v for k, v in value.items() if k not in ("kind", "command")}
     return Workload(kind=kind, command=command, options=options)
+
+
+def parse_adaptive(value: Any, fail: Fail) -> AdaptiveSettings:
+    """The ``adaptive:`` mapping: confidence in (0.5, 1), percentages >= 0, run counts >= 1."""
+    if not isinstance(value, Mapping):
+        raise fail("adaptive", "must be a mapping (confidence, budget, knee_tolerance_pct, ...)")
+    known = set(AdaptiveSettings.__dataclass_fields__)
+    kw: dict[str, Any] = {}
+    for key, v in value.items():
+        name = f"adaptive.{key}"
+        if key not in known:
+            raise fail(name, f"unknown (known: {', '.join(sorted(known))})")
+        if key == "confidence":
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.5 < v < 1:
+                raise fail(name, f"must be a probability between 0.5 and 1 (e.g. 0.95), got {v!r}")
+            kw[key] = float(v)
+        elif key in ("budget", "max_replicates"):
+            if v is not None:
+                kw[key] = parse_int(v, name, 1, fail)
+        elif key in ("min_replicates", "draws"):
+            kw[key] = parse_int(v, name, 1 if key == "min_replicates" else 100, fail)
+        else:
+            kw[key] = parse_number(v, name, 0.0, fail)
+    return AdaptiveSettings(**kw)
 
 
 def is_int(value: Any) -> bool:

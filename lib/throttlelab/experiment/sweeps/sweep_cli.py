@@ -33,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
     store = RunStore(spec.experiment_dir)
     plan = spec.plan()
     todo = pending_runs(spec, store, retry_failed=args.retry_failed)
+    if spec.design == "adaptive":
+        return _adaptive(spec, store, args)
     if args.dry_run:
         return _dry_run(spec, plan, {p.run_id for p in todo})
     df = run_sweep(spec, progress=not args.no_progress, retry_failed=args.retry_failed, max_runs=args.max_runs)
@@ -41,6 +43,31 @@ def run(args: argparse.Namespace) -> int:
     summary = ", ".join(f"{n} {s}" for s, n in counts.iter_rows())
     print(f"{spec.name}: {mine.height}/{len(plan)} runs recorded ({summary or 'none'}) in {store.directory}")
     return 0 if mine.height == len(plan) or args.max_runs else 1
+
+
+def _adaptive(spec, store, args) -> int:
+    """Run (or, with --dry-run, only describe) an adaptive sweep; print its decisions and what is open."""
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+    from throttlelab.experiment.sweeps.backends import get_backend
+    from throttlelab.experiment.sweeps.run_sweep import run_sweep
+
+    if args.dry_run:
+        design = AdaptiveDesign(spec, store.read_runs())
+        nxt = design.next_run()
+        ok, reason = get_backend(spec.backend).available()
+        print(f"experiment {spec.name}: adaptive design over {len(design.layout.cells)} cells, budget {design.budget} "
+              f"runs ({design.grid_runs} in the full grid), {design.runs_used} done; next: "
+              + (f"{nxt[0].run_id} ({nxt[1]})" if nxt else "nothing (finished)"))
+        print(f"backend {spec.backend}: " + ("available" if ok else f"NOT available: {reason}"))
+        return 0
+    df = run_sweep(spec, progress=not args.no_progress, retry_failed=args.retry_failed, max_runs=args.max_runs)
+    status = AdaptiveDesign(spec, df).status()
+    print(f"{spec.name}: adaptive, {status.runs_used} runs of a {status.budget}-run budget "
+          f"({status.grid_runs} in the full grid); {status.stop_reason}; data in {store.directory}")
+    for d in status.decisions or []:
+        state = "decided" if d.resolved else "OPEN"
+        print(f"  {d.subject:<36} {d.answer:>10}  confidence {d.confidence:.1%} ({state})")
+    return 0 if status.finished or args.max_runs else 1
 
 
 def _dry_run(spec, plan, todo: set[str]) -> int:

@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from throttlelab.experiment.synthetic_containers import scenario_specs, simulate, true_throttled_ratio
+from throttlelab.experiment.simulation.synthetic_containers import scenario_specs, simulate, true_throttled_ratio
 
 START = 1_767_225_600.0
 

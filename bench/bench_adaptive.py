@@ -1,0 +1,145 @@
+"""Adaptive sweeps against the full grid on the simulated backend: runs spent and decisions right.
+
+Goal (issue 17): ``adaptive: runs X% of grid, correct A% (grid G%)`` with
+X <= 50 and A >= G.  Each seeded scenario is swept twice on the ``simulated``
+backend through :func:`~throttlelab.experiment.sweeps.run_sweep.run_sweep` (run store on
+a temporary folder): as the full grid with a fixed replicate count and with
+``design: adaptive``; both are analysed by the same decision code
+(:func:`~throttlelab.experiment.sweeps.adaptive_decisions.decide`) and checked against
+the ground truth's acceptable answers.  Correct = every decision of the
+scenario (knee, dead zone per limit, best thread count per limit, per
+contention level) is acceptable.  Run one with ``python bench/run_all.py adaptive``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import defaultdict
+
+KINDS = ("monotone", "knee", "dead_zone", "sweet_spot", "contention")
+LIMITS = [0.5, 1, 1.5, 2, 3, "unlimited"]
+THREADS = [1, 2, 4, 8]
+REPLICATES = int(os.environ.get("BENCH_ADAPTIVE_REPLICATES", "3"))
+PER_KIND = int(os.environ.get("BENCH_ADAPTIVE_PER_KIND", "40"))
+BUDGET_PCT = float(os.environ.get("BENCH_ADAPTIVE_BUDGET_PCT", "0"))  # 0: the default budget (half the grid)
+
+
+def scenario(kind: str, seed: int) -> dict:
+    """A spec mapping (without name and data_root) for one seeded scenario of ``kind``."""
+    rng = random.Random(f"{kind}:{seed}")
+    sim = {
+        "cpu_seconds": round(rng.uniform(2, 20), 2), "machine_cores": 4, "auto_threads": 4,
+        "parallelism": round(rng.uniform(1.0, 3.5), 2), "knee_sharpness": round(rng.uniform(3, 12), 1),
+        "thread_overhead_pct": round(rng.uniform(0, 3), 2), "oversubscription_pct": round(rng.uniform(0, 8), 1),
+        "noise_cv": round(rng.uniform(0.03, 0.10), 3), "noise_growth": 0.25, "tail_df": 5,
+        "outlier_rate": round(rng.uniform(0.01, 0.05), 3), "outlier_factor": [1.3, 2.5], "seed": seed,
+        "contention_slowdown": 0.0,
+    }
+    contention = [0]
+    if kind == "monotone":
+        sim.update(parallelism=round(rng.uniform(4, 8), 2), knee_sharpness=round(rng.uniform(2, 4), 1))
+    elif kind == "dead_zone":
+        lo = rng.choice([1, 1.5, 2])
+        sim["dead_zone"] = {"from": lo, "to": lo + rng.choice([0, 0.5]), "slowdown_pct": round(rng.uniform(20, 50))}
+        sim["parallelism"] = round(rng.uniform(2.5, 4), 2)
+    elif kind == "sweet_spot":  # GOMAXPROCS under a quota: more threads than the quota are throttled
+        sim.update(parallelism=round(rng.uniform(2, 4), 2), oversubscription_pct=round(rng.uniform(15, 60), 1))
+    elif kind == "contention":
+        sim["contention_slowdown"] = round(rng.uniform(0.3, 1.0), 2)
+        contention = [0, {"share": 0.5, "workers": 4}]
+    return {"backend": "simulated", "simulated": sim, "limits": LIMITS, "threads": THREADS,
+            "contention": contention, "replicates": REPLICATES, "order": "random", "seed": seed}
+
+
+def evaluate(decisions, truth) -> tuple[bool, int, int]:
+    """(all right, decisions right, decisions); no decisions at all counts as wrong."""
+    if decisions is None:
+        return False, 0, 1
+    right = sum(d.answer in truth[(d.kind, d.contention, d.limit)] for d in decisions)
+    return right == len(decisions), right, len(decisions)
+
+
+def main() -> int:
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+    from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings, acceptable_answers, decide
+    from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
+    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.run_sweep import run_sweep
+
+    root = tempfile.mkdtemp(prefix="bench-adaptive-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    t0 = time.perf_counter()
+    per = defaultdict(lambda: defaultdict(float))
+    try:
+        for kind in KINDS:
+            for seed in range(PER_KIND):
+                doc = scenario(kind, seed)
+                grid = spec_from_mapping({**doc, "name": f"{kind}-{seed}-grid", "data_root": root})
+                budget = {}
+                if BUDGET_PCT:
+                    cells = len(grid.limits) * len(grid.threads) * len(grid.contention)
+                    budget = {"adaptive": {"budget": max(cells, round(cells * grid.replicates * BUDGET_PCT / 100))}}
+                adap = spec_from_mapping({**doc, "name": f"{kind}-{seed}-adaptive", "design": "adaptive",
+                                          "data_root": root, **budget})
+                design = AdaptiveDesign(grid.replace(design="adaptive"))
+                truth_model = truth_from_options(doc["simulated"])
+                truth = acceptable_answers({c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells},
+                                           design.layout, grid.adaptive)
+                g_runs = run_sweep(grid, progress=False)
+                g_design = AdaptiveDesign(grid.replace(design="adaptive"), g_runs)
+                g_dec = decide(g_design.times, design.layout, grid.adaptive, seed=grid.seed)
+                a_runs = run_sweep(adap, progress=False)
+                a_status = AdaptiveDesign(adap, a_runs).status()
+                g_ok, g_right, n_dec = evaluate(g_dec, truth)
+                a_ok, a_right, _ = evaluate(a_status.decisions, truth)
+                p = per[kind]
+                p["scenarios"] += 1
+                p["grid_runs"] += g_runs.height
+                p["adaptive_runs"] += a_runs.height
+                p["grid_ok"] += g_ok
+                p["adaptive_ok"] += a_ok
+                p["decisions"] += n_dec
+                p["grid_right"] += g_right
+                p["adaptive_right"] += a_right
+                p["stopped_confident"] += not a_status.open
+                shutil.rmtree(grid.experiment_dir, ignore_errors=True)
+                shutil.rmtree(adap.experiment_dir, ignore_errors=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    seconds = time.perf_counter() - t0
+    S = AdaptiveSettings()
+    print(f"generator: {PER_KIND} seeded scenarios per kind ({', '.join(KINDS)}); limits {LIMITS}, threads {THREADS}, "
+          f"machine 4 cores; grid: every cell x {REPLICATES} replicates; adaptive: defaults (confidence {S.confidence:g}, "
+          f"budget {f'{BUDGET_PCT:g}% of' if BUDGET_PCT else 'half'} the grid, knee tolerance {S.knee_tolerance_pct:g}%, dead-zone threshold {S.dead_zone_threshold_pct:g}%, resolution {S.resolution_pct:g}%); noise: lognormal-t(5) "
+          f"run-to-run sd 3-10% growing 25%/core, 1-5% outlying runs x1.3-2.5")
+    print(f"{'kind':<11} {'scen':>4} {'grid runs':>9} {'adapt runs':>10} {'runs %':>6} {'grid ok':>7} {'adapt ok':>8} "
+          f"{'grid dec':>8} {'adapt dec':>9} {'confident':>9}")
+    tot = defaultdict(float)
+    for kind, p in per.items():
+        for k, v in p.items():
+            tot[k] += v
+        _row(kind, p)
+    _row("all", tot)
+    print(f"{tot['scenarios']:.0f} scenarios x 2 sweeps in {seconds:.1f} s")
+    x = 100 * tot["adaptive_runs"] / tot["grid_runs"]
+    a = 100 * tot["adaptive_ok"] / tot["scenarios"]
+    g = 100 * tot["grid_ok"] / tot["scenarios"]
+    print(f"adaptive: runs {x:.0f}% of grid, correct {a:.0f}% (grid {g:.0f}%)")
+    return 0
+
+
+def _row(kind: str, p: dict) -> None:
+    n = p["scenarios"]
+    print(f"{kind:<11} {n:>4.0f} {p['grid_runs'] / n:>9.1f} {p['adaptive_runs'] / n:>10.1f} "
+          f"{100 * p['adaptive_runs'] / p['grid_runs']:>5.0f}% {100 * p['grid_ok'] / n:>6.0f}% "
+          f"{100 * p['adaptive_ok'] / n:>7.0f}% {100 * p['grid_right'] / p['decisions']:>7.1f}% "
+          f"{100 * p['adaptive_right'] / p['decisions']:>8.1f}% {100 * p['stopped_confident'] / n:>8.0f}%")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "lib"))
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Simulated experiments: a backend drawing runs from a known curve, synthetic containers."""

@@ -1,0 +1,277 @@
+"""Adaptive sweeps (``design: adaptive``): choose each next run where a decision is still uncertain.
+
+The design, given the runs already stored (so it resumes like a grid sweep):
+
+1. warm-up runs as the grid would do them (``warmup``);
+2. the initial design: every cell (contention x limit x threads) once, in a
+   seeded random order, the extreme thread counts last; run time is taken to
+   be unimodal in the thread count (one sweet spot), so an extreme count
+   beyond a clearly slower one is not run (``dominated_cells``);
+3. then, one run at a time, at the cell where a run removes the most doubt
+   (:meth:`AdaptiveDesign._best_cell`): the open decisions'
+   (:mod:`~throttlelab.experiment.sweeps.adaptive_decisions`) doubt weighted by how
+   much the cell sways each, per usable run it already has; a cell stops at
+   ``max_replicates`` runs;
+4. it stops when every decision is resolved, when the budget is spent
+   (default: half the full grid's runs, at least one per cell), or when no
+   open decision can get another run.
+
+Each run's row records why it was chosen (``chosen_because``).  Run ids are
+the grid's ids (``replicate`` = how many runs the cell already had), so a grid
+and an adaptive sweep of the same spec share their runs.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from throttlelab.experiment.sweeps.adaptive_decisions import (
+    Cell,
+    Decision,
+    Layout,
+    cell_label,
+    cell_stats,
+    decide,
+    dominated_cells,
+)
+from throttlelab.experiment.sweeps.plan import Contention, RunPlan, make_run_id
+
+if TYPE_CHECKING:
+    from throttlelab.experiment.sweeps.spec import SweepSpec
+
+MAX_FAILURES_PER_CELL = 3
+
+
+@dataclass
+class AdaptiveStatus:
+    """Where an adaptive sweep stands: its decisions and why it stopped (or did not yet)."""
+
+    decisions: list[Decision] | None
+    runs_used: int
+    budget: int
+    grid_runs: int
+    finished: bool
+    stop_reason: str
+    open: list[Decision] = field(default_factory=list)
+
+
+class AdaptiveDesign:
+    """The sequential design of one spec (see the module docstring).
+
+    Parameters
+    ----------
+    spec
+        A spec with ``design: adaptive``.
+    runs
+        The experiment's stored runs table (rows of other specs are ignored).
+    """
+
+    def __init__(self, spec: SweepSpec, runs: pl.DataFrame | None = None):
+        self.spec = spec
+        self.settings = spec.adaptive
+        self.layout = Layout.of([c.share for c in spec.contention], spec.limits, spec.threads)
+        self._contention = {c.share: c for c in spec.contention}
+        self.hash = spec.config_hash()
+        self.grid_runs = len(self.layout.cells) * spec.replicates
+        self.budget = self.settings.budget or max(-(-self.grid_runs // 2), len(self.layout.cells))
+        self.max_replicates = self.settings.max_replicates or 3 * spec.replicates
+        self.attempts: dict[Cell, int] = {c: 0 for c in self.layout.cells}
+        self.failures: dict[Cell, int] = {c: 0 for c in self.layout.cells}
+        self.times: dict[Cell, list[float]] = {c: [] for c in self.layout.cells}
+        self.warmups_done: set[str] = set()
+        self._cache: list[Decision] | None = None
+        self._stale = True
+        if runs is not None:
+            for row in runs.iter_rows(named=True):
+                self.record(row)
+
+    # -- recording ---------------------------------------------------------
+    def record(self, row: dict) -> None:
+        """Count one stored or finished run (rows of other configurations are ignored)."""
+        if not str(row.get("run_id", "")).endswith(f"-{self.hash}"):
+            return
+        if row.get("warmup"):
+            self.warmups_done.add(row["run_id"])
+            return
+        cell = (float(row.get("contention") or 0.0), row.get("cpu_limit_cores"), str(row.get("threads")))
+        cell = next((c for c in self.layout.cells if _same(c, cell)), None)
+        if cell is None:
+            return
+        self.attempts[cell] += 1
+        if row.get("status") == "ok" and row.get("wall_seconds"):
+            self.times[cell].append(float(row["wall_seconds"]))
+        else:
+            self.failures[cell] += 1
+        self._stale = True
+
+    @property
+    def runs_used(self) -> int:
+        """Measured runs of this spec so far (failed ones included)."""
+        return sum(self.attempts.values())
+
+    def decisions(self) -> list[Decision] | None:
+        """The current decisions (``None`` before every cell has a usable run)."""
+        if self._stale:
+            self._cache = decide(self.times, self.layout, self.settings, seed=self.spec.seed)
+            self._stale = False
+        return self._cache
+
+    # -- choosing ----------------------------------------------------------
+    def next_run(self) -> tuple[RunPlan, str] | None:
+        """The next run and why it was chosen, or ``None`` when the sweep is finished."""
+        for i in range(self.spec.warmup):
+            cell = self._initial_order()[i % len(self.layout.cells)]
+            plan = self._plan(cell, i, warmup=True)
+            if plan.run_id not in self.warmups_done:
+                return plan, f"warm-up {i + 1} of {self.spec.warmup} (not analysed)"
+        if self.runs_used >= self.budget:
+            return None
+        missing = self.initial_missing()
+        skipped = dominated_cells(cell_stats(self.times, self.settings), self.layout)
+        if missing:
+            done = sum(1 for c in self.layout.cells if self.times[c])
+            return self._plan(missing[0]), (f"initial design: every cell once unless its thread count is dominated "
+                                            f"({done + 1} of at most {len(self.layout.cells)})")
+        if any(not self.times[c] and c not in skipped for c in self.layout.cells):
+            return None
+        bump = self._lone_bump()
+        if bump is not None:
+            cell, axis = bump
+            return self._plan(cell), (f"lone run out of line with its neighbours (slower than both along {axis}): "
+                                      f"checking {cell_label(cell)} for an outlying run")
+        decisions = self.decisions() or []
+        best = self._best_cell([d for d in decisions if not d.resolved])
+        if best is None:
+            return None
+        cell, d = best
+        why = (f"{d.subject}: '{d.answer}' at {_pct(d.confidence)} < {_pct(d.target)}"
+               if d.confidence < d.target else
+               f"{d.subject}: '{d.answer}' at {_pct(d.confidence)} needs {self.settings.min_replicates} runs")
+        return self._plan(cell), f"{why}; {cell_label(cell)} had {len(self.times[cell])} run(s)"
+
+    def initial_missing(self) -> list[Cell]:
+        """Cells of the initial design still without a usable run (dominated thread counts left out)."""
+        skipped = dominated_cells(cell_stats(self.times, self.settings), self.layout)
+        return [c for c in self._initial_order() if not self.times[c] and c not in skipped
+                and self.failures[c] < MAX_FAILURES_PER_CELL]
+
+    def status(self) -> AdaptiveStatus:
+        """The decisions so far and whether (and why) the design has stopped."""
+        decisions = self.decisions()
+        nxt = self.next_run()
+        if decisions is None and nxt is None and any(self.times.values()):
+            # stopped (budget) with a thread count no longer clearly dominated and never run:
+            # decide with the ordering as it stands, and say so
+            decisions = decide(self.times, self.layout, self.settings, seed=self.spec.seed, dominance_sure=0.5)
+        warm_left = nxt is not None and nxt[0].warmup
+        if nxt is not None:
+            reason = "running" if self.runs_used else "not started"
+        elif self.runs_used >= self.budget:
+            reason = f"run budget spent ({self.runs_used} of {self.budget} runs)"
+        elif decisions is None:
+            reason = "some cells failed repeatedly: nothing decided"
+        elif all(d.resolved for d in decisions):
+            reason = (f"every decision reached its confidence ({self.settings.confidence:.0%} for all "
+                      f"{len(decisions)} together)")
+        else:
+            reason = f"the open decisions' cells reached {self.max_replicates} runs each"
+        open_ = [d for d in decisions or [] if not d.resolved]
+        return AdaptiveStatus(decisions, self.runs_used, self.budget, self.grid_runs,
+                              nxt is None and not warm_left, reason, open_)
+
+    def _lone_bump(self) -> Cell | None:
+        """A cell with a single run that is slower than both neighbours along threads or limits.
+
+        Run time is unimodal in the thread count and falls with the limit
+        (outside dead zones), so a lone run more than the resolution above both
+        its neighbours is the likeliest place for an outlying run to hide a
+        better cell: it gets a second run before anything else.
+        """
+        import math
+
+        margin = math.log1p(self.settings.resolution_pct / 100)
+        lay = self.layout
+        logs = {c: math.log(sum(v) / len(v)) for c, v in self.times.items() if v}
+        for c in self._initial_order():
+            if len(self.times[c]) != 1 or self.attempts[c] >= self.max_replicates:
+                continue
+            share, lim, thr = c
+            ti, li = lay.threads.index(thr), lay.limits.index(lim)
+            for axis, pair in (("threads", [(share, lim, lay.threads[i]) for i in (ti - 1, ti + 1)
+                                           if 0 <= i < len(lay.threads)]),
+                               ("limits", [(share, lay.limits[i], thr) for i in (li - 1, li + 1)
+                                           if 0 <= i < len(lay.limits)])):
+                if len(pair) == 2 and all(p in logs for p in pair) and logs[c] - max(logs[p] for p in pair) > margin:
+                    return c, axis
+        return None
+
+    def _best_cell(self, open_: list[Decision]) -> tuple[Cell, Decision] | None:
+        """The cell whose next run removes the most doubt, and the most doubtful decision it serves.
+
+        A cell's score sums, over the open decisions, the decision's doubt
+        (``1 - confidence``, at least 0.05) times the cell's influence on it (the
+        absolute correlation, over the posterior draws, between the cell's mean
+        and the answer being acceptable; 0.5 for a pivotal cell short of
+        ``min_replicates``), divided by the cell's usable runs: a run halves the
+        variance of a cell's mean at 1 run, but changes it little at 6.  Cells
+        with ``max_replicates`` runs (or too many failures) get no more.
+        """
+        score: dict[Cell, float] = {}
+        worst: dict[Cell, Decision] = {}
+        for d in open_:
+            doubt = max(1 - d.confidence, 0.05)  # short of runs but sure: an outlying run may hide
+            weights = dict(d.influence)
+            for c in d.contenders:
+                weights[c] = 1.0
+            for c in d.pivotal:
+                if len(self.times[c]) < self.settings.min_replicates:
+                    weights[c] = max(weights.get(c, 0.0), 0.5)
+            for c, w in weights.items():
+                if self.attempts[c] >= self.max_replicates or self.failures[c] >= MAX_FAILURES_PER_CELL:
+                    continue
+                score[c] = score.get(c, 0.0) + doubt * w / max(len(self.times[c]), 1)
+                if c not in worst or d.confidence < worst[c].confidence:
+                    worst[c] = d
+        if not score:
+            return None
+        cell = max(self.layout.cells, key=lambda c: score.get(c, -1.0))
+        return cell, worst[cell]
+
+    def _initial_order(self) -> list[Cell]:
+        """Every cell in a seeded random order, the extreme thread counts last.
+
+        Run time is taken to be unimodal in the thread count, so an extreme
+        count beyond a clearly slower one is never run (:func:`dominated_cells`).
+        """
+        cells = list(self.layout.cells)
+        random.Random(self.spec.seed).shuffle(cells)
+        numeric = [int(t) for t in self.layout.threads if t.isdigit()]
+        if len(numeric) >= 3 and len(numeric) == len(self.layout.threads):
+            ends = {str(min(numeric)), str(max(numeric))}
+            cells.sort(key=lambda c: c[2] in ends)
+        return cells
+
+    def _plan(self, cell: Cell, replicate: int | None = None, *, warmup: bool = False) -> RunPlan:
+        share, limit, threads = cell
+        con = self._contention.get(share, Contention())
+        rep = self.attempts[cell] if replicate is None else replicate
+        s = self.spec
+        return RunPlan(experiment=s.name, run_id=make_run_id(limit, threads, con, rep, warmup, self.hash),
+                       order=self.runs_used, limit_cores=limit, threads=threads, contention=con, replicate=rep,
+                       warmup=warmup, period_us=s.period_us, burst_us=s.burst_us, workload=s.workload,
+                       timeout_s=s.timeout_s, sampling_interval_s=s.sampling_interval_s,
+                       backend_options=s.backend_options)
+
+
+def _pct(p: float) -> str:
+    """``'97%'``, or ``'99.8%'`` when rounding to whole percents would hide the difference."""
+    return f"{p:.0%}" if p < 0.99 else f"{p:.1%}"
+
+
+def _same(a: Cell, b: Cell) -> bool:
+    return (abs(a[0] - b[0]) < 1e-9 and a[2] == b[2]
+            and (a[1] is None) == (b[1] is None) and (a[1] is None or abs(a[1] - b[1]) < 1e-9))

@@ -1,0 +1,123 @@
+"""Adaptive sweeps end to end: simulated (fast), resumed from the store, and on real cgroups."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from throttlelab import tables
+from throttlelab.errors import SpecError
+from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+from throttlelab.experiment.sweeps.adaptive_decisions import acceptable_answers
+from throttlelab.experiment.sweeps.run_store import RunStore
+from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
+from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
+
+SIM = {"parallelism": 1.5, "knee_sharpness": 8, "oversubscription_pct": 40, "noise_cv": 0.05, "outlier_rate": 0.03,
+       "seed": 11}
+
+
+def adaptive_spec(tmp_path, **kw):
+    return spec_from_mapping({"name": "ad", "backend": "simulated", "simulated": SIM, "limits": [0.5, 1, 2, "unlimited"],
+                              "threads": [1, 2, 4], "replicates": 3, "design": "adaptive", "seed": 2,
+                              "data_root": str(tmp_path), **kw})
+
+
+def test_simulated_adaptive_sweep_end_to_end(tmp_path):
+    spec = adaptive_spec(tmp_path)
+    df = run_sweep(spec, progress=False)
+    design = AdaptiveDesign(spec, df)
+    assert tables.validate(df, "runs") == []
+    assert design.budget == 18 and df.height <= 18  # half the 36-run grid
+    reasons = df.sort("started_at")["chosen_because"].to_list()
+    assert all(reasons)
+    initial = sum(r.startswith("initial design") for r in reasons)
+    assert 8 <= initial <= 12  # every cell once, but thread counts beyond a clearly slower one
+    assert all(r.startswith("initial design") for r in reasons[:8])  # first (a skipped count may be needed later)
+    run_cells = set(zip(df["cpu_limit_cores"], df["threads"]))
+    assert all((lim, t) in run_cells for lim in (0.5, 1, 2, None) for t in ("2",))  # the middle count always
+    status = design.status()
+    assert status.finished and status.stop_reason
+    truth_model = truth_from_options(SIM)
+    truth = acceptable_answers({c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells},
+                               design.layout, spec.adaptive)
+    right = [d.answer in truth[(d.kind, d.contention, d.limit)] for d in status.decisions]
+    assert sum(right) >= len(right) - 1, [(d.subject, d.answer) for d in status.decisions]
+    assert {d.subject for d in status.open} <= {d.subject for d in status.decisions}
+    assert run_sweep(spec, progress=False).height == df.height  # finished: nothing more to run
+
+
+def test_a_generous_budget_stops_when_every_decision_is_sure(tmp_path):
+    spec = adaptive_spec(tmp_path, adaptive={"budget": 200, "max_replicates": 20, "resolution_pct": 10},
+                         simulated={**SIM, "noise_cv": 0.02, "outlier_rate": 0.0})
+    df = run_sweep(spec, progress=False)
+    status = AdaptiveDesign(spec, df).status()
+    assert df.height < 200 and not status.open, status.stop_reason
+    assert "every decision" in status.stop_reason
+
+
+def test_resume_from_the_store_continues_the_same_sequence(tmp_path):
+    whole = adaptive_spec(tmp_path / "a")
+    parts = adaptive_spec(tmp_path / "b")
+    ref = run_sweep(whole, progress=False).sort("started_at")
+    first = run_sweep(parts, progress=False, max_runs=7)
+    assert first.height == 7
+    assert 1 <= len(pending_runs(parts, RunStore(parts.experiment_dir))) <= 5  # the initial design's rest
+    run_sweep(parts, progress=False, max_runs=6)
+    done = run_sweep(parts, progress=False).sort("started_at")
+    assert done["run_id"].to_list() == ref["run_id"].to_list()
+    assert done["chosen_because"].to_list() == ref["chosen_because"].to_list()
+    assert done["wall_seconds"].to_list() == ref["wall_seconds"].to_list()
+
+
+def test_grid_rows_count_for_an_adaptive_sweep_of_the_same_spec(tmp_path):
+    grid = adaptive_spec(tmp_path, design="grid", replicates=1)
+    run_sweep(grid, progress=False)
+    spec = adaptive_spec(tmp_path)
+    df = run_sweep(spec, progress=False)
+    assert df.filter(pl.col("chosen_because").is_null()).height == 12  # the grid's runs, reused
+    assert not any(r.startswith("initial design") for r in df["chosen_because"].drop_nulls())
+
+
+@pytest.mark.parametrize(("extra", "key"), [
+    ({"design": "smart"}, "design"),
+    ({"adaptive": {"confidence": 1.5}}, "adaptive.confidence"),
+    ({"design": "adaptive", "adaptive": {"budget": 5}}, "adaptive.budget"),  # fewer runs than cells
+    ({"adaptive": {"knee_tolerance": 10}}, "adaptive.knee_tolerance"),
+    ({"adaptive": [1]}, "adaptive"),
+])
+def test_bad_adaptive_keys_name_file_and_key(tmp_path, extra, key):
+    with pytest.raises(SpecError, match=rf"s\.yaml: key '{key}'"):
+        spec_from_mapping({"name": "s", "limits": [0.5, 1, 2], "threads": [1, 2], **extra}, source="s.yaml")
+
+
+def test_adaptive_spec_round_trips():
+    spec = spec_from_mapping({"name": "s", "design": "adaptive", "adaptive": {"confidence": 0.9, "budget": 40}})
+    again = spec_from_mapping(spec.to_mapping())
+    assert again == spec and again.adaptive.confidence == 0.9
+    assert "design" not in spec_from_mapping({"name": "s"}).to_mapping()  # grid specs unchanged
+
+
+# -- real cgroups ---------------------------------------------------------------
+@pytest.mark.cgroup
+@pytest.mark.slow
+def test_adaptive_sweep_on_the_local_cgroup_backend(cgroup_layout, tmp_path):
+    """The tiny burner (studies/sweeps/tiny_burner.yaml) as an adaptive sweep on this machine's cgroups."""
+    from throttlelab.experiment.sweeps.spec import load_spec
+
+    base = load_spec(__import__("pathlib").Path(__file__).parents[2] / "studies/sweeps/tiny_burner.yaml",
+                     data_root=tmp_path)
+    spec = spec_from_mapping({**base.to_mapping(), "design": "adaptive", "adaptive": {"budget": 5},
+                              "workload": {"kind": "burner", "cpu_seconds": 0.2}, "data_root": str(tmp_path)})
+    assert spec.backend == "local"
+    df = run_sweep(spec, progress=False)
+    assert 2 <= df.height <= 5 and (df["status"] == "ok").all()
+    assert all(df["chosen_because"].to_list())
+    status = AdaptiveDesign(spec, df).status()
+    assert status.finished and status.decisions is not None
+    subjects = {d.subject: d for d in status.decisions}
+    assert "knee" in subjects and "dead zone at unlimited" in subjects
+    limited = df.filter(pl.col("cpu_limit_cores") == 0.5)
+    assert limited.height >= 1 and (limited["nr_periods"] > 0).all()  # measured by the kernel's CFS accounting
+    # no claim about which limit is faster: on a shared 2-core machine that is the measurement's business

@@ -1,0 +1,87 @@
+"""The adaptive sweep's decision rule: acceptable answers, confidences, outlying runs, calibration."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from throttlelab.experiment.sweeps.adaptive_decisions import (
+    AdaptiveSettings,
+    Layout,
+    acceptable_answers,
+    decide,
+    family_target,
+)
+
+LAYOUT = Layout.of([0.0], [0.5, 1, 2, None], ["1", "2", "4"])
+
+
+def truth_table(times_by_limit: dict, thread_factor: dict | None = None) -> dict:
+    """Cells' true seconds: a limit curve times a per-thread factor."""
+    thread_factor = thread_factor or {"1": 1.6, "2": 1.0, "4": 1.25}
+    return {c: times_by_limit[c[1]] * thread_factor[c[2]] for c in LAYOUT.cells}
+
+
+def draws_from(truth: dict, n: int, sd: float, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    return {c: list(t * np.exp(sd * rng.standard_normal(n))) for c, t in truth.items()}
+
+
+def test_acceptable_answers_of_a_truth_with_a_dead_zone():
+    truth = truth_table({0.5: 8.0, 1: 4.0, 2: 6.0, None: 2.0})
+    acc = acceptable_answers(truth, LAYOUT)
+    assert acc[("knee", 0.0, None)] == {"unlimited"}
+    assert acc[("dead_zone", 0.0, 2)] == {"yes"}
+    assert acc[("dead_zone", 0.0, 1)] == {"no"}
+    assert acc[("best_threads", 0.0, 1)] == {"2"}
+
+
+def test_indifference_zone_accepts_either_answer_near_the_boundary():
+    truth = truth_table({0.5: 8.0, 1: 4.0, 2: 2.2, None: 2.0})  # 2 cores is exactly 10 % over the best
+    acc = acceptable_answers(truth, LAYOUT, AdaptiveSettings(knee_tolerance_pct=10, resolution_pct=5))
+    assert acc[("knee", 0.0, None)] == {"2", "unlimited"}
+    tie = truth_table({0.5: 8.0, 1: 4.0, 2: 2.0, None: 2.0}, {"1": 1.6, "2": 1.0, "4": 1.02})
+    assert acceptable_answers(tie, LAYOUT)[("best_threads", 0.0, 2)] == {"2", "4"}
+
+
+def test_clear_replicated_data_resolve_every_decision_correctly():
+    truth = truth_table({0.5: 8.0, 1: 4.0, 2: 6.0, None: 2.0})
+    decisions = decide(draws_from(truth, 4, 0.03, 1), LAYOUT)
+    acc = acceptable_answers(truth, LAYOUT)
+    assert all(d.answer in acc[(d.kind, d.contention, d.limit)] for d in decisions)
+    assert all(d.resolved for d in decisions), [d.subject for d in decisions if not d.resolved]
+    assert {d.subject: d.answer for d in decisions}["dead zone at 2"] == "yes"
+
+
+def test_family_target_is_bonferroni():
+    assert family_target(0.95, 10) == pytest.approx(0.995)
+
+
+def test_one_run_per_cell_decides_nothing_and_says_what_is_open():
+    truth = truth_table({0.5: 8.0, 1: 4.0, 2: 6.0, None: 2.0})
+    decisions = decide(draws_from(truth, 1, 0.1, 2), LAYOUT)
+    assert not any(d.resolved for d in decisions)  # pivotal cells need 2 runs, lone runs may be outliers
+    assert all(d.runs_to_decide is None or d.runs_to_decide >= 2 for d in decisions)
+    assert decide({c: [] for c in LAYOUT.cells}, LAYOUT) is None
+
+
+def test_resolved_decisions_are_right_at_least_at_their_confidence():
+    """Calibration under realistic noise: lognormal run-to-run noise growing with the limit, 5 % slow outliers."""
+    rng = np.random.default_rng(7)
+    resolved = wrong = 0
+    for _ in range(30):
+        curve = {0.5: 8.0, 1: 4.0 * rng.uniform(0.9, 1.3), 2: 2.0 * rng.uniform(0.9, 1.6), None: 2.0}
+        truth = truth_table(curve, {"1": rng.uniform(1.0, 1.8), "2": 1.0, "4": rng.uniform(0.95, 1.3)})
+        obs = {}
+        for c, t in truth.items():
+            sd = 0.06 * (1 + 0.25 * (4 if c[1] is None else c[1]))
+            runs = t * np.exp(sd * rng.standard_normal(3))
+            runs *= np.where(rng.random(3) < 0.05, rng.uniform(1.3, 2.5, 3), 1.0)
+            obs[c] = list(runs)
+        acc = acceptable_answers(truth, LAYOUT)
+        for d in decide(obs, LAYOUT, seed=int(rng.integers(1000))):
+            if d.resolved:
+                resolved += 1
+                wrong += d.answer not in acc[(d.kind, d.contention, d.limit)]
+    assert resolved > 100
+    assert wrong / resolved <= 0.02, (wrong, resolved)
