@@ -63,8 +63,6 @@ NOT_YET_MIRRORED = {
     "ingest/scan_patterns.py",
     "ingest/uniform_chunk_scan.py",
     "report/browser.py",
-    "report/charts/monitor_charts.py",
-    "report/charts/sweep_charts.py",
     "report/check_cli.py",
     "report/execute.py",
     "report/html_export.py",
