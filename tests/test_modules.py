@@ -65,13 +65,9 @@ NOT_YET_MIRRORED = {
     "report/browser.py",
     "report/check_cli.py",
     "report/execute.py",
-    "report/html_export.py",
-    "report/index.py",
     "report/index_cli.py",
     "report/notebook.py",
     "report/offline.py",
-    "report/provenance.py",
-    "report/requirements.py",
     "report/study_cli.py",
     "tables.py",
 }
