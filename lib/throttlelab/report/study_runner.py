@@ -114,7 +114,7 @@ def default_inputs(root: Path) -> list[Path]:
     return sorted(published.glob("*.csv")) if published.is_dir() else []
 
 
-def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = sys.stderr) -> StudyOutcome:
+def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO | None = None) -> StudyOutcome:
     """Run every notebook of ``study``; failures are reported, the others go on.
 
     Parameters
@@ -123,8 +123,12 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
         Notebooks executed at once (each in its own kernel).  Runs that need
         the local cgroup backend always run alone, after the others, so that
         their timings are not disturbed by the study itself.
+    log
+        Where progress lines go (default: the current ``sys.stderr``).
     """
     from throttlelab.report.index import write_index
+
+    log = log if log is not None else sys.stderr  # looked up now: stderr may have been replaced since import
 
     t0 = time.perf_counter()
     prov = provenance.collect(study.root)
