@@ -41,7 +41,6 @@ NOT_YET_MIRRORED = {
     "analysis/recommend.py",
     "analysis/response_curve_models.py",
     "analysis/runs_input.py",
-    "cli.py",
     "experiment/kubernetes/cleanup.py",
     "experiment/kubernetes/client.py",
     "experiment/kubernetes/kube_backend.py",
@@ -65,10 +64,8 @@ NOT_YET_MIRRORED = {
     "report/browser.py",
     "report/check_cli.py",
     "report/execute.py",
-    "report/index_cli.py",
     "report/notebook.py",
     "report/offline.py",
-    "report/study_cli.py",
     "tables.py",
 }
 
