@@ -61,11 +61,6 @@ NOT_YET_MIRRORED = {
     "ingest/result.py",
     "ingest/scan_patterns.py",
     "ingest/uniform_chunk_scan.py",
-    "report/browser.py",
-    "report/check_cli.py",
-    "report/execute.py",
-    "report/notebook.py",
-    "report/offline.py",
     "tables.py",
 }
 
