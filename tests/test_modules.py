@@ -44,7 +44,6 @@ NOT_YET_MIRRORED = {
     "experiment/kubernetes/pod_runner.py",
     "experiment/kubernetes/pod_watch.py",
     "ingest/block_timestamps.py",
-    "ingest/detect.py",
     "ingest/distinct_lines.py",
     "ingest/k6_summary.py",
     "ingest/lines.py",
