@@ -55,7 +55,6 @@ NOT_YET_MIRRORED = {
     "ingest/monitor_skips.py",
     "ingest/scan_patterns.py",
     "ingest/uniform_chunk_scan.py",
-    "tables.py",
 }
 
 
