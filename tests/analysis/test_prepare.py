@@ -9,7 +9,6 @@ import pytest
 
 from throttlelab.analysis.prepare import infer_machine_cores, iter_groups, limit_label, limit_summary, prepare_runs
 from throttlelab.analysis.runs_input import load_runs
-from throttlelab.errors import InputError
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
 
@@ -43,27 +42,3 @@ def test_labels_groups_and_summary():
     row = s.filter(pl.col("limit_label") == "4000m").row(0, named=True)
     assert row["runs"] == 2 and row["geomean_seconds"] == pytest.approx((22.07 * 18.78) ** 0.5)
     assert row["reserved_core_seconds"] == pytest.approx(4 * row["geomean_seconds"])
-
-
-def test_load_runs_errors_name_the_file(tmp_path):
-    with pytest.raises(InputError, match="not found"):
-        load_runs(tmp_path / "nope.csv")
-    bad = tmp_path / "bad.csv"
-    bad.write_text("a,b\n1,2\n")
-    with pytest.raises(InputError, match="bad.csv"):
-        load_runs(bad)
-    with pytest.raises(InputError, match="no run store"):
-        load_runs(tmp_path)
-
-
-def test_load_runs_from_parquet_and_run_store(tmp_path):
-    from throttlelab.experiment.sweeps.run_store import RunStore
-
-    runs = load_runs(FIXTURE)
-    runs.write_parquet(tmp_path / "r.parquet")
-    assert load_runs(tmp_path / "r.parquet").height == runs.height
-    store = RunStore(tmp_path / "store" / "exp")
-    for row in runs.head(3).iter_rows(named=True):
-        store.append(row)
-    assert load_runs(tmp_path / "store").height == 3
-    assert load_runs(tmp_path / "store" / "exp").height == 3

@@ -81,20 +81,6 @@ def test_mixed_kinds_give_one_file_per_table(fixtures, tmp_path):
     assert pl.read_parquet(tmp_path / "all.timings.parquet").height == 1
 
 
-def test_format_is_detected(fixtures):
-    from throttlelab.ingest.detect import detect_format
-
-    assert detect_format(fixtures / "good_v2.log") == "monitor"
-    assert detect_format(fixtures / "semaphore__vus10.k6.json") == "k6-json"
-    assert detect_format(fixtures / "semaphore__vus20.k6.csv") == "k6-csv"
-    assert detect_format(fixtures / "k6_summary.json") == "k6-summary"
-    assert detect_format(fixtures / "prometheus_cadvisor.json") == "prometheus"
-    assert detect_format(fixtures / "time_gnu.txt") == "time"
-    assert detect_format(fixtures / "time_mixed.txt") == "time"
-    assert detect_format(fixtures / "cgroup_v1") == "cgroup-dir"
-    assert detect_format(fixtures / "bad" / "binary.bin") == "monitor"
-
-
 def test_explicit_format(fixtures, tmp_path):
     p = ingest(fixtures / "time_bash.txt", "--format", "time", "-o", tmp_path / "t.parquet")
     assert p.returncode == 0 and pl.read_parquet(tmp_path / "t.parquet")["real_seconds"][0] == 70.49

@@ -1,4 +1,4 @@
-"""k6 outputs -> requests table / summary frame."""
+"""k6 outputs (NDJSON, CSV) -> requests table."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.ingest.k6 import names_from_path, read_k6_csv, read_k6_json
-from throttlelab.ingest.k6_summary import read_k6_summary
 
 from .conftest import count_lines
 
@@ -55,22 +54,6 @@ def test_csv(fixtures):
     assert df["error"][1] == "request timeout"
     assert r.skipped.counts == {"bad k6 CSV row (timestamp/value)": 1, "wrong number of CSV fields": 1}
     assert r.lines_used + r.skipped.total == r.lines_total == count_lines(path)
-
-
-def test_summary(fixtures):
-    r = read_k6_summary(fixtures / "k6_summary.json")
-    df = r.frame
-    p95 = df.filter((df["metric"] == "http_req_duration") & (df["stat"] == "p(95)"))["value"]
-    assert p95.to_list() == [2500.5]
-    assert r.unit == "values" and r.skipped.counts == {"non-numeric statistic": 1}
-    assert r.lines_used + r.skipped.total == r.lines_total
-
-
-def test_summary_bad_json(tmp_path):
-    p = tmp_path / "s.json"
-    p.write_text('{"metrics": {\n  "x": [1,\n}')
-    with pytest.raises(InputError, match=r"s.json:3: invalid JSON"):
-        read_k6_summary(p)
 
 
 def test_requests_carry_vu_and_the_peak_of_the_vus_gauge(fixtures):

@@ -117,7 +117,7 @@ def default_inputs(root: Path) -> list[Path]:
     return sorted(published.glob("*.csv")) if published.is_dir() else []
 
 
-def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = sys.stderr,
+def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO | None = None,
               verbose: bool = False, progress: bool | None = None) -> StudyOutcome:
     """Run every notebook of ``study``; failures are reported, the others go on.
 
@@ -128,7 +128,7 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
         the local cgroup backend always run alone, after the others, so that
         their timings are not disturbed by the study itself.
     log
-        Where progress goes: a progress bar over the notebooks (elapsed, time
+        Where progress goes (default: the current ``sys.stderr``): a progress bar over the notebooks (elapsed, time
         left) and one line per finished notebook with its answer.
     verbose
         Also a line when each notebook starts, every headline, and the
@@ -137,6 +137,8 @@ def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO = s
         Show the progress bar (default: when ``log`` is a terminal).
     """
     from throttlelab.report.index import write_index
+
+    log = log if log is not None else sys.stderr  # looked up now: stderr may have been replaced since import
 
     t0 = time.perf_counter()
     prov = provenance.collect(study.root)

@@ -1,4 +1,4 @@
-"""Latency runner: sweep specs, one point with and without cgroups, the run store."""
+"""Latency runner: one point with and without cgroups, the run store."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import polars as pl
 import pytest
 
 from throttlelab import tables
-from throttlelab.errors import SpecError
 from throttlelab.experiment.latency.latency_runner import run_latency_sweep, run_point
 from throttlelab.experiment.stores import read_latency_store
 from throttlelab.experiment.latency.latency_sweep import LatencyPoint, LatencySweep
@@ -28,30 +27,6 @@ def cgroups_available() -> tuple[bool, str]:
     except ImportError as exc:  # pragma: no cover
         return False, str(exc)
     return local_backend_available()
-
-
-def test_sweep_from_mapping_expands_the_grid():
-    sw = LatencySweep.from_mapping({"experiment": "x", "endpoint": "pipeline", "mode": "closed", "loads": [10, 20],
-                                    "contention": [0, 0.5], "configs": [{"semaphore": None}, {"semaphore": 4}],
-                                    "replicates": 2, "seconds": 1})
-    pts = sw.points()
-    assert len(pts) == 2 * 2 * 2 * 2
-    assert len({p.run_id for p in pts}) == len(pts)
-    assert {p.config for p in pts} == {"workers=8,semaphore=none", "workers=8,semaphore=4"}
-    assert pts[0].replicate == 0 and pts[-1].replicate == 1
-
-
-@pytest.mark.parametrize("doc, match", [
-    ({"loads": [1]}, "experiment"),
-    ({"experiment": "x"}, "loads"),
-    ({"experiment": "x", "loads": [1], "bogus": 1}, "unknown"),
-    ({"experiment": "x", "loads": [1], "endpoint": "nope"}, "endpoint"),
-    ({"experiment": "x", "loads": [1], "contention": [1.5]}, "contention"),
-    ({"experiment": "x", "loads": [1], "configs": [{"nope": 1}]}, "configs"),
-])
-def test_bad_sweeps_are_spec_errors(doc, match):
-    with pytest.raises(SpecError, match=match):
-        LatencySweep.from_mapping(doc).points()
 
 
 def test_point_without_cgroup_records_every_request():

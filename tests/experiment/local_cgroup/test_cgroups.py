@@ -1,20 +1,13 @@
-"""cgroup control: v2 on a fixture folder, v1 on this machine's real cgroups."""
+"""cgroup control on a cgroup v2 fixture folder: create, limit, join, read, remove."""
 
 from __future__ import annotations
 
 import sys
-import time
 
-import pytest
-
-from throttlelab.experiment.local_cgroup.cgroup_orphans import owner_name
 from throttlelab.experiment.local_cgroup.cgroups import Cgroup
 from throttlelab.experiment.local_cgroup.cgroup_process import CgroupProcess
-from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
-from throttlelab.ingest.monitor_log import read_monitor_log
 
-V2_STAT = ("usage_usec 1500000\nuser_usec 1400000\nsystem_usec 100000\nnr_periods 30\nnr_throttled 27\n"
-           "throttled_usec 2500000\nnr_bursts 0\nburst_usec 0\n")
+from .cpu_stat_files import V2_STAT
 
 
 # -- cgroup v2, on the fixture ---------------------------------------------------
@@ -46,45 +39,3 @@ def test_v2_create_limit_join_read_remove(v2_layout):
     cg.remove()
     assert not cg.dir.exists()
 
-
-def test_v2_monitor_log_ingests(v2_layout, tmp_path):
-    cg = Cgroup(v2_layout, "o1-2/run-b").create()
-    cg.set_limit(50_000, 100_000)
-    log = tmp_path / "m.log"
-    with MonitorSampler(cg, log, interval_s=0.1, pod="run-b") as s:
-        (cg.dir / "cpu.stat").write_text(V2_STAT.replace("1500000", "0", 1))
-        s.sample()
-        time.sleep(0.01)
-        (cg.dir / "cpu.stat").write_text(V2_STAT)
-        s.sample()
-    res = read_monitor_log(log, strict=True)
-    df = res.samples
-    assert df.height == 2 and df["cgroup_version"].to_list() == [2, 2]
-    assert df["usage_seconds"].to_list() == [0.0, 1.5]
-    assert df["limit_cores"].to_list() == [0.5, 0.5]
-    assert df["pod"].to_list() == ["run-b", "run-b"]
-
-
-# -- cgroup v1, this machine -----------------------------------------------------
-@pytest.mark.cgroup
-def test_real_cgroup_child_joins_before_exec_and_is_removed(cgroup_layout):
-    cg = Cgroup(cgroup_layout, f"{owner_name()}/t-join").create()
-    try:
-        cg.set_limit(20_000, 100_000)
-        # the child prints the cgroups it is in, as its first instructions
-        code = "print(open('/proc/self/cgroup').read())"
-        out = cg.dir.parent / "out.txt" if cgroup_layout.simulated else None
-        import tempfile
-
-        with tempfile.NamedTemporaryFile("r", suffix=".txt") as fh:
-            proc = CgroupProcess([sys.executable, "-c", code], cgroup=cg, output=fh.name).start()
-            assert proc.wait(30)
-            text = open(fh.name).read()
-        assert f"/throttlelab/{cg.relpath}" in text
-        if cgroup_layout.version == 1 and cgroup_layout.cpuacct_base != cgroup_layout.base:
-            lines = [ln for ln in text.splitlines() if ":cpu:" in ln or ":cpuacct:" in ln]
-            assert len(lines) == 2 and all(ln.endswith(cg.relpath) for ln in lines)
-        assert out is None
-    finally:
-        cg.remove()
-    assert not any(d.exists() for d in cg.dirs)

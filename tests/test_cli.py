@@ -1,0 +1,35 @@
+"""Tests of throttlelab.cli: subcommands, version, and user errors as one line with exit status 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from throttlelab import __version__, cli
+
+
+def test_version_and_help(capsys):
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == __version__
+    assert cli.main([]) == 2
+    out = capsys.readouterr().out
+    for name in cli.COMMANDS:
+        assert name in out
+
+
+def test_user_errors_are_one_line_without_traceback(tmp_path, capsys):
+    assert cli.main(["run", str(tmp_path / "missing.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"throttlelab: error: {tmp_path / 'missing.yaml'}: study file not found\n"
+
+
+def test_a_subcommand_whose_module_is_missing_says_so(monkeypatch, capsys):
+    monkeypatch.setitem(cli.COMMANDS, "gone", ("throttlelab.no_such_module_cli", "not built"))
+    assert cli.main(["gone"]) == 2
+    assert "'gone' is not available in this build (throttlelab.no_such_module_cli missing)" in capsys.readouterr().err
+
+
+def test_the_console_entry_point_runs():
+    out = subprocess.run([sys.executable, "-m", "throttlelab.cli", "--version"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == __version__
