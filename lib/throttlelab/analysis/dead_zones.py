@@ -17,20 +17,25 @@ two steps, on the log scale (ratios of geometric means; see
    on its boundary, running minimum + threshold: generalised moment
    selection, ``interior_k``), re-choosing
    the baseline in every draw, so the selection of the best lower limit is
-   paid for.  Multiple limits are corrected by a step-down procedure
-   (:mod:`~throttlelab.analysis.multiple_testing`): the default
-   ``correction="maxt"`` is the Westfall-Young step-down max-T (Holm's
-   procedure with the joint distribution of the tests instead of the
-   Bonferroni bound); ``"holm"`` applies Holm to the per-limit p-values.
-   Both adjusted p-values are always reported.
+   paid for.  Each limit has its own run-to-run noise
+   (:mod:`~throttlelab.analysis.level_noise`, combined through a sandwich
+   covariance so the experiment block still works).  Multiple limits: the
+   default ``correction="maxt"`` takes the single-step max-T critical value
+   (Westfall-Young: the joint null distribution of the correlated tests) and
+   turns it into simultaneous bounds; ``"holm"`` uses Bonferroni bounds and
+   reports Holm p-values.  Step-down max-T and Holm p-values are always
+   reported; ``procedure`` names what decided and why.
 
-Each limit gets a verdict: ``dead zone`` (adjusted p < alpha), ``not a dead
-zone`` (the upper confidence bound of the slowdown is below the threshold) or
-``undecided`` (neither: the data cannot tell).  Consecutive dead-zone limits
-form a :class:`~throttlelab.analysis.dead_zone_results.DeadZone` (results:
-:mod:`~throttlelab.analysis.dead_zone_results`).  With fewer than three limits
-nothing is decided; with no replicate the noise is an assumed prior and
-results say so.
+Each limit's verdict is read off its simultaneous interval, so verdict and
+interval cannot disagree: ``dead zone`` (lower bound above the threshold),
+``not a dead zone`` (upper bound below it) or ``undecided``.  Consecutive
+dead-zone limits form a :class:`~throttlelab.analysis.dead_zone_results.DeadZone`
+(results: :mod:`~throttlelab.analysis.dead_zone_results`).  Outlying runs
+(:func:`~throttlelab.analysis.run_level.flag_outliers`, against the noise of
+the limit and its neighbours) are flagged, reported and left out.  With fewer
+than three limits, or no replicated limit (run-to-run noise unmeasured), the
+answer is "too few to decide": no verdicts, no p-values from a prior, and the
+runs per limit that would decide (``replicates_needed``).
 """
 
 from __future__ import annotations

@@ -10,10 +10,12 @@ residuals (``r_i^2 / (1 - h_i) ~ sigma_k^2 chi^2_1``, ``h_i`` the leverage: a
 gamma GLM with log link).  Equal noise gives ``b`` near 0 (the pooled sigma,
 one degree of freedom spent on ``b``); noise growing with the limit is
 followed.  The trend is not extrapolated: levels beyond the replicated range
-get the noise of the nearest replicated level.  The trend is used when a likelihood-ratio test against one
-pooled sigma supports it (p < ``TREND_P``), and it only raises a level's noise above the pooled sigma, never
-lowers it (a spurious trend must not make any test liberal).  With fewer than two replicated
-levels or fewer than three residual degrees of freedom the noise is pooled.
+get the noise of the nearest replicated level.  The trend is used when a
+likelihood-ratio test against one pooled sigma supports it (p < ``TREND_P``),
+and it only raises a level's noise above the pooled sigma, never lowers it (a
+spurious trend must not make any test liberal).  With fewer than two
+replicated levels or fewer than three residual degrees of freedom the noise is
+pooled.
 """
 
 from __future__ import annotations
