@@ -20,10 +20,11 @@ help:
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	$(PY) -m ipykernel install --sys-prefix --name throttlelab --display-name "Python (throttlelab)" >/dev/null
+	@t0=$$(date +%s); test -x $(PY) || $(PYTHON) -m venv $(VENV); \
+	$(PY) -m pip install --quiet --upgrade pip && \
+	$(PY) -m pip install --quiet -e '.[dev]' && \
+	$(PY) -m ipykernel install --sys-prefix --name throttlelab --display-name "Python (throttlelab)" >/dev/null && \
+	echo "setup: .venv with throttlelab[dev] installed in $$(( $$(date +%s) - t0 )) s"
 	@touch $@
 
 # ffmpeg and chromium from Debian packages, only when missing.

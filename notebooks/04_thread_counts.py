@@ -114,8 +114,9 @@ display(Markdown("\n".join(f"- {s}" for s in answer) or "*No thread-count answer
 
 # %%
 if single:
-    display(verdicts.select("group", "limit_label", "threads", m.name, "reference_threads", "cost_gap_pct",
-                            "breakeven_cv_pct", "verdict", "replicates_needed"))
+    tn.show_table(verdicts.select("group", "limit_label", "threads", m.name, "reference_threads", "cost_gap_pct",
+                                  "breakeven_cv_pct", "verdict", "replicates_needed"),
+                  title="What one number per cell can decide")
 else:
     display(Markdown("*Every group has replicated cells: the comparisons below use the measured run-to-run noise.*"))
 
@@ -167,9 +168,8 @@ tn.show_table(recommendations, title="Recommended thread count per CPU limit", e
 # (t-test on the log scale, the run as the unit), or the single-number verdict where cells have one run each.
 
 # %%
-if not advice.height:
-    display(Markdown("*No thread advice: no explicit thread count, or neither `auto` nor the host's core count was run.*"))
-advice
+tn.show_table(advice, title="Thread advice per CPU limit",
+              empty="no explicit thread count, or neither `auto` nor the host's core count was run")
 
 # %%
 for s in advice_sentences(advice)[:3]:
@@ -209,6 +209,8 @@ elif not first.has_explicit_threads:
     tn.answer(f"Too few to decide for {first.label}: every run used threads=auto, so no thread count can be "
               "compared; a sweep with explicit thread counts (e.g. 1, 2, 4, 8 at each limit, 3 runs each) would decide it.",
               rests_on=f"{n_runs} runs, all threads=auto ({source})")
+elif m.name != "wall_seconds" and answer:  # a service metric: the thread advice and single-number verdicts
+    tn.answer(" ".join(answer[:2]), rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
 else:
     cheap = min((c for c in first.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
     worst = max((c for c in first.limits if c.auto_vs_best_pct is not None), key=lambda c: c.auto_vs_best_pct,

@@ -12,7 +12,7 @@ from typing import Any
 #: interpreter running throttlelab (the project's venv), not a global one.
 KERNEL_NAME = "python3"
 #: Kernel log level: ipykernel warns on every start that its loopback TCP is unencrypted.
-QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
+QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]  # ERROR still prints "KeyboardInterrupt caught" at shutdown
 
 
 @dataclass(frozen=True)
