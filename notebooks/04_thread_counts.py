@@ -209,8 +209,9 @@ elif not first.has_explicit_threads:
     tn.answer(f"Too few to decide for {first.label}: every run used threads=auto, so no thread count can be "
               "compared; a sweep with explicit thread counts (e.g. 1, 2, 4, 8 at each limit, 3 runs each) would decide it.",
               rests_on=f"{n_runs} runs, all threads=auto ({source})")
-elif m.name != "wall_seconds" and answer:  # a service metric: the thread advice and single-number verdicts
-    tn.answer(" ".join(answer[:2]), rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
+elif m.name != "wall_seconds" and answer:  # a service metric: what single numbers decide, else the thread advice
+    tn.answer(answer[-1] if single else answer[0],
+              rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
 else:
     cheap = min((c for c in first.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
     worst = max((c for c in first.limits if c.auto_vs_best_pct is not None), key=lambda c: c.auto_vs_best_pct,
