@@ -174,13 +174,23 @@ def _stat_table(i: np.ndarray, b: np.ndarray, f: pl.DataFrame, nb: int, rc: np.n
             rc[ii[~bad & (key == 255)]] = R["unknown cpu.stat key"]
             bb, key, val, ii = bb[good], key[good], val[good], ii[good]
         flat = bb * nk + key
-        repeated = present.ravel()[flat] | ~pl.Series(flat).is_first_distinct().to_numpy()  # keep the first
+        repeated = present.ravel()[flat] | _repeats(flat)  # keep the first
         if repeated.any():
             rc[ii[repeated]] = R["repeated cpu.stat key in block"]
             flat, val = flat[~repeated], val[~repeated]
         present.ravel()[flat] = True
         values.ravel()[flat] = val
     return {k: _nullable(values[1:, j], present[1:, j]) for j, k in enumerate(STAT_KEYS)}
+
+
+def _repeats(flat: np.ndarray) -> np.ndarray:
+    """Per element, whether an equal one comes before it (a stable sort: the lines
+    come nearly sorted, block by block, so this is cheaper than hashing)."""
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    out = np.zeros(len(flat), dtype=bool)
+    out[order[1:][ordered[1:] == ordered[:-1]]] = True
+    return out
 
 
 def _cpu_max(t: pl.Series) -> pl.DataFrame:
