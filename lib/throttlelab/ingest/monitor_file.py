@@ -103,14 +103,15 @@ def facts(t: pl.Expr, ascii_only: bool = False) -> dict[str, pl.Expr]:
         "bad": pl.lit(False) if ascii_only else t.str.contains("\ufffd", literal=True).fill_null(False),
         "key": key,
         "val": val,
-        "t": pl.when(key.is_null() | val.is_null() | (val < 0)).then(t),
+        # copied out of the CSV reader's buffers here, in the streaming pass, so each
+        # chunk's buffers can go as soon as it is read (a copy later would keep them all)
+        "t": pl.concat_str(pl.when(key.is_null() | val.is_null() | (val < 0)).then(t), pl.lit("\n")).str.head(-1),
     }
 
 
 def _classify(frame: pl.DataFrame) -> pl.DataFrame:
     """Block headers, section markers and log-header lines among the lines with text
-    (about half); then the text of the known markers is dropped and the rest copied
-    out of the CSV reader's buffers (which hold every line), so those can go."""
+    (about half); then the text of the known markers is dropped."""
     t = pl.col("t")
     known = pl.when(pl.lit(False)).then(0)
     for k, name in enumerate(SECTIONS, start=1):
@@ -121,7 +122,7 @@ def _classify(frame: pl.DataFrame) -> pl.DataFrame:
         marker=marker.fill_null(0).cast(pl.Int8),
         loghdr=pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES).fill_null(False),
     ).with_columns(
-        t=pl.when(~pl.col("marker").is_between(1, UNKNOWN_SECTION - 1)).then(pl.concat_str(t, pl.lit("\n")).str.head(-1)),
+        t=pl.when(~pl.col("marker").is_between(1, UNKNOWN_SECTION - 1)).then(t),
     ).collect()
 
 
