@@ -92,37 +92,33 @@ class LineFrame:
 
 
 def facts(t: pl.Expr, ascii_only: bool = False) -> dict[str, pl.Expr]:
-    """The per-line columns read with the lines: ``n``, ``bad``, ``key``, ``val``, and
-    ``t`` for the lines that are not good ``key value`` lines (``ascii_only``: the
-    file has no byte above 127, so no line can hold bad UTF-8)."""
+    """The per-line columns, all computed in the one streaming pass over the lines: ``n``,
+    ``bad``, ``key``, ``val``, ``hdr``, ``marker``, ``loghdr`` and ``t`` for the lines that are
+    neither good ``key value`` lines nor known section markers (``ascii_only``: the file has
+    no byte above 127, so no line can hold bad UTF-8).  A good ``key value`` line cannot look
+    like a header or marker (its key is a cpu.stat key), so classifying every line gives the
+    same flags as classifying only the lines with text."""
     kv = t.str.splitn(" ", 2)
     key = kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical()
     val = kv.struct.field("field_1").cast(pl.Int64, strict=False)
+    known = pl.when(pl.lit(False)).then(0)
+    for k, name in enumerate(SECTIONS, start=1):
+        known = known.when(t == f"[{name}]").then(k)
+    marker = known.when(t.str.starts_with("[") & t.str.ends_with("]")).then(UNKNOWN_SECTION).otherwise(0)
+    marker = marker.fill_null(0).cast(pl.Int8)
+    keep = (key.is_null() | val.is_null() | (val < 0)) & ~marker.is_between(1, UNKNOWN_SECTION - 1)
     return {
         "n": t.str.len_bytes().fill_null(0),
         "bad": pl.lit(False) if ascii_only else t.str.contains("\ufffd", literal=True).fill_null(False),
         "key": key,
         "val": val,
-        "t": pl.when(key.is_null() | val.is_null() | (val < 0)).then(t),
+        "hdr": (t.str.starts_with("--- ") & t.str.ends_with(" ---")).fill_null(False),
+        "marker": marker,
+        "loghdr": pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES).fill_null(False),
+        # copied out of the CSV reader's buffers here, in the streaming pass, so each
+        # chunk's buffers can go as soon as it is read (a copy later would keep them all)
+        "t": pl.concat_str(pl.when(keep).then(t), pl.lit("\n")).str.head(-1),
     }
-
-
-def _classify(frame: pl.DataFrame) -> pl.DataFrame:
-    """Block headers, section markers and log-header lines among the lines with text
-    (about half); then the text of the known markers is dropped and the rest copied
-    out of the CSV reader's buffers (which hold every line), so those can go."""
-    t = pl.col("t")
-    known = pl.when(pl.lit(False)).then(0)
-    for k, name in enumerate(SECTIONS, start=1):
-        known = known.when(t == f"[{name}]").then(k)
-    marker = known.when(t.str.starts_with("[") & t.str.ends_with("]")).then(UNKNOWN_SECTION).otherwise(0)
-    return frame.lazy().with_columns(
-        hdr=(t.str.starts_with("--- ") & t.str.ends_with(" ---")).fill_null(False),
-        marker=marker.fill_null(0).cast(pl.Int8),
-        loghdr=pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES).fill_null(False),
-    ).with_columns(
-        t=pl.when(~pl.col("marker").is_between(1, UNKNOWN_SECTION - 1)).then(pl.concat_str(t, pl.lit("\n")).str.head(-1)),
-    ).collect()
 
 
 def read_line_frame(path: str | Path) -> LineFrame:
@@ -144,7 +140,7 @@ def line_frame_from_bytes(data: bytes, path: str = "<bytes>") -> LineFrame:
 
 
 def _empty(path: str) -> LineFrame:
-    return LineFrame(path, _classify(pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t")))))
+    return LineFrame(path, pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))))
 
 
 def _checks(buf, size: int) -> dict:
@@ -173,4 +169,4 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
     if frame is None:  # split in Python: exact whatever the bytes
         text = lines_mod.split_lines(data(), path, binary=checks["binary"]).text
         frame = pl.DataFrame({"t": text}).select(**facts(pl.col("t")))
-    return LineFrame(path, _classify(frame), binary=checks["binary"], truncated=truncated)
+    return LineFrame(path, frame, binary=checks["binary"], truncated=truncated)

@@ -115,8 +115,8 @@ def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
         return np.flatnonzero(mask), block[mask].astype(np.int64), text.filter(pl.Series(mask))
 
     nb = len(starts) + 1  # block 0 = lines before the first block
-    stat_i = np.flatnonzero(kind == STAT)
-    stat = _stat_table(stat_i, block[stat_i].astype(np.int64), f, nb, rc)
+    del pos, sec_at, structure, hdr, marker, blank
+    stat = _stat_table(kind, block, f, nb, rc)
     one = {**_first_per_block(*section(MAX), nb, rc, _cpu_max, "cpu.max"),
            **_first_per_block(*section(ACCT), nb, rc, _acct, "cpuacct.usage")}
     top = _top_rows(*section(TOP), rc)
@@ -156,15 +156,18 @@ def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.nda
     return stat_idx[(first == first[0]).fill_null(False).to_numpy()], sec_at, None
 
 
-def _stat_table(i: np.ndarray, b: np.ndarray, f: pl.DataFrame, nb: int, rc: np.ndarray,
-                chunk: int = 1 << 20) -> dict[str, pl.Series]:
-    """cpu.stat ``key value`` lines ``i`` (of blocks ``b``; key index and value in ``f``)
-    -> per block, a column per key (null when absent); in chunks of lines, to keep memory low."""
+def _stat_table(kind: np.ndarray, block: np.ndarray, f: pl.DataFrame, nb: int, rc: np.ndarray,
+                chunk: int = 1 << 21) -> dict[str, pl.Series]:
+    """cpu.stat ``key value`` lines (``kind == STAT``; of blocks ``block``; key index and value
+    in ``f``) -> per block, a column per key (null when absent); in chunks of lines, to keep memory low."""
     nk = len(STAT_KEYS)
     values = np.zeros((nb, nk), dtype=np.int64)
     present = np.zeros((nb, nk), dtype=bool)
-    for lo in range(0, len(i), chunk):
-        ii, bb = i[lo:lo + chunk], b[lo:lo + chunk]
+    for lo in range(0, len(kind), chunk):
+        ii = lo + np.flatnonzero(kind[lo:lo + chunk] == STAT)
+        if not len(ii):
+            continue
+        bb = block[ii].astype(np.int64)
         key = f["key"].gather(ii).fill_null(255).to_numpy()
         val = f["val"].gather(ii).fill_null(-1).to_numpy()
         good = (val >= 0) & (key < nk)
@@ -174,13 +177,23 @@ def _stat_table(i: np.ndarray, b: np.ndarray, f: pl.DataFrame, nb: int, rc: np.n
             rc[ii[~bad & (key == 255)]] = R["unknown cpu.stat key"]
             bb, key, val, ii = bb[good], key[good], val[good], ii[good]
         flat = bb * nk + key
-        repeated = present.ravel()[flat] | ~pl.Series(flat).is_first_distinct().to_numpy()  # keep the first
+        repeated = present.ravel()[flat] | _repeats(flat)  # keep the first
         if repeated.any():
             rc[ii[repeated]] = R["repeated cpu.stat key in block"]
             flat, val = flat[~repeated], val[~repeated]
         present.ravel()[flat] = True
         values.ravel()[flat] = val
     return {k: _nullable(values[1:, j], present[1:, j]) for j, k in enumerate(STAT_KEYS)}
+
+
+def _repeats(flat: np.ndarray) -> np.ndarray:
+    """Per element, whether an equal one comes before it (a stable sort: the lines
+    come nearly sorted, block by block, so this is cheaper than hashing)."""
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    out = np.zeros(len(flat), dtype=bool)
+    out[order[1:][ordered[1:] == ordered[:-1]]] = True
+    return out
 
 
 def _cpu_max(t: pl.Series) -> pl.DataFrame:
