@@ -59,7 +59,7 @@ def test_unknown_key_names_file_line_and_allowed_keys(tmp_path):
     path = write(tmp_path, "title: x\nruns:\n  - name: a\n    repeat: 5\n")
     with pytest.raises(SpecError) as err:
         load_config(path, Study)
-    assert str(err.value) == f"{path}:4: key 'runs[0].repeat': unknown key (allowed: name, repeats)"
+    assert str(err.value) == f"{path}:4: key 'runs[0].repeat': unknown key (did you mean 'repeats'? allowed: name, repeats)"
 
 
 def test_missing_and_bad_values(tmp_path):

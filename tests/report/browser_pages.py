@@ -12,6 +12,7 @@ SPEC = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "data": {"
 
 def good_page(path: Path) -> Path:
     path.write_text(f"<!DOCTYPE html><html><head><title>good</title></head><body>"
+                    "<div class='answer'><p>Give it 2 cores.</p></div>"
                     f"{chart_html(SPEC, with_bundle=True, title='points')}</body></html>")
     return path
 

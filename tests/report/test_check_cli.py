@@ -21,11 +21,11 @@ def test_check_passes_good_reports_and_fails_a_bad_one(tmp_path, capsys):
     assert main(["check", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "2 of 2 pages render offline with every chart drawn" in out
-    assert "ok  file://" in out and "good/report.html: 1/1 charts drawn" in out
+    assert "ok  /" in out and "good/report.html: 1/1 charts drawn" in out
 
     (tmp_path / "s" / "bad").mkdir()
     bad_page(tmp_path / "s" / "bad" / "report.html")
     assert main(["check", str(tmp_path)]) == 1
     out = capsys.readouterr().out
-    assert "BAD file://" in out and "bad/report.html: 0/1 charts drawn" in out
+    assert "BAD /" in out and "bad/report.html: 0/1 charts drawn" in out
     assert "2 of 3 pages render offline" in out

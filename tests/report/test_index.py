@@ -27,8 +27,8 @@ def test_index_lists_runs_by_study_in_position_order_with_status(tmp_path):
     assert "Demo study <span class='muted'>(demo)</span>" in page
     assert "<a href='demo/b/report.html'>Second &lt;b&gt;</a>" in page
     assert "Not run on this machine: no writable CPU cgroup" in page
-    assert "<p class='failed'>cell 2 raised</p>" in page
-    assert "<li>4 cores beat 6</li>" in page and "12.3 s" in page
+    assert "<p class='failed'>Failed: cell 2 raised</p>" in page
+    assert "<li>4 cores beat 6</li>" in page and ", 12 s" in page
     assert page.index("demo/b/") < page.index(">c<")
 
 

@@ -16,6 +16,6 @@ def test_index_command_writes_and_prints_the_index(tmp_path, capsys):
     assert "<li>limit 4 cores</li>" in (tmp_path / "index.html").read_text()
 
 
-def test_index_of_a_new_folder_is_created(tmp_path):
-    assert main(["index", str(tmp_path / "new")]) == 0
-    assert "No reports yet" in (tmp_path / "new" / "index.html").read_text()
+def test_index_of_a_missing_folder_is_refused(tmp_path, capsys):
+    assert main(["index", str(tmp_path / "new")]) == 2
+    assert "new" in capsys.readouterr().err and not (tmp_path / "new").exists()

@@ -8,7 +8,7 @@ from throttlelab.report.requirements import check
 def test_unknown_and_no_requirements():
     assert check([]) == (True, "")
     ok, reason = check(["gpu"])
-    assert not ok and reason.startswith("unknown requirement 'gpu' (known: local_cgroup, ffmpeg, chromium, go)")
+    assert not ok and reason.startswith("unknown requirement 'gpu' (known: local_cgroup, ffmpeg, chromium, go, node_cluster)")
 
 
 def test_chromium_is_looked_up_on_path(tmp_path, monkeypatch):

@@ -21,8 +21,8 @@ def test_defaults():
     ({"name": "x", "replicates": 0}, "key 'replicates': Input should be greater than or equal to 1"),
     ({"name": "x", "replicates": "2"}, "key 'replicates': Input should be a valid integer"),
     ({"name": "x", "period_us": 500}, "key 'period_us': Input should be greater than or equal to 1000"),
-    ({"name": "x", "backend": "docker"}, "key 'backend': Input should be 'local' or 'kubernetes'"),
-    ({"name": "x", "limit": [1]}, "key 'limit': unknown key (allowed: backend, burst_us,"),
+    ({"name": "x", "backend": "docker"}, "key 'backend': Input should be 'local', 'kubernetes' or 'simulated'"),
+    ({"name": "x", "limit": [1]}, "key 'limit': unknown key (did you mean 'limits'? allowed: adaptive, backend, burst_us,"),
 ])
 def test_bad_keys_are_named(doc, message):
     with pytest.raises(SpecError) as err:
