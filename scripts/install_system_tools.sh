@@ -9,7 +9,7 @@ need=()
 command -v ffmpeg >/dev/null 2>&1 || need+=(ffmpeg)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v promtool >/dev/null 2>&1 || need+=(prometheus)
-[ ${#need[@]} -eq 0 ] && exit 0
+if [ ${#need[@]} -eq 0 ]; then echo "install_system_tools: ffmpeg, chromium, prometheus all there (0 s)"; exit 0; fi
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "install_system_tools: missing ${need[*]} and no apt-get; install them yourself (ffmpeg also comes from the imageio-ffmpeg wheel)" >&2
   exit 0
