@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,21 +33,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from child_process import measure as run_child  # noqa: E402
 from monitor_log_generator import Settings, generate  # noqa: E402
 
 
 def run(argv: list[str]) -> dict:
     """Run ``argv`` as a process: wall and CPU seconds, peak memory (MB)."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    if p.returncode:
-        raise RuntimeError(f"{' '.join(argv)} failed ({p.returncode}): {err[-500:]}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+    wall, cpu, rss_mb = run_child(argv)
+    return {"wall": wall, "cpu": cpu, "rss_mb": rss_mb}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,9 +26,7 @@ import argparse
 import gzip
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +34,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from child_process import measure as child  # noqa: E402
 from k6_ndjson_gen import SETTINGS, generate  # noqa: E402
 
 BLOCKS = [
@@ -63,19 +62,6 @@ def make_file(path: Path, mb: int, tmp: Path) -> dict:
                 total[key] += counts[k % len(parts)][key]
             k += 1
     return total
-
-
-def child(cmd: list[str]) -> tuple[float, float, float]:
-    """(wall s, CPU s, peak RSS MB) of one child process (RSS via wait4)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {err[-500:]}")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
 
 
 def baseline(path: Path, limit: int) -> tuple[int, float]:

@@ -22,10 +22,12 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
+from pathlib import Path as _Path
+
+sys.path.insert(0, str(_Path(__file__).resolve().parent))
+from child_process import measure as child  # noqa: E402
 from pathlib import Path
 
 SETTINGS = {"seed": 13, "step_s": 15, "restarted_share": 0.1, "cores": (0.5, 4.0)}
@@ -61,18 +63,6 @@ def generate(folder: Path, n_series: int, n_points: int) -> list[Path]:
         p.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": result}}))
         paths.append(p)
     return paths
-
-
-def child(cmd: list[str]) -> tuple[float, float, float]:
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode()
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(cmd[:4])} failed: {err[-500:]}")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> int:
