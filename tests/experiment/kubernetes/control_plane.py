@@ -24,6 +24,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from throttlelab.experiment.sweeps.run_store import pid_alive
 
 REPO = Path(__file__).resolve().parents[3]
 BUILD_SCRIPT = REPO / "scripts" / "build_control_plane.sh"
@@ -88,15 +89,6 @@ def _die_with_parent():
     return setup
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
 
 def remove_stale_runs(tmp: Path | None = None) -> list[str]:
     """Kill the processes of earlier control planes whose test process is gone; remove their folders.
@@ -111,7 +103,7 @@ def remove_stale_runs(tmp: Path | None = None) -> list[str]:
             owner = int((d / "owner.pid").read_text())
         except (OSError, ValueError):
             owner = 0
-        if owner and _alive(owner):
+        if owner and pid_alive(owner):
             continue
         key = str(d)
         for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):

@@ -119,7 +119,7 @@ class RunStore:
                 continue
             for p in d.glob(".tmp-*"):
                 pid = p.name.rsplit("-", 1)[-1]
-                if pid.isdigit() and _alive(int(pid)):
+                if pid.isdigit() and pid_alive(int(pid)):
                     continue
                 with contextlib.suppress(FileNotFoundError):
                     p.unlink()
@@ -209,7 +209,8 @@ def _fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one we may not signal counts as alive)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
