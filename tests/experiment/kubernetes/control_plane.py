@@ -24,6 +24,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from throttlelab.experiment.sweeps.run_store import pid_alive
 
 REPO = Path(__file__).resolve().parents[3]
