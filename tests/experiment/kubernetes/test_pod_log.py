@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -110,3 +111,36 @@ def test_sampler_reads_this_machines_cgroup_v1(tmp_path):
     samples = _samples(split_pod_log(proc.stdout).monitor)
     assert samples["cgroup_version"].unique().to_list() == [1]
     assert samples["usage_seconds"].null_count() == 0
+
+
+@pytest.mark.skipif(shutil.which("busybox") is None, reason="busybox (busybox-static, installed by make node-tools) is missing")
+@pytest.mark.parametrize("workload", [["true"], ["sleep", "0.35"]])
+def test_sampler_under_busybox_gives_every_block_its_own_subsecond_time(tmp_path, workload):
+    # busybox `date` has no %N: block times used to be whole seconds, so a short run's first
+    # and last blocks shared a time, the reader skipped the last as a duplicate, and the run
+    # had no CPU total (CI: an unlimited pod with cpu_seconds None)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    busybox = shutil.which("busybox")
+    for applet in ("sh", "date", "sleep", "tail", "mkdir", "hostname", "true"):
+        (bin_dir / applet).symlink_to(busybox)
+    script = tmp_path / "sampler.sh"
+    script.write_text(sampler_script())
+    env = {"PATH": str(bin_dir), "THROTTLELAB_CGROUP_ROOT": "/sys/fs/cgroup", "THROTTLELAB_INTERVAL": "0.1",
+           "THROTTLELAB_WORKDIR": str(tmp_path / "work"), "THROTTLELAB_POD": "p", "THROTTLELAB_NAMESPACE": "ns"}
+    before = dt.datetime.now(dt.timezone.utc)
+    proc = subprocess.run([str(bin_dir / "sh"), str(script), *workload], capture_output=True, text=True,
+                          env=env, timeout=30)
+    after = dt.datetime.now(dt.timezone.utc)
+    assert proc.returncode == 0, proc.stderr
+    monitor = split_pod_log(proc.stdout).monitor
+    blocks = [line for line in monitor.splitlines() if line.startswith("--- ")]
+    samples = _samples(monitor)  # nothing skipped: no duplicate or out-of-order time
+    assert samples.height == len(blocks) >= 2
+    times = samples["timestamp"].to_list()
+    assert all(a < b for a, b in zip(times, times[1:]))
+    assert {t.microsecond for t in times} != {0}  # sub-second, not whole seconds
+    # anchored to the clock to within its second
+    assert before - dt.timedelta(seconds=1) <= times[0] <= after + dt.timedelta(seconds=1)
+    if os.access("/sys/fs/cgroup/cpuacct/cpuacct.usage", os.R_OK):
+        assert summarise_samples(samples)["cpu_seconds"] is not None

@@ -32,19 +32,39 @@ if [ "$#" -eq 0 ]; then
     exit 64
 fi
 
-# Sub-second timestamps when `date` knows %N (GNU, recent busybox), else .000.
-case "$(date -u +%N 2>/dev/null)" in
-    [0-9][0-9][0-9]*) has_ns=1 ;;
-    *) has_ns=0 ;;
+uptime_cs() {  # /proc/uptime in centiseconds (monotonic enough for wall time)
+    read -r up _rest < /proc/uptime
+    # "1${frac} - 100" keeps a fraction such as "08" from being read as octal
+    printf '%s' "$(( ${up%.*} * 100 + 1${up#*.} - 100 ))"
+}
+
+# Block times: the wall clock read once, then advanced by /proc/uptime, so they are
+# sub-second and strictly increasing (a block never repeats the previous time, which
+# the reader would skip as a duplicate) even where `date` has no %N (busybox).  With
+# %N the anchor is exact; without it, it is the middle of the current second.
+up0="$(uptime_cs)"
+ns="$(date -u +%s%N 2>/dev/null)"
+case "$ns" in
+    *[!0-9]*|"") epoch0_cs=$(( $(date -u +%s) * 100 + 50 )) ;;
+    *) epoch0_cs="${ns%???????}" ;;
 esac
+last_file="$workdir/.throttlelab-last-cs"
+utc() {  # epoch seconds -> "YYYY-MM-DD HH:MM:SS" in shell arithmetic (civil-from-days), no fork
+    d=$(( $1 / 86400 + 719468 )); r=$(( $1 % 86400 ))
+    era=$(( d / 146097 )); doe=$(( d - era * 146097 ))
+    yoe=$(( (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365 ))
+    doy=$(( doe - (365 * yoe + yoe / 4 - yoe / 100) )); mp=$(( (5 * doy + 2) / 153 ))
+    day=$(( doy - (153 * mp + 2) / 5 + 1 )); mon=$(( mp < 10 ? mp + 3 : mp - 9 ))
+    year=$(( yoe + era * 400 + (mon <= 2) ))
+    printf '%04d-%02d-%02d %02d:%02d:%02d' "$year" "$mon" "$day" $(( r / 3600 )) $(( r % 3600 / 60 )) $(( r % 60 ))
+}
 now() {
-    if [ "$has_ns" = 1 ]; then
-        t="$(date -u '+%Y-%m-%d %H:%M:%S.%N')"
-        # keep milliseconds: drop the last six digits of the nanoseconds
-        printf '%sZ' "${t%??????}"
-    else
-        printf '%s.000Z' "$(date -u '+%Y-%m-%d %H:%M:%S')"
-    fi
+    cs=$(( epoch0_cs + $(uptime_cs) - up0 ))
+    last=0
+    [ -r "$last_file" ] && read -r last < "$last_file"
+    [ "$cs" -le "${last:-0}" ] && cs=$(( last + 1 ))
+    printf '%s\n' "$cs" > "$last_file"
+    printf '%s.%02d0Z' "$(utc $(( cs / 100 )))" $(( cs % 100 ))
 }
 
 # Which cgroup layout does the container see?
@@ -94,11 +114,6 @@ $usage
             ;;
     esac
     printf '%s\n' "$b"
-}
-
-uptime_cs() {  # /proc/uptime in centiseconds (monotonic enough for wall time)
-    read -r up _rest < /proc/uptime
-    printf '%s' "${up%.*}${up#*.}"
 }
 
 echo "### throttlelab begin ###"
