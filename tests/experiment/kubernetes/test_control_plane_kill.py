@@ -58,6 +58,11 @@ def test_stale_runs_of_a_live_owner_are_kept(tmp_path):
         (d / "owner.pid").write_text(str(pid))
     # a process whose command line names the dead run's folder (sh -c would exec sleep and lose it)
     sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(dead)])
+    # until the child has exec'd, its command line is pytest's (CI once looked too early, under load)
+    deadline = time.monotonic() + 30
+    while str(dead) not in Path(f"/proc/{sleeper.pid}/cmdline").read_bytes().decode(errors="replace"):
+        assert time.monotonic() < deadline, "the sleeper never started"
+        time.sleep(0.01)
     try:
         assert remove_stale_runs(tmp_path) == [str(dead)]
         assert live.is_dir() and not dead.exists()
