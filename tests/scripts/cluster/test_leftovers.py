@@ -12,7 +12,10 @@ def test_processes_naming_the_state_folder_are_found_and_killed(layout):
     layout.state.mkdir(parents=True)
     p = subprocess.Popen(["sh", "-c", f"sleep 60 # {layout.state}/x"])
     try:
-        time.sleep(0.2)
+        deadline = time.monotonic() + 30  # until sh has exec'd, its command line is pytest's
+        while str(layout.state) not in open(f"/proc/{p.pid}/cmdline", "rb").read().decode(errors="replace"):
+            assert time.monotonic() < deadline, "the sleeper never started"
+            time.sleep(0.01)
         assert p.pid in leftovers.our_processes(layout)
         leftovers.clean(layout)
         assert p.wait(timeout=10) is not None
