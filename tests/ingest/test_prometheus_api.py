@@ -6,6 +6,7 @@ import http.server
 import json
 import threading
 
+import numpy as np
 import pytest
 
 from throttlelab.ingest.prometheus_api import PrometheusAPI, PrometheusError, format_duration, parse_duration
@@ -106,6 +107,23 @@ def test_real_prometheus_4xx_and_range_split(prometheus_scenarios):
     assert api.queries - q0 == 2
     t = series[0].times
     assert len(t) == len(set(t)) and (t[1:] - t[:-1] == 15).all()
+
+
+@pytest.mark.prometheus
+def test_real_prometheus_other_shapes_and_special_values(prometheus_scenarios):
+    url, _, end = prometheus_scenarios
+    api = PrometheusAPI(url)
+    # a scalar answer is not a vector: one clear line, not a decoding traceback
+    with pytest.raises(PrometheusError, match="expected an instant vector for 'scalar\\(vector\\(1\\)\\)', got scalar"):
+        api.query("scalar(vector(1))")
+    with pytest.raises(PrometheusError, match="HTTP 400: bad_data: invalid expression type \"string\""):
+        api.query_range('"x"', end - 600, end, 60)
+    # NaN and infinities arrive as strings and come out as floats
+    (series,) = api.query_range("vector(0) / vector(0)", end - 120, end, 60)
+    assert len(series.values) == 3 and np.isnan(series.values).all()
+    (inf,) = api.query("vector(1) / vector(0)")
+    assert inf["value"][1] == "+Inf"
+    assert api.query_values("vector(-1) / vector(0)", keys=())[()] == float("-inf")
 
 
 def test_durations():
