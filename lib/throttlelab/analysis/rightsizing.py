@@ -53,7 +53,38 @@ DEFAULT_PERIOD_S = 0.1
 
 @dataclass(frozen=True)
 class Rightsizing:
-    """One container's numbers, recommendation and reason."""
+    """One container's numbers, recommendation and reason.
+
+    Attributes
+    ----------
+    namespace, pod, container
+        Which container.
+    decision
+        ``raise limit``, ``lower limit``, ``keep``, ``set limit``, ``no limit (policy)``, ``keep (policy)`` or
+        ``too little data``.
+    current_request_cores, current_limit_cores
+        What the container has now (``null``: none set).
+    recommended_request_cores, recommended_request_low, recommended_request_high
+        Recommended request with its 90% block-bootstrap interval.
+    recommended_limit_cores, recommended_limit_low, recommended_limit_high
+        Recommended limit (``null``: no limit) with its 90% block-bootstrap interval.
+    usage_p50_cores, usage_p95_cores, usage_p99_cores, usage_max_cores
+        Usage percentiles over the window (what KRR and VPA see).
+    demand_p95_cores
+        95th percentile of the estimated demand (usage with the throttled time put back).
+    throttled_ratio, throttled_ratio_p95_5m, throttled_seconds_per_hour
+        Share of CFS periods throttled (whole window, 95th percentile of 5-minute windows) and throttled time.
+    predicted_throttled_ratio
+        Throttled-period ratio predicted at the recommended limit.
+    burst_sigma, burst_sigma_source
+        Within-step burstiness of demand and where it came from.
+    krr_request_cores, krr_limit_cores, vpa_request_cores, vpa_limit_cores
+        What KRR's and VPA's rules would recommend from the same usage.
+    hours_observed, steps, step_s
+        Window length, samples and the step between them.
+    reason
+        One sentence a reader can act on.
+    """
 
     namespace: str
     pod: str
