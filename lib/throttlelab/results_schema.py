@@ -35,7 +35,6 @@ RESULT_CLASSES = (
     "throttlelab.results:Estimate",
     "throttlelab.results:Fit",
     "throttlelab.analysis.run_level:RunComparison",
-    "throttlelab.analysis.run_level:QuantileEstimate",
     "throttlelab.analysis.run_level:OutlyingRun",
     "throttlelab.analysis.run_level:ReplicatesNeeded",
     "throttlelab.analysis.selection:BestChoice",

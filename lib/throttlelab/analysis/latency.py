@@ -4,7 +4,7 @@ Per group of requests (e.g. per contention level and load): counts by status,
 the failure rate, and mean, p50, p95, p99 and max of the latency of answered
 requests (``status == 'ok'``): the mean with a percentile-bootstrap interval
 (resampling requests), the quantiles with distribution-free order-statistic
-intervals (:func:`~throttlelab.analysis.run_level.quantile_interval`; NaN, "not
+intervals (:func:`~throttlelab.analysis.quantile_intervals.quantile_interval`; NaN, "not
 enough samples", where n cannot support one: p99 needs 368 samples at 95%, p95 72).
 These intervals describe the requests of the group; requests of one run are
 not independent, and the run-level comparisons below decide.  ``max`` has no interval: the bootstrap cannot put one
@@ -27,13 +27,14 @@ to decide" with one run per level).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
 from scipy import stats as st
 
-from throttlelab.analysis.run_level import quantile_interval, run_level_columns, runs_of
+from throttlelab.analysis.quantile_intervals import quantile_interval
+from throttlelab.analysis.run_level import run_level_columns, runs_of
 from throttlelab.results import ConfidenceInterval, Estimate
 
 STATS = ("mean", "p50", "p95", "p99")
@@ -84,8 +85,7 @@ def bootstrap_estimates(x: np.ndarray, names: tuple[str, ...] = STATS, *, n_boot
     for n in names:
         if n in _Q:  # distribution-free order-statistic interval; NaN where n cannot support one
             q = quantile_interval(x, n, level)
-            out[n] = Estimate(float(q.value), nan if q.low is None else q.low, nan if q.high is None else q.high,
-                              level, "order-statistic interval (distribution-free)", n_samples=int(x.size))
+            out[n] = replace(q, low=nan if q.low is None else q.low, high=nan if q.high is None else q.high)
         else:
             out[n] = Estimate(float(statistic(x, n)), float(np.quantile(boots[n], a)),
                               float(np.quantile(boots[n], 1 - a)), level, "percentile bootstrap of samples",
