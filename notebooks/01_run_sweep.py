@@ -50,6 +50,7 @@ from throttlelab.experiment.sweeps.adaptive_tables import decisions_table, run_o
 from throttlelab.experiment.sweeps.backends import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from
+from throttlelab.experiment.sweeps.sweep_results import sweep_results
 from throttlelab.experiment.sweeps.sweep_summary import pick_example_run, run_intervals, sweep_summary
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 from throttlelab.report import notebook as tn
@@ -187,16 +188,5 @@ if timed.height:
 else:
     tn.answer(f"Not measured yet: no run of {sweep.name} finished here" + (f" ({skipped_reason})." if skipped_reason else "."),
               rests_on=f"{runs.height} stored runs")
-tn.write_results({
-    "experiment": sweep.name,
-    "store": str(store.directory),
-    "planned_runs": adaptive_status.budget if adaptive_status else len(plan),
-    "design": sweep.design,
-    "decisions": decisions_table(adaptive_status) if adaptive_status else None,
-    "stop_reason": adaptive_status.stop_reason if adaptive_status else None,
-    "stored_runs": runs.height,
-    "status_counts": {s: n for s, n in runs["status"].value_counts().iter_rows()} if runs.height else {},
-    "skipped_reason": skipped_reason,
-    "example_run": shown,
-    "summary": summary,
-})
+tn.write_results(sweep_results(sweep, store, plan, runs, summary, adaptive_status=adaptive_status,
+                               skipped_reason=skipped_reason, example_run=shown))

@@ -42,8 +42,9 @@ output_dir: str = "../data/processed/02_ingest_logs"  # where tables, results.js
 import polars as pl
 from IPython.display import Markdown, display
 
+from throttlelab.analysis.ingest_summary import ingest_summary, merge_by_table
 from throttlelab.ingest.detect import detect_format, read_any
-from throttlelab.ingest.intervals import intervals, summary_by_limit, thin_samples
+from throttlelab.ingest.intervals import intervals, thin_samples
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import monitor_charts
 out = tn.start(output_dir, name="02_ingest_logs")
@@ -74,9 +75,7 @@ tn.show_table(inputs, title="Inputs read", labels={"total": "lines/values", "use
 # line was used.
 
 # %%
-by_table = {}
-for _, _, r in results:
-    by_table[r.table] = by_table[r.table].merge(r) if r.table in by_table else r
+by_table = merge_by_table(results)
 skips = pl.concat([r.skipped.to_frame().with_columns(table=pl.lit(t)) for t, r in by_table.items()]) if by_table else pl.DataFrame()
 tn.save_table(skips, "skipped")
 display(Markdown("\n".join(f"- {t}: {r.skipped.total:,d} of {r.lines_total:,d} {r.unit} skipped"
@@ -102,7 +101,8 @@ samples = by_table["samples"].samples if "samples" in by_table else pl.DataFrame
 iv = by_table["samples"].intervals() if "samples" in by_table else pl.DataFrame()
 tn.save_table(samples, "samples")
 tn.save_table(iv, "intervals")
-by_limit = summary_by_limit(iv) if iv.height else pl.DataFrame()
+summary = ingest_summary(results, intervals=iv)
+by_limit = summary.by_limit
 tn.save_table(by_limit, "by_limit")
 tn.show_table(by_limit, title="Throttling by CPU limit", empty="no samples with CPU counters")
 
@@ -126,9 +126,7 @@ else:
 # ## Headlines and results
 
 # %%
-n_samples = samples.height
-total_lines = sum(r.lines_total for _, _, r in results)
-skipped_lines = sum(r.skipped.total for _, _, r in results)
+n_samples, total_lines, skipped_lines = summary.samples, summary.lines_total, summary.lines_skipped
 tn.headline(f"Read {n_samples:,d} monitor samples from {len(input_paths)} input(s); "
             f"{skipped_lines:,d} of {total_lines:,d} input lines/values skipped, each counted by reason.")
 if by_limit.height:
@@ -144,12 +142,4 @@ if by_limit.height:
                   + ("; raise the limit or cut the work per period." if verdict == "above" else "."),
                   rests_on=f"{n_samples:,d} monitor samples from {len(input_paths)} log(s); "
                            f"{skipped_lines:,d} of {total_lines:,d} lines skipped, each counted by reason")
-tn.write_results({
-    "inputs": [{"input": str(p), "format": f, **r.to_dict()} for p, f, r in results],
-    "samples": n_samples,
-    "intervals": iv.height,
-    "lines_total": total_lines,
-    "lines_skipped": skipped_lines,
-    "skipped_by_reason": {k: v for t, r in by_table.items() for k, v in r.skipped.counts.items()},
-    "by_limit": by_limit.to_dicts() if by_limit.height else [],
-})
+tn.write_results(summary)

@@ -49,7 +49,8 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis import cpu_limits as cl
-from throttlelab.analysis.active_time import fit_active_time, slowdown_table
+from throttlelab.analysis.active_time import fit_active_time
+from throttlelab.analysis.cpu_limit_results import active_time_results, cpu_limit_results
 from throttlelab.analysis.metric_views import dead_zone_view, limits_view
 from throttlelab.analysis.prepare import limit_summary, prepare_runs
 from throttlelab.analysis.response_metric import metric_ci, metric_change_ci, metric_change_pct, metric_value
@@ -192,12 +193,9 @@ if active_time_path != "none":
     go = load_go_active_time(active_time_path or None)
     act_fit = fit_active_time(go["limit_share"], go["active_over_wall"])
     display(active_time_chart(go, act_fit, title="CPU time / wall time vs CPU limit (Go JSON endpoint)"))
-    act_table = slowdown_table(go, act_fit)
-    tn.save_table(act_table, "active_time")
-    factor, factor_ci = act_fit.slowdown_factor(float(go["limit_share"].min()))
-    active = {"fit": act_fit, "table": act_table, "smallest_limit_share": float(go["limit_share"].min()),
-              "slowdown_factor": factor, "slowdown_factor_ci": factor_ci}
-    tn.show_table(act_table, title="Slowdown implied by the active-time fit")
+    active = active_time_results(go, act_fit)
+    tn.save_table(active.table, "active_time")
+    tn.show_table(active.table, title="Slowdown implied by the active-time fit")
 
 # %%
 for g in groups[:2]:
@@ -253,16 +251,12 @@ if groups:
               rests_on=f"{prepared.summary()['runs_analysed']} runs{reps} ({source}); dead zones by single-step max-T "
                        f"simultaneous bounds at alpha {alpha}, practical threshold {threshold_pct:g}%")
 if active:
-    tn.headline(f"Go endpoint: CPU time / wall time = {active['fit'].slope:.2f} x limit share; at "
-                f"{1000 * active['smallest_limit_share']:.0f}m a request takes {active['slowdown_factor']:.1f}x "
-                f"(95% CI {active['slowdown_factor_ci'].low:.1f}-{active['slowdown_factor_ci'].high:.1f}x) its CPU time")
+    sf = active.slowdown_factor
+    tn.headline(f"Go endpoint: CPU time / wall time = {active.fit.slope:.2f} x limit share; at "
+                f"{1000 * active.smallest_limit_share:.0f}m a request takes {sf.value:.1f}x "
+                f"(95% CI {sf.low:.1f}-{sf.high:.1f}x) its CPU time")
 
-tn.write_results({
-    "input": {"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
-    "runs": prepared.summary(),
-    "metric": {"name": m.name, "unit": m.unit, "direction": m.direction},
-    "parameters": {"metric": m.name, "threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
-                   "prior_cv": prior_cv, "n_boot": n_boot, "n_sim": n_sim, "seed": seed},
-    "groups": [cl.group_results(g) for g in groups],
-    "active_time": active,
-})
+tn.write_results(cpu_limit_results(
+    prepared, groups, runs_path=runs_path, active_time=active,
+    parameters={"threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
+                "prior_cv": prior_cv, "n_boot": n_boot, "n_sim": n_sim, "seed": seed}))

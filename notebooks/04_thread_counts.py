@@ -52,7 +52,8 @@ from throttlelab.analysis.response_metric import metric_change_ci, metric_change
 from throttlelab.analysis.runs_input import load_runs
 from throttlelab.analysis.single_numbers import single_number_verdicts, verdict_sentences
 from throttlelab.analysis.thread_advice import advice_sentences, thread_advice
-from throttlelab.analysis.thread_counts import analyse_thread_counts, thread_results
+from throttlelab.analysis.thread_count_results import thread_count_results
+from throttlelab.analysis.thread_counts import analyse_thread_counts
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
@@ -222,14 +223,7 @@ else:
             f"(95% CI {worst.auto_vs_best_ci_pct.low:+.0f}% to {worst.auto_vs_best_ci_pct.high:+.0f}%)") if worst else ""
     tn.answer(lead + cost + ".", rests_on=f"{n_runs} runs ({source}); alpha {alpha}")
 
-tn.write_results({
-    "input": {"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
-    "runs": prepared.summary(),
-    "parameters": {"alpha": alpha, "prior_cv": prior_cv, "metric": m.name, "advice_metrics": advice_list,
-                   "ceiling_cv": ceiling_cv, "floor_cv": floor_cv},
-    "metric": {"name": m.name, "unit": m.unit, "direction": m.direction},
-    "thread_comparison_possible": any(a.has_explicit_threads for a in analyses),
-    "groups": [thread_results(a) for a in analyses],
-    "single_number_verdicts": verdicts,
-    "thread_advice": advice,
-})
+tn.write_results(thread_count_results(
+    prepared, analyses, runs_path=runs_path, single_number_verdicts=verdicts, thread_advice=advice,
+    parameters={"alpha": alpha, "prior_cv": prior_cv, "advice_metrics": advice_list, "ceiling_cv": ceiling_cv,
+                "floor_cv": floor_cv}))

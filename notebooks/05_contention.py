@@ -43,6 +43,7 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis import contention_paper as cp
+from throttlelab.analysis.contention_results import contention_results
 from throttlelab.analysis import neighbour_workers as nw
 from throttlelab.analysis import response_curves as rc
 from throttlelab.analysis.latency import load_measured
@@ -50,7 +51,6 @@ from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts
 out = tn.start(output_dir, name="05_contention")
-results: dict = {}
 
 # %% [markdown]
 # ## The paper's table 1, rebuilt
@@ -64,15 +64,7 @@ published = load_contention(contention_csv or None)
 table1 = cp.paper_table1(published)
 tn.save_table(table1, "paper_table1")
 tn.save_table(cp.paper_table1_wide(table1), "paper_table1_wide")
-inconsistent = table1.filter(~pl.col("consistent"))
-results["paper_table1"] = {
-    "cells": table1.height,
-    "consistent": int(table1["consistent"].sum()),
-    "inconsistent_cells": inconsistent.select("requests_per_30s", "contention", "mean_ms", "percent", "percent_printed").to_dicts(),
-    "max_percent_printed": int(table1["percent_printed"].max()),
-}
-results["headline_increase"] = cp.published_increase(table1)
-inc = results["headline_increase"]
+inc = cp.published_increase(table1)
 tn.headline(f"Paper table 1: {int(table1['consistent'].sum())}/{table1.height} printed % increases reproduce from the "
             f"published ms (max +{int(table1['percent_printed'].max())}% at 450 req/30 s, 70% stress; from the ms "
             f"{inc.value:+.0f}%, rounding range {inc.low:+.0f}% to {inc.high:+.0f}%; one mean per cell, so run-to-run "
@@ -92,7 +84,6 @@ fits_table, fits = rc.fit_summary(published, n_boot=n_boot, seed=seed)
 tn.save_table(fits_table, "published_fits")
 hyper_all = fits_table.filter((pl.col("model") == "hyperbolic") & (pl.col("group") == "all")).row(0, named=True)
 mm1_all = fits_table.filter((pl.col("model") == "mm1") & (pl.col("group") == "all")).row(0, named=True)
-results["published_fit"] = {"hyperbolic": hyper_all, "mm1": mm1_all}
 tn.headline(f"Published data: response time takes off at a neighbour share of {hyper_all['knee']:.0%} "
             f"(95% CI {hyper_all['knee_low']:.0%}-{hyper_all['knee_high']:.0%}, hyperbolic fit, R² {hyper_all['r2']:.2f})")
 tn.show_table(fits_table.select("model", "group", "knee", "knee_low", "knee_high", "doubling", "doubling_low",
@@ -129,21 +120,16 @@ display(charts.response_vs_contention(points, y="mean_ms", color="load", curves=
 # verdicts agree), and with one run per share it is "too few to decide" with the runs needed to detect 10%.
 
 # %%
-measured = None
+measured = live = requests = None
 if live_sweep:
     from throttlelab.experiment.latency.latency_runner import run_live_sweep
 
-    requests_path, results["live_sweep"] = run_live_sweep(live_sweep, data_root, backend=live_backend)
+    requests_path, live = run_live_sweep(live_sweep, data_root, backend=live_backend)
 if requests_path:
     requests, stage_timings = load_measured(requests_path)
     measured = rc.analyse_measured(requests, n_boot=n_boot, seed=seed)
     for name in ("summary", "inflation_mean", "inflation_p95", "fits"):
         tn.save_table(measured[name], f"measured_{name}")
-    status = dict(requests.group_by("status").len().iter_rows())
-    results["measured"] = {
-        "requests": requests.height, "by_status": status, "neighbour_workers": measured["neighbour_workers"],
-        "summary": measured["summary"], "inflation_mean": measured["inflation_mean"], "fits": measured["fits"],
-    }
     if (line := rc.inflation_headline(measured["inflation_mean"])):
         tn.headline(line)
     tn.show_table(measured["summary"], title="Measured response time per neighbour share and load")
@@ -210,16 +196,12 @@ if workers is not None and "summary" in workers:
     for name in ("summary", "runs", "change", "tests", "trend"):
         tn.save_table(workers[name], f"measured_workers_{name}")
     tn.save_table(nw.change_wide(workers["change"]), "measured_workers_change_wide")
-    results["measured_workers"] = {k: workers[k] for k in ("share", "baseline_workers", "workers", "summary", "runs",
-                                                           "change", "tests", "trend", "note")}
     line = nw.headline(workers)
     if line:
         tn.headline(line)
     display_workers = nw.change_wide(workers["change"])
     tn.show_table(display_workers, title="Change against the fewest busy workers")
 else:
-    if workers is not None:
-        results["measured_workers"] = {"note": workers["note"]}
     display_workers = None
 why_no_workers = (workers or {}).get("note") or "no measured requests with two or more neighbour worker counts"
 if display_workers is None:
@@ -277,5 +259,6 @@ tn.answer(f"Keep co-located stress below about {hyper_all['knee']:.0%} of the no
           rests_on=f"the paper's table 1: {table1.height} published means ({table1['requests_per_30s'].n_unique()} "
                    f"request rates x {table1['contention'].n_unique()} stress shares), residual bootstrap "
                    f"({n_boot} resamples)"
-                   + (f"; {results['measured']['requests']:,d} measured requests" if measured is not None else ""))
-tn.write_results(results)
+                   + (f"; {requests.height:,d} measured requests" if measured is not None else ""))
+tn.write_results(contention_results(table1, fits_table, fits, requests=requests, measured=measured, workers=workers,
+                                    live_sweep=live))

@@ -42,12 +42,12 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis import concurrency as cc
+from throttlelab.analysis.concurrency_results import concurrency_results
 from throttlelab.analysis.latency import load_measured
 from throttlelab.ingest.published import load_semaphore
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts
 out = tn.start(output_dir, name="06_concurrency_limits")
-results: dict = {}
 
 # %% [markdown]
 # ## The wiki's %-change table (max_workers=8), rebuilt
@@ -61,18 +61,14 @@ published = load_semaphore(semaphore_csv or None)
 repro = cc.wiki_reproduction(published, max_workers=8)
 tn.save_table(repro, "wiki_percent_change_w8")
 tn.save_table(cc.wiki_layout(repro), "wiki_percent_change_w8_layout")
-verdicts = dict(repro.group_by("verdict").len().iter_rows())
-inconsistent = repro.filter(pl.col("verdict") == "inconsistent").select("load", "stage", "stat", "percent_change",
-                                                                        "percent_printed")
-results["wiki_table"] = {"cells": repro.height, "verdicts": verdicts, "inconsistent": inconsistent.to_dicts(),
-                         "tests": cc.TESTS_UNAVAILABLE}
+results = concurrency_results(published)
+verdicts = results.wiki_table.verdicts
+inconsistent = results.wiki_table.inconsistent
 total30 = repro.filter((pl.col("load") == 30) & (pl.col("stage") == "total") & (pl.col("stat") == "avg")).row(0, named=True)
 tn.headline(f"Wiki table (max_workers=8): {verdicts.get('reproduced', 0)}/{repro.height} printed %-changes reproduce "
             f"exactly, {verdicts.get('close', 0)} within 1 point, {verdicts.get('inconsistent', 0)} contradict the "
             f"wiki's own per-run tables")
-results["headline_avg_total_30vus"] = cc.published_change(published, stat="avg")
-results["headline_p95_total_30vus"] = cc.published_change(published, stat="p95")
-h_avg, h_p95 = results["headline_avg_total_30vus"], results["headline_p95_total_30vus"]
+h_avg, h_p95 = results.headline_avg_total_30vus, results.headline_p95_total_30vus
 tn.headline(f"Published: the semaphore cuts the mean total time at 30 VUs by {-total30['percent_change']:.0f}% "
             f"({total30['base_seconds']:.2f} s -> {total30['other_seconds']:.2f} s; rounding range "
             f"{h_avg.low:+.1f}% to {h_avg.high:+.1f}%) and its p95 by {-h_p95.value:.0f}% (rounding range "
@@ -101,8 +97,6 @@ display(charts.percent_change_heatmap(repro, title="Published, max_workers=8: ch
 # %%
 w12 = cc.percent_change_table(published, "workers=12,semaphore=none", "workers=12,semaphore=4")
 tn.save_table(w12, "percent_change_w12")
-results["workers12_total_avg"] = w12.filter((pl.col("stage") == "total") & (pl.col("stat") == "avg")).select(
-    "load", "percent_change").to_dicts()
 display(charts.percent_change_heatmap(w12, title="Published, max_workers=12: change with a semaphore of 4 (blue = faster)"))
 
 # %% [markdown]
@@ -124,29 +118,24 @@ display(charts.stage_bars(published, title="Published: mean time per stage (k6 a
 # side is "not enough data to decide". This replaces the earlier request-level verdicts.
 
 # %%
-measured = None
+measured = requests = live = None
 if live_sweep:
     from throttlelab.experiment.latency.latency_runner import run_live_sweep
 
-    requests_path, results["live_sweep"] = run_live_sweep(live_sweep, data_root, backend=live_backend)
+    requests_path, live = run_live_sweep(live_sweep, data_root, backend=live_backend)
 if requests_path:
     requests, stage_timings = load_measured(requests_path)
     measured = cc.analyse_measured_stages(stage_timings, base=base_config or None, other=other_config or None,
                                           alpha=alpha)
-    results["measured"] = {"requests": requests.height,
-                           "by_status": dict(requests.group_by("status").len().iter_rows())}
-    if "note" in measured:
-        results["measured"]["note"] = measured["note"]
-        measured = None
-    else:
-        for name in ("summary", "percent_change", "tests"):
-            tn.save_table(measured[name], f"measured_{name}")
-        t = measured["tests"]
-        results["measured"] |= {"base": measured["base"], "other": measured["other"], "tests": t,
-                                "verdicts": dict(t.group_by("verdict").len().iter_rows())}
-        for line in cc.measured_headlines(measured, alpha=alpha):
-            tn.headline(line)
-why_no_measured = (results.get("measured", {}).get("note")
+results = concurrency_results(published, requests=requests, measured=measured, live_sweep=live)
+if measured is not None and "note" in measured:
+    measured = None
+elif measured is not None:
+    for name in ("summary", "percent_change", "tests"):
+        tn.save_table(measured[name], f"measured_{name}")
+    for line in cc.measured_headlines(measured, alpha=alpha):
+        tn.headline(line)
+why_no_measured = ((results.measured or {}).get("note")
                    or "no measured stage timings (set `requests_path` or `live_sweep`)")
 if measured:
     tn.show_table(measured["tests"], title="Tests per stage (Mann-Whitney U, Holm-corrected)")
@@ -183,5 +172,5 @@ tn.answer(f"Yes: a semaphore of 4 on the CPU-heavy stage cuts the mean total tim
           + "; no interval: the wiki publishes only k6 summaries, so no test is possible.",
           rests_on=f"the wiki's k6 summaries (max_workers=8, one run per load); {verdicts.get('reproduced', 0)} of "
                    f"{repro.height} printed %-changes reproduce exactly"
-                   + (f"; {results['measured']['requests']:,d} measured requests" if measured else ""))
+                   + (f"; {results.measured['requests']:,d} measured requests" if measured else ""))
 tn.write_results(results)

@@ -44,6 +44,7 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis.capacity import compare_variants, project_capacity, projection_curve, unit_costs
+from throttlelab.analysis.capacity_results import capacity_results
 from throttlelab.ingest.published import load_mediamtx
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.capacity_charts import capacity_chart
@@ -128,13 +129,7 @@ tn.answer(f"{last.variant}: {last.capacity_units:.0f} streams fit under {100 * l
              f"{comparison.cpu_change_pct:+.0f}%)" if comparison else "") + ".",
           rests_on=f"one measured load level per variant ({', '.join(f'{c.variant}: {c.units:g} streams' for c in costs)}); "
                    f"linear projection, {projections[0].assumption}")
-tn.write_results({
-    "input": {"capacity_path": capacity_path or "published:mediamtx_optimization.csv"},
-    "parameters": {"target_units": target_units, "limit_cores": limit_cores, "threshold": threshold,
-                   "fixed_overhead_max": fixed_overhead_max, "noise_cv": noise_cv, "n_sim": n_sim, "seed": seed},
-    "unit": "streams",
-    "unit_costs": costs,
-    "projections": projections,
-    "comparison": comparison,
-    "assumption": projections[0].assumption,
-})
+tn.write_results(capacity_results(
+    costs, projections, comparison, capacity_path=capacity_path, unit="streams",
+    parameters={"target_units": target_units, "limit_cores": limit_cores, "threshold": threshold,
+                "fixed_overhead_max": fixed_overhead_max, "noise_cv": noise_cv, "n_sim": n_sim, "seed": seed}))

@@ -49,6 +49,7 @@ from pathlib import Path
 from IPython.display import HTML, Markdown, display
 
 from throttlelab.analysis.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing_results import rightsizing_results
 from throttlelab.analysis.rightsizing_views import (decision_table, marks_frame, recommendations_frame,
                                                     throttled_ratio_frame, usage_distribution_frame)
 from throttlelab.ingest.prometheus_api import parse_duration, parse_time
@@ -118,9 +119,6 @@ for r in recs:
         display(charts.throttled_ratio_chart(ratio, target=throttle_target, title=f"{r.pod}/{r.container}: throttled ratio"))
 
 # %%
-tn.write_results({
-    "input": {"source": source, "how": how, "namespace": namespace, "selector": selector,
-              "start": fetched.start, "end": fetched.end, "step_s": fetched.step_s, "queries": fetched.queries},
-    "parameters": {"throttle_target": throttle_target, "limit_policy": limit_policy, "min_history": min_history},
-    "recommendations": recs,
-})
+tn.write_results(rightsizing_results(
+    recs, settings, source=source, how=how, window=(fetched.start, fetched.end, fetched.step_s),
+    queries=fetched.queries, namespace=namespace, selector=selector, min_history=min_history))

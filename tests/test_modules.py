@@ -32,22 +32,10 @@ def mirrored_test(path: Path) -> Path:
     return REPO / "tests" / rel.parent / f"test_{rel.stem}.py"
 
 
-# Modules whose tests still live in a neighbour's test file (or are missing): this list may only shrink.
-NOT_YET_MIRRORED = {
-    "analysis/cpu_limits.py",
-    "analysis/dead_zone_results.py",
-    "analysis/noise.py",
-    "analysis/recommend.py",
-    "experiment/kubernetes/pod_placement.py",  # tested in test_node.py (needs the node up; runs before cluster-down)
-    "ingest/lines.py",
-}
-
-
 def test_tests_mirror_lib():
-    """Each module ``lib/throttlelab/x/y.py`` has ``tests/x/test_y.py`` (new modules always)."""
-    missing = {str(p.relative_to(PKG)) for p in SOURCES if not mirrored_test(p).exists()}
-    assert sorted(missing - NOT_YET_MIRRORED) == [], "modules without a mirrored test file"
-    assert sorted(NOT_YET_MIRRORED - missing) == [], "mirrored or gone now: remove from NOT_YET_MIRRORED"
+    """Each module ``lib/throttlelab/x/y.py`` has ``tests/x/test_y.py`` (no exceptions)."""
+    missing = sorted(str(p.relative_to(PKG)) for p in SOURCES if not mirrored_test(p).exists())
+    assert missing == [], "modules without a mirrored test file"
 
 
 def declared() -> set[str]:

@@ -62,3 +62,23 @@ def test_every_result_class_dumps_to_valid_json():
     for cls, obj in ((Fit, fit), (Estimate, Estimate(None, None, None))):
         jsonschema.validate(json.loads(json.dumps(to_jsonable(obj))), {"$defs": s["$defs"], "$ref": f"#/$defs/{cls.__name__}"})
     assert len(load_classes()) >= 15
+
+
+def test_every_notebook_writes_its_documented_class_built_in_the_package():
+    """Each notebooks/NN_x.py ends with ``tn.write_results(<builder>(...))`` or a name bound to one; no dict literals."""
+    import ast
+
+    from throttlelab.results_schema import NOTEBOOK_RESULTS, RESULT_CLASSES
+
+    scripts = {p.stem: p for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))}
+    assert set(NOTEBOOK_RESULTS) == set(scripts), "NOTEBOOK_RESULTS must name every notebook"
+    assert set(NOTEBOOK_RESULTS.values()) <= set(RESULT_CLASSES)
+    for name, path in scripts.items():
+        calls = [n for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Attribute) and n.func.attr == "write_results"]
+        assert len(calls) == 1, f"{name}: one write_results call"
+        [arg] = calls[0].args
+        assert isinstance(arg, (ast.Call, ast.Name)), f"{name}: results.json must be a result object, not a literal"
+        if isinstance(arg, ast.Call):
+            builder = arg.func.id if isinstance(arg.func, ast.Name) else arg.func.attr
+            assert builder.endswith(("_results", "_summary")), f"{name}: built by {builder}"

@@ -50,6 +50,8 @@ class Estimate:
         ``"pct"``, ``"seconds"``, ``"ratio"``, ... .
     note
         One line a reader needs, e.g. what the interval leaves out.
+    n_samples
+        Samples behind the estimate when they are not runs (requests, fitted points); ``null`` otherwise.
     """
 
     value: float | None
@@ -61,6 +63,7 @@ class Estimate:
     n_runs: int | None = None
     unit: str = ""
     note: str = ""
+    n_samples: int | None = None
 
     def confidence_interval(self) -> ConfidenceInterval:
         nan = float("nan")

@@ -23,7 +23,7 @@ def test_estimates_bracket_the_statistic():
     est = bootstrap_estimates(x, ("mean", "p95"), n_boot=300)
     for name, e in est.items():
         assert e.low <= e.value <= e.high
-        assert e.n == 300
+        assert e.n_samples == 300
     assert est["mean"].confidence_interval().low == est["mean"].low
     assert to_jsonable(est["mean"])["value"] == pytest.approx(x.mean())
 
@@ -31,7 +31,7 @@ def test_estimates_bracket_the_statistic():
 def test_small_samples_have_no_interval():
     e = bootstrap_estimates(np.array([0.2]), ("mean",))["mean"]
     assert e.value == 0.2 and math.isnan(e.low)
-    assert bootstrap_estimates(np.array([]), ("mean",))["mean"].n == 0
+    assert bootstrap_estimates(np.array([]), ("mean",))["mean"].n_samples == 0
 
 
 def test_summary_keeps_failures_and_orders_groups():

@@ -30,3 +30,10 @@ def test_one_replicated_level_is_pooled():
     resid = np.array([0.1, -0.1, 0.0])
     lv = noise_trend(resid, np.array([0.5, 0.5, 1.0]), np.array([0, 0, 1]), 2, 1.0)
     assert lv.pooled
+
+
+def test_identical_replicates_are_zero_pooled_noise_not_an_error():
+    """Counters that repeat exactly (e.g. CPU seconds of a fixed amount of work) leave every residual at 0."""
+    level = np.repeat(np.arange(4), 3)
+    lv = noise_trend(np.zeros(level.size), np.full(level.size, 1 / 3), level, 4, 8.0)
+    assert lv.pooled and np.all(lv.sigma == 0)

@@ -25,3 +25,14 @@ def test_profile_interval_of_a_slope_is_the_t_interval():
 def test_bounds_are_named():
     assert bound_warnings(("a", "b"), [0.0, 1.0], [0, 0], [np.inf, 1]) == ["a at its lower bound 0",
                                                                            "b at its upper bound 1"]
+
+
+def test_an_exact_fit_says_so_instead_of_failing():
+    """Points exactly on the model (e.g. identical CPU seconds at every limit) leave no residual to measure."""
+    x = np.arange(6.0)
+    y = 3.0 + 0 * x
+    X = np.column_stack([np.ones(6), x])
+    beta = np.linalg.lstsq(X, y, rcond=None)[0]
+    lo, hi, notes = profile_interval(lambda p: X @ p - y, beta, 1, np.array([-np.inf, -np.inf]),
+                                     np.array([np.inf, np.inf]), 0.0, 4)
+    assert lo == hi == pytest.approx(0.0, abs=1e-9) and "fits the points exactly" in notes[0]

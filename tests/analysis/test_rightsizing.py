@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import SCENARIO_HOURS, SCENARIO_START
-from throttlelab.analysis.rightsizing import Settings, rightsize, rightsize_all, throttle_curve
+from throttlelab.analysis.rightsizing import Settings, rightsize, rightsize_all
 from throttlelab.experiment.simulation.synthetic_containers import true_smallest_limit, true_throttled_ratio
 from throttlelab.ingest.container_cpu import fetch_containers
 from throttlelab.ingest.prometheus_api import PrometheusAPI
@@ -122,10 +122,3 @@ def test_gappy_data_is_too_sparse(fetched):
     holes = dataclasses.replace(c, usage=np.where(np.arange(len(c.usage)) % 3 == 0, c.usage, np.nan))
     r = rightsize(holes)
     assert r.decision == "too little data" and "too sparse" in r.reason
-
-
-def test_throttle_curve_falls_with_the_limit():
-    m = np.array([0.2, 0.5, 1.0])
-    w = np.ones(3)
-    ratios = throttle_curve(m, w, np.array([0.5, 1.0, 2.0, 4.0]), 0.5)
-    assert np.all(np.diff(ratios) < 0) and ratios[-1] < 0.01 < ratios[0] < 1

@@ -1,4 +1,4 @@
-"""Run-level comparisons, outlying runs, replicates needed and order-statistic quantile intervals."""
+"""Run-level comparisons, outlying runs and replicates needed."""
 
 import math
 
@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from throttlelab.analysis.run_level import (TOO_FEW, compare_runs, flag_outliers, min_samples_for, quantile_interval,
-                                            quantile_ranks, replicates_needed)
+from throttlelab.analysis.run_level import TOO_FEW, compare_runs, flag_outliers, replicates_needed
 
 
 def test_one_run_a_side_is_too_few_to_decide():
@@ -42,9 +41,3 @@ def test_replicates_needed_matches_a_power_calculation():
     assert replicates_needed(None).runs_per_level is None
 
 
-def test_order_statistic_interval_covers_and_says_when_n_is_too_small():
-    assert min_samples_for(0.99) == 368 and quantile_ranks(367, 0.99) is None
-    e = quantile_interval(np.arange(50.0), "p99")
-    assert e.low is None and "not enough samples for p99" in e.note
-    lo, hi = quantile_ranks(100, 0.5)
-    assert stats.binom.cdf(hi - 1, 100, 0.5) - stats.binom.cdf(lo - 1, 100, 0.5) >= 0.95

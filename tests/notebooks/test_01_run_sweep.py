@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.notebooks.results_schemas import validate
+
 
 @pytest.mark.cgroup
 @pytest.mark.slow
@@ -32,6 +34,7 @@ def test_runs_and_resumes(run_notebook, tmp_path):
 
 def test_shows_stored_runs_without_running(run_notebook, tmp_path):
     _, results = run_notebook("01_run_sweep", data_root=str(tmp_path / "raw"), run=False)
+    validate(results)
     r = results["results"]
     assert r["stored_runs"] == 0 and r["skipped_reason"] == "run=False" and r["example_run"] is None
 
@@ -51,6 +54,7 @@ def test_adaptive_sweep_on_the_simulated_backend(run_notebook, tmp_path):
     inline = {"name": "adaptive_sim", "backend": "simulated", "simulated": {"parallelism": 1.5, "seed": 3},
               "limits": [0.5, 1, 2, "unlimited"], "threads": [1, 2], "replicates": 3, "design": "adaptive"}
     out, results = run_notebook("01_run_sweep", data_root=str(tmp_path / "raw"), spec="", inline=inline)
+    validate(results)
     r = results["results"]
     assert r["design"] == "adaptive" and r["planned_runs"] == 12  # half the 24-run grid
     assert 8 <= r["stored_runs"] <= 12 and r["stop_reason"]

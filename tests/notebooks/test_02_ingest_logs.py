@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.notebooks.results_schemas import validate
+
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
 
 
 def test_02_on_the_bundled_sample(run_notebook):
     out, results = run_notebook("02_ingest_logs")
+    validate(results)
     r = results["results"]
     assert r["samples"] == 90 and r["lines_skipped"] == 0
     limits = {row["limit_cores"]: row for row in r["by_limit"]}
@@ -24,6 +27,7 @@ def test_02_on_bad_and_mixed_inputs(run_notebook):
     paths = [str(FIX / "good_v2.log"), str(FIX / "bad" / "garbage_lines.log"), str(FIX / "bad" / "counters_backwards.log"),
              str(FIX / "semaphore__vus10.k6.json")]
     _, results = run_notebook("02_ingest_logs", input_paths=paths, request_cores=2.0, timezone="Asia/Seoul")
+    validate(results)
     r = results["results"]
     assert r["samples"] == 12
     assert r["skipped_by_reason"]["bad cpu.stat line"] == 2 and r["skipped_by_reason"]["not JSON"] == 1

@@ -15,7 +15,7 @@ def test_04_with_explicit_threads(run_notebook):
     r = results["results"]
     assert r["thread_comparison_possible"]
     [g] = r["groups"]
-    one = next(b for b in g["best_threads"] if b["limit"] == "1000m")
+    one = next(b for b in g["best_threads"] if b["limit_label"] == "1000m")
     assert one["auto_vs_best_ci_pct"]["low"] > 0
     assert one["auto_vs_best_method"].startswith("selection-adjusted")
     probs = one["probability_best"]

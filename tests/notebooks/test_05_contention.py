@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from tests.notebooks.results_schemas import validate
 from throttlelab import tables
 
 
@@ -30,7 +31,10 @@ def synthetic_requests(path, rng) -> str:
 
 def test_published_default(run_notebook):
     out, doc = run_notebook("05_contention", n_boot=20)
+    validate(doc)
     res = doc["results"]
+    knee = res["headline_knee"]  # the take-off share the answer states, with its interval
+    assert knee["low"] <= knee["value"] <= knee["high"] and knee["value"] == res["published_fit"]["hyperbolic"]["knee"]
     assert res["paper_table1"]["cells"] == 21 and res["paper_table1"]["consistent"] == 18
     assert {(c["requests_per_30s"], c["contention"]) for c in res["paper_table1"]["inconsistent_cells"]} == {
         (150, 0.5), (150, 0.65), (150, 0.7)}
@@ -42,7 +46,7 @@ def test_published_default(run_notebook):
     table = pl.read_csv(out / "paper_table1.csv")
     cell = table.filter((pl.col("requests_per_30s") == 450) & (pl.col("contention") == 0.7)).row(0, named=True)
     assert cell["mean_ms"] == 236 and cell["percent_printed"] == 361 and cell["consistent"]
-    assert "measured" not in res
+    assert res["measured"] is None
     assert {"paper_table1", "published_fits"} <= set(doc["tables"])
 
 
@@ -89,6 +93,7 @@ def worker_requests(path, rng) -> str:
 def test_measured_worker_counts(run_notebook, tmp_path):
     path = worker_requests(tmp_path, np.random.default_rng(0))
     out, doc = run_notebook("05_contention", requests_path=path, n_boot=20)
+    validate(doc)
     w = doc["results"]["measured_workers"]
     assert w["share"] == 0.65 and w["baseline_workers"] == 2 and w["workers"] == [2, 4, 6, 8, 10]
     assert sum(r["n"] for r in w["summary"]) == 201 and sum(r["n_failed"] for r in w["summary"]) == 1

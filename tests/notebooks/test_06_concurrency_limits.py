@@ -6,6 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from tests.notebooks.results_schemas import validate
 from throttlelab import tables
 
 
@@ -28,6 +29,7 @@ def synthetic_store(path, rng) -> str:
 
 def test_published_default(run_notebook):
     out, doc = run_notebook("06_concurrency_limits")
+    validate(doc)
     res = doc["results"]
     assert res["wiki_table"]["verdicts"] == {"reproduced": 45, "close": 28, "inconsistent": 17}
     assert "no per-request samples" in res["wiki_table"]["tests"]
@@ -43,7 +45,7 @@ def test_published_default(run_notebook):
     assert pct(20, "score", "p95")["verdict"][0] == "inconsistent"
     layout = pl.read_csv(out / "wiki_percent_change_w8_layout.csv")
     assert layout.filter(pl.col("load") == 10)["embedding"][0] == "−18.4%/+0.2%/+1.0%"
-    assert "measured" not in res
+    assert res["measured"] is None
     h = res["headline_avg_total_30vus"]
     assert round(h["value"]) == -63 and h["low"] <= h["value"] <= h["high"] and h["p_value"] is None
     assert round(res["headline_p95_total_30vus"]["value"]) == -55 and "one k6 run" in h["note"]
@@ -51,6 +53,7 @@ def test_published_default(run_notebook):
 
 def test_measured_stage_timings(run_notebook, tmp_path):
     out, doc = run_notebook("06_concurrency_limits", requests_path=synthetic_store(tmp_path, np.random.default_rng(0)))
+    validate(doc)
     m = doc["results"]["measured"]
     assert m["base"] == "workers=8,semaphore=none" and m["other"] == "workers=8,semaphore=4"
     tests = pl.read_csv(out / "measured_tests.csv")

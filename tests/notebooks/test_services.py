@@ -14,8 +14,8 @@ def test_03_on_throughput(run_notebook):
                                 n_boot=20, n_sim=2000)
     validate(results)
     r = results["results"]
-    assert r["metric"]["direction"] == "higher is better"
-    assert {g["metric"]["name"] for g in r["groups"]} == {"throughput_rps"}
+    assert r["metric"] == {"name": "throughput_rps", "unit": "req/s", "direction": "higher is better"}
+    assert r["parameters"]["metric"] == "throughput_rps" and r["groups"]
     heads = (out / "headlines.json").read_text()
     assert "req/s" in heads and "core-seconds" not in heads
 

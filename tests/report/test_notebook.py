@@ -3,9 +3,11 @@
 import json
 
 import polars as pl
+import pytest
 
 from throttlelab.report import notebook as tn
 from throttlelab.report.html_export import answer_html
+from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
 def test_answer_and_headlines_are_saved_and_read_back(tmp_path):
@@ -58,24 +60,34 @@ def test_results_tables_and_headlines(tmp_path):
     tn.save_table({"a": [2]}, "plain")  # saved twice, listed once
     tn.headline("4 cores beat 6")
     tn.headline("limit 2 is enough")
-    assert tn.write_results({"best": 4.0}) is None
+    assert tn.write_results(Estimate(4.0, 3.0, 5.0, unit="cores")) is None
     doc = json.loads((out / "results.json").read_text())
-    assert doc["notebook"] == "03_cpu_limits" and doc["schema"] == 1
-    assert doc["results"] == {"best": 4.0} and doc["tables"] == ["cells", "plain"]
+    assert doc["notebook"] == "03_cpu_limits" and doc["schema"] == 1 and doc["result_class"] == "Estimate"
+    assert doc["results"]["value"] == 4.0 and doc["results"]["low"] == 3.0 and doc["tables"] == ["cells", "plain"]
     assert json.loads((out / "headlines.json").read_text()) == ["4 cores beat 6", "limit 2 is enough"]
 
 
 def test_a_rerun_starts_clean(tmp_path):
     tn.start(tmp_path, name="x")
     tn.headline("old")
-    tn.write_results({})
+    tn.write_results(Estimate(1.0, None, None))
     tn.start(tmp_path, name="x")
     assert not (tmp_path / "results.json").exists() and not (tmp_path / "headlines.json").exists()
 
 
 def test_non_finite_results_are_written_as_null(tmp_path):
     tn.start(tmp_path)
-    tn.write_results({"x": float("nan"), "y": [1.5, float("inf")]})
+    tn.write_results(Fit("usl", {"kappa": Estimate(float("nan"), 0.0, float("inf"))}, {"aic": float("-inf")}, 3))
     text = (tmp_path / "results.json").read_text()
-    assert json.loads(text)["results"] == {"x": None, "y": [1.5, None]}
+    r = json.loads(text)["results"]
+    assert r["parameters"]["kappa"]["value"] is None and r["parameters"]["kappa"]["high"] is None
+    assert r["goodness"] == {"aic": None}
     assert "NaN" not in text and "Infinity" not in text
+
+
+@pytest.mark.parametrize("results", [{"best": 4.0}, ConfidenceInterval(1.0, 2.0), Estimate])
+def test_results_must_be_a_documented_result_class(tmp_path, results):
+    tn.start(tmp_path)
+    with pytest.raises(TypeError, match="documented result class"):
+        tn.write_results(results)
+    assert not (tmp_path / "results.json").exists()

@@ -37,7 +37,7 @@ def test_good_run_writes_everything(fixture_reports):
     assert run["provenance"]["packages"]["polars"]
     assert any(k.startswith("data/published/") for k in run["provenance"]["inputs"])
     results = json.loads((good / "results.json").read_text())
-    assert results["results"] == {"best_limit": 2.0}
+    assert results["result_class"] == "Estimate" and results["results"]["value"] == 2.0
     import sys
 
     assert results["kernel_python"] == sys.executable, "the notebook ran in the project's interpreter"

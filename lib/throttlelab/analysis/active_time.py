@@ -33,8 +33,10 @@ class ActiveTimeFit:
     ----------
     slope, slope_ci
         Active share per unit of limit share (1 = the quota is the only wait).
-    intercept
-        0 when fitted through the origin.
+    intercept, intercept_ci
+        0 (and no interval) when fitted through the origin.
+    through_origin
+        Whether the line was forced through the origin.
     residual_sd, r_squared, n, level
         Fit quality; ``n`` points; confidence level of the intervals.
     """

@@ -36,7 +36,17 @@ from throttlelab.results import ConfidenceInterval, Estimate
 
 @dataclass(frozen=True)
 class UnitCost:
-    """Measured usage of one variant at one load and its cost per unit."""
+    """Measured usage of one variant at one load and its cost per unit.
+
+    Attributes
+    ----------
+    variant
+        Name of the variant (``asis``, ``tobe``).
+    units, cpu_cores, memory_bytes
+        The measured load and the usage at it.
+    cpu_cores_per_unit, memory_bytes_per_unit
+        Usage divided by the load.
+    """
 
     variant: str
     units: float
@@ -48,7 +58,25 @@ class UnitCost:
 
 @dataclass(frozen=True)
 class CapacityProjection:
-    """Projected CPU at ``units`` and the capacity under ``threshold x limit_cores``."""
+    """Projected CPU at ``units`` and the capacity under ``threshold x limit_cores``.
+
+    Attributes
+    ----------
+    variant, units
+        The variant and the target load.
+    cpu_cores, cpu_cores_ci
+        Projected CPU at the target load with its 95% range under ``assumption``.
+    cpu_pct_of_limit
+        That CPU as a percentage of the limit (the headline).
+    capacity_units, capacity_units_ci
+        Load at which CPU reaches ``threshold x limit_cores``, with its 95% range.
+    threshold, limit_cores
+        The share of the limit counted as full, and the limit.
+    memory_bytes
+        Projected memory at the target load (``null``: not measured).
+    assumption
+        What the projection and its ranges assume.
+    """
 
     variant: str
     units: float
@@ -68,7 +96,19 @@ class CapacityProjection:
 
 @dataclass(frozen=True)
 class VariantComparison:
-    """After against before, in percent (negative = after uses less)."""
+    """After against before, in percent (negative = after uses less).
+
+    Attributes
+    ----------
+    before, after
+        The two variants.
+    cpu_change_pct, memory_change_pct
+        Change of CPU and memory per unit, percent.
+    capacity_change_pct, capacity_ratio
+        Change of capacity, percent and as after / before.
+    cpu_change, capacity_change
+        The CPU-per-unit and capacity changes with their (assumption-based) intervals.
+    """
 
     before: str
     after: str

@@ -4,9 +4,10 @@
 group: the per-limit summary, the scaling fits (Amdahl, USL, quota; AIC),
 the knee, the dead-zone analysis (pooled, and with ``experiment`` as a
 block when a group spans several experiments: then the block model is
-primary) and the recommendation.  :func:`group_results`
-turns one group into the ``results.json`` entry documented in
-``docs/results_schema.md``.
+primary) and the recommendation;
+:func:`dead_zone_sentences` says each verdict in one plain sentence.
+:mod:`throttlelab.analysis.cpu_limit_results` turns the groups into the
+notebook's ``results.json``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from throttlelab.analysis.recommend import Knee, Recommendation, find_knee, reco
 from throttlelab.analysis.response_metric import (RESPONSE_METRICS, ResponseMetric, metric_change_ci,
                                                   metric_change_pct, resolve, worse_word)
 from throttlelab.analysis.scaling import ScalingFit, fit_runtime_models
-from throttlelab.results import to_jsonable
 
 
 @dataclass(frozen=True)
@@ -106,86 +106,6 @@ def analyse_cpu_limits(
             metric=m,
         ))
     return out
-
-
-def fit_entry(fit: ScalingFit) -> dict:
-    """A fit as documented in ``docs/results_schema.md``."""
-    return {
-        "model": fit.model,
-        "response": fit.response,
-        "parameters": fit.parameters,
-        "intervals": fit.intervals,
-        "interval_method": fit.interval_method,
-        "level": fit.level,
-        "aic": fit.aic,
-        "aicc": fit.aicc,
-        "n": fit.n,
-        "warnings": list(fit.warnings),
-    }
-
-
-def dead_zone_entry(analysis: DeadZoneAnalysis) -> dict:
-    """The dead-zone part of a group's ``results.json`` entry."""
-    return {
-        "decidable": analysis.decidable,
-        "reason": analysis.reason,
-        "assumption_based": analysis.assumption_based,
-        "threshold_pct": analysis.threshold_pct,
-        "alpha": analysis.alpha,
-        "correction": analysis.correction,
-        "monotone_p_value": analysis.monotone_p_value,
-        "procedure": analysis.procedure,
-        "outlying_runs": to_jsonable(analysis.outlying_runs),
-        "replicates_needed": to_jsonable(analysis.replicates_needed),
-        "noise": {"sigma_log": analysis.noise.sigma, "cv_pct": analysis.noise.cv_pct, "df": analysis.noise.df,
-                  "source": analysis.noise.source, "note": analysis.noise.note},
-        "block": analysis.block,
-        "block_effects_pct": {k: 100 * (2.718281828459045 ** v - 1) for k, v in analysis.block_effects.items()},
-        "zones": [
-            {
-                "limits_cores": list(z.limits_cores),
-                "limits": list(z.limits_labels),
-                "baseline_limit_cores": z.baseline_limit_cores,
-                "baseline": z.baseline_label,
-                "worst_limit": z.worst_limit_label,
-                "slowdown_pct": z.slowdown_pct,
-                "slowdown_ci_pct": z.slowdown_ci_pct,
-                "p_value": z.p_value,
-            }
-            for z in analysis.zones
-        ],
-        "limits": [
-            {
-                "limit_cores": t.limit_cores, "limit": t.limit_label, "runs": t.runs, "baseline": t.baseline_label,
-                "slowdown_pct": t.slowdown_pct, "slowdown_ci_pct": t.slowdown_ci_pct, "p_value": t.p_value,
-                "p_value_raw": t.p_value_raw, "p_value_holm": t.p_value_holm, "p_value_maxt": t.p_value_maxt,
-                "verdict": t.verdict, "noise_cv_pct": t.noise_cv_pct,
-            }
-            for t in analysis.limits
-        ],
-    }
-
-
-def group_results(g: GroupAnalysis) -> dict:
-    """One group's ``results.json`` entry (schema in ``docs/results_schema.md``)."""
-    return {
-        "group": {k: g.group.get(k) for k in GROUP_KEYS if k in g.group},
-        "label": g.label,
-        "metric": {"name": g.metric.name, "unit": g.metric.unit, "direction": g.metric.direction,
-                   "seconds_fields": "costs: the metric, or 1 / metric when higher is better"},
-        "limits": g.summary.select(
-            "limit_label", "cpu_limit_cores", "runs", "geomean_seconds", "min_seconds", "max_seconds",
-            "reserved_core_seconds",
-        ).rename({"limit_label": "limit"}),
-        "fits": [fit_entry(f) for f in g.fits],
-        "fit_note": g.fit_note,
-        "best_fit": g.fits[0].model if g.fits else None,
-        "knee": g.knee,
-        "dead_zones": dead_zone_entry(g.dead_zones),
-        "dead_zones_with_block": dead_zone_entry(g.dead_zones_block) if g.dead_zones_block else None,
-        "dead_zones_primary": "dead_zones_with_block" if g.primary_dead_zones is g.dead_zones_block else "dead_zones",
-        "recommendation": g.recommendation,
-    }
 
 
 def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric | None = None) -> list[str]:

@@ -67,7 +67,21 @@ class LimitTest:
 
 @dataclass(frozen=True)
 class DeadZone:
-    """Consecutive limits slower than the best lower limit by at least the threshold."""
+    """Consecutive limits slower than the best lower limit by at least the threshold.
+
+    Attributes
+    ----------
+    limits_cores, limits_labels
+        The zone's limits (cores) and their labels.
+    baseline_limit_cores, baseline_label
+        The best lower limit they are slower than.
+    worst_limit_label
+        The zone's slowest limit.
+    slowdown_pct, slowdown_ci_pct
+        Slowdown at the worst limit against the baseline (percent) with its simultaneous interval.
+    p_value
+        Largest adjusted p-value of the zone's limits.
+    """
 
     limits_cores: tuple[float | None, ...]
     limits_labels: tuple[str, ...]
@@ -96,6 +110,25 @@ class DeadZoneAnalysis:
         Runs flagged as outlying (robust scale of within-limit differences), left out and shown.
     replicates_needed
         Runs per limit that would detect a stated slowdown with 80% power, from the measured noise.
+    group, label
+        The group's key columns and label.
+    assumption_based
+        True when the noise is a stated prior, not measured (then no verdict).
+    threshold_pct, alpha, correction
+        Practical threshold (percent), family-wise error rate and the correction (``maxt`` or ``holm``).
+    monotone_p_value
+        p-value of "the metric's cost is non-increasing in the limit" (isotonic fit against the means).
+    zones
+        The dead zones found (consecutive ``dead zone`` verdicts).
+    limits
+        Every limit's test against its best lower limit.
+    noise
+        The run-to-run noise model the tests use.
+    block, block_effects
+        Block column (``experiment``) and each block's offset on the log scale against the reference block
+        (``exp(x) - 1`` is the relative offset); ``null`` and empty without blocks.
+    runs
+        Runs analysed.
     """
 
     group: dict

@@ -46,9 +46,9 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-# DeadZoneAnalysis is also imported from here by report/charts/dead_zones.py.
 from throttlelab.analysis.dead_zone_results import TOO_FEW, DeadZoneAnalysis, LimitTest, group_zones
-from throttlelab.analysis.level_noise import LevelNoise, noise_trend
+from throttlelab.analysis.excess_over_best import (cholesky, excess_statistics, level_covariance, null_configuration,
+                                                   per_limit_covariance, pooled_covariance, satterthwaite_df)
 from throttlelab.analysis.monotone_test import monotone_p_value
 from throttlelab.analysis.multiple_testing import holm, maxt_stepdown
 from throttlelab.analysis.noise import PRIOR_CV, LimitEffects, NoiseModel, estimate_effects
@@ -123,30 +123,6 @@ def find_dead_zones(
     return out
 
 
-def level_covariance(effects: LimitEffects, log_y: np.ndarray) -> tuple[LevelNoise, np.ndarray]:
-    """Moderated noise per limit and ``G[k, j, b]``: variance of ``mu_j - mu_b`` per unit variance of limit ``k``.
-
-    The covariance of the limit means is the sandwich ``sum_k s_k^2 A_k`` with
-    ``A_k = (X'X)^-1 X_k' X_k (X'X)^-1`` (rows of limit ``k``), which is
-    ``diag(s_k^2 / n_k)`` without blocks.
-    """
-    X, idx = effects.design, effects.level_index
-    J = len(effects.order)
-    xtx_inv = np.linalg.pinv(X.T @ X)
-    coef = xtx_inv @ X.T @ log_y
-    resid = log_y - X @ coef
-    model_df = len(log_y) - np.linalg.matrix_rank(X)
-    leverage = np.einsum("ij,jk,ik->i", X, xtx_inv, X)
-    noise = noise_trend(resid, leverage, idx, J, float(model_df))
-    G = np.empty((J, J, J))
-    for k in range(J):
-        Xk = X[idx == k]
-        A = (xtx_inv @ Xk.T @ Xk @ xtx_inv)[:J, :J]
-        dA = np.diag(A)
-        G[k] = dA[:, None] + dA[None, :] - 2 * A
-    return noise, G
-
-
 def analyse_effects(
     effects: LimitEffects,
     limits_cores: list[float | None],
@@ -182,11 +158,7 @@ def analyse_effects(
     if log_y is not None and effects.design is not None and not noise.assumption_based:
         lv, G = level_covariance(effects, np.asarray(log_y, float))
     elif not noise.assumption_based:
-        d = np.maximum(effects.n - 1, 0).astype(float)
-        lv = LevelNoise(np.full(J, noise.sigma), np.full(J, noise.df), 0.0, True)
-        C = effects.cov_unscaled
-        dC = np.diag(C)
-        G = np.stack([(dC[:, None] + dC[None, :] - 2 * C) / J for _ in range(J)])
+        lv, G = pooled_covariance(effects)
     else:
         lv, G = None, None
     sigma_mid = float(np.nanmedian(lv.sigma)) if lv is not None else None
@@ -222,22 +194,22 @@ def analyse_effects(
     # One noise fit serves every limit: one chi-square draw per simulation scales all of them.
     chi = rng.chisquare(dmin, n_sim) / dmin if math.isfinite(dmin) else np.ones(n_sim)
     S2 = sig2[None, :] * chi[:, None]
-    C = np.einsum("k,kij->ij", sig2, _A_from_G(G, effects))
-    L = _cholesky(C)
+    C = np.einsum("k,kij->ij", sig2, per_limit_covariance(effects))
+    L = cholesky(C)
 
     # 1. global monotonicity: isotonic fit vs unconstrained means, flat (least favourable) null.
     sig_draws = np.sqrt(chi)
     monotone_p = monotone_p_value(mu, C, L, 1.0, sig_draws, rng)
 
     # 2. per-limit one-sided tests against the best lower limit.
-    t_obs, diff, var, base = _t_stats(mu[None, :], sig2[None, :], G, delta)
+    t_obs, diff, var, base = excess_statistics(mu[None, :], sig2[None, :], G, delta)
     t_obs, diff, var, base = t_obs[0], diff[0], var[0], base[0]
     se_obs = np.sqrt(var)
     interior = (diff - delta) < -interior_k * se_obs
     interior[0] = True
-    mu0 = _null_configuration(mu, delta, interior)
+    mu0 = null_configuration(mu, delta, interior)
     draws = mu0[None, :] + (L @ rng.standard_normal((J, n_sim))).T
-    t_null, _, var_null, _ = _t_stats(draws, S2, G, delta)
+    t_null, _, var_null, _ = excess_statistics(draws, S2, G, delta)
     boundary = np.minimum.accumulate(mu0)
     shift = np.zeros(J)
     shift[1:] = boundary[:-1] + delta - mu0[1:]
@@ -255,7 +227,7 @@ def analyse_effects(
         crit = np.full(J, float(np.quantile(tmax, 1 - alpha)))
         p_adj = p_single
     else:
-        wdf = _satterthwaite(sig2, df, G, base)
+        wdf = satterthwaite_df(sig2, df, G, base)
         crit = stats.t.ppf(1 - alpha / m, np.where(np.isfinite(wdf), wdf, 1e6))
         p_adj = p_holm
     limits = [LimitTest(limits_cores[0], labels[0], int(effects.n[0]), None, None, None, None, None, None, None, None,
@@ -304,71 +276,3 @@ def _need_text(need) -> str:
         return need.basis
     return (f"{need.runs_per_level} runs per limit would detect a {need.effect_pct:.0f}% effect with "
             f"{need.power:.0%} power")
-
-
-def _A_from_G(G: np.ndarray, effects: LimitEffects) -> np.ndarray:
-    """Per-limit covariance contributions ``A_k`` (J x J) rebuilt from the design."""
-    X, idx = effects.design, effects.level_index
-    J = len(effects.order)
-    if X is None:
-        return np.stack([np.diag((np.arange(J) == k) / max(effects.n[k], 1)) for k in range(J)])
-    xtx_inv = np.linalg.pinv(X.T @ X)
-    return np.stack([(xtx_inv @ X[idx == k].T @ X[idx == k] @ xtx_inv)[:J, :J] for k in range(J)])
-
-
-def _satterthwaite(sig2: np.ndarray, df: np.ndarray, G: np.ndarray, base: np.ndarray) -> np.ndarray:
-    J = len(sig2)
-    out = np.full(J, np.inf)
-    for j in range(1, J):
-        terms = sig2 * G[:, j, int(base[j])]
-        den = np.sum(np.where(np.isfinite(df) & (df > 0), terms**2 / np.where(df > 0, df, 1), 0.0))
-        out[j] = terms.sum() ** 2 / den if den > 0 else np.inf
-    return out
-
-
-def _t_stats(M: np.ndarray, S2: np.ndarray, G: np.ndarray, delta: float):
-    """Studentised excess slowdown of each limit over its best lower limit, for each row of ``M``.
-
-    ``S2`` holds each row's per-limit variances; ``G[k, j, b]`` the variance of ``mu_j - mu_b`` per unit
-    variance of limit ``k``.
-    """
-    B, J = M.shape
-    base = np.zeros((B, J), dtype=int)
-    best = np.zeros(B, dtype=int)
-    for j in range(1, J):
-        better = M[:, j - 1] < M[np.arange(B), best]
-        best = np.where(better, j - 1, best)
-        base[:, j] = best
-    rows = np.arange(B)[:, None]
-    diff = M - M[rows, base]
-    Gjb = G[:, np.arange(J)[None, :], base]  # (K, B, J)
-    var = np.einsum("bk,kbj->bj", S2, Gjb)
-    var[:, 0] = 1.0
-    var = np.maximum(var, 1e-300)
-    t = (diff - delta) / np.sqrt(var)
-    t[:, 0] = -np.inf
-    return t, diff, var, base
-
-
-def _null_configuration(mu: np.ndarray, delta: float, interior: np.ndarray) -> np.ndarray:
-    """Null curve for the simulation (generalised moment selection).
-
-    Limits clearly inside their null (``interior``: slowdown below the
-    threshold by more than ``interior_k`` standard errors) stay at their
-    estimate, capped at the running minimum + delta; every other limit is put
-    on its null boundary, exactly ``delta`` above the running minimum (least
-    favourable).
-    """
-    mu0 = mu.copy()
-    run_min = mu0[0]
-    for j in range(1, len(mu0)):
-        mu0[j] = min(mu0[j], run_min + delta) if interior[j] else run_min + delta
-        run_min = min(run_min, mu0[j])
-    return mu0
-
-
-def _cholesky(C: np.ndarray) -> np.ndarray:
-    try:
-        return np.linalg.cholesky(C)
-    except np.linalg.LinAlgError:
-        return np.linalg.cholesky(C + 1e-12 * np.eye(len(C)))

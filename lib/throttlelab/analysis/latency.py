@@ -4,7 +4,7 @@ Per group of requests (e.g. per contention level and load): counts by status,
 the failure rate, and mean, p50, p95, p99 and max of the latency of answered
 requests (``status == 'ok'``): the mean with a percentile-bootstrap interval
 (resampling requests), the quantiles with distribution-free order-statistic
-intervals (:func:`~throttlelab.analysis.run_level.quantile_interval`; NaN, "not
+intervals (:func:`~throttlelab.analysis.quantile_intervals.quantile_interval`; NaN, "not
 enough samples", where n cannot support one: p99 needs 368 samples at 95%, p95 72).
 These intervals describe the requests of the group; requests of one run are
 not independent, and the run-level comparisons below decide.  ``max`` has no interval: the bootstrap cannot put one
@@ -27,45 +27,20 @@ to decide" with one run per level).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
 from scipy import stats as st
 
-from throttlelab.analysis.run_level import quantile_interval, run_level_columns, runs_of
-from throttlelab.results import ConfidenceInterval
+from throttlelab.analysis.quantile_intervals import quantile_interval
+from throttlelab.analysis.run_level import run_level_columns, runs_of
+from throttlelab.results import ConfidenceInterval, Estimate
 
 STATS = ("mean", "p50", "p95", "p99")
 _Q = {"p50": 0.50, "p95": 0.95, "p99": 0.99, "p90": 0.90}
 #: Resample matrices are built in blocks of at most this many values (memory bound).
 _BLOCK_VALUES = 4_000_000
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A statistic with its bootstrap interval.
-
-    Attributes
-    ----------
-    value
-        The statistic of the observed sample.
-    low, high
-        Percentile-bootstrap interval at ``level``; NaN when the sample is too small (< 2).
-    level
-        Confidence level of the interval.
-    n
-        Sample size.
-    """
-
-    value: float
-    low: float
-    high: float
-    level: float
-    n: int
-
-    def confidence_interval(self) -> ConfidenceInterval:
-        return ConfidenceInterval(self.low, self.high)
 
 
 def statistic(x: np.ndarray, name: str, axis: int | None = None) -> np.ndarray | float:
@@ -99,9 +74,10 @@ def bootstrap_estimates(x: np.ndarray, names: tuple[str, ...] = STATS, *, n_boot
     x = x[np.isfinite(x)]
     nan = float("nan")
     if x.size == 0:
-        return {n: Estimate(nan, nan, nan, level, 0) for n in names}
+        return {n: Estimate(nan, nan, nan, level, "no samples", n_samples=0) for n in names}
     if x.size < 2:
-        return {n: Estimate(float(statistic(x, n)), nan, nan, level, int(x.size)) for n in names}
+        return {n: Estimate(float(statistic(x, n)), nan, nan, level, "one sample: no interval", n_samples=int(x.size))
+                for n in names}
     boot_names = tuple(n for n in names if n not in _Q)
     boots = bootstrap_distribution(x, boot_names, n_boot, np.random.default_rng(seed)) if boot_names else {}
     a = (1 - level) / 2
@@ -109,11 +85,11 @@ def bootstrap_estimates(x: np.ndarray, names: tuple[str, ...] = STATS, *, n_boot
     for n in names:
         if n in _Q:  # distribution-free order-statistic interval; NaN where n cannot support one
             q = quantile_interval(x, n, level)
-            out[n] = Estimate(float(q.value), nan if q.low is None else q.low, nan if q.high is None else q.high,
-                              level, int(x.size))
+            out[n] = replace(q, low=nan if q.low is None else q.low, high=nan if q.high is None else q.high)
         else:
             out[n] = Estimate(float(statistic(x, n)), float(np.quantile(boots[n], a)),
-                              float(np.quantile(boots[n], 1 - a)), level, int(x.size))
+                              float(np.quantile(boots[n], 1 - a)), level, "percentile bootstrap of samples",
+                              n_samples=int(x.size))
     return out
 
 
@@ -200,7 +176,8 @@ def inflation(sample: np.ndarray, baseline: np.ndarray, stat: str = "mean", *, n
     if x.size < 2 or y.size < 2:
         v = float(statistic(x, stat)) if x.size else nan
         b = float(statistic(y, stat)) if y.size else nan
-        return Inflation(stat, v, b, Estimate(v / b if b else nan, nan, nan, level, int(x.size)),
+        return Inflation(stat, v, b, Estimate(v / b if b else nan, nan, nan, level, "too few samples: no interval",
+                                                  unit="ratio", n_samples=int(x.size)),
                          (v / b - 1) * 100 if b else nan, nan, nan, nan)
     rng = np.random.default_rng(seed)
     bx = bootstrap_distribution(x, (stat,), n_boot, rng)[stat]
@@ -211,7 +188,8 @@ def inflation(sample: np.ndarray, baseline: np.ndarray, stat: str = "mean", *, n
     u = st.mannwhitneyu(x, y, alternative="two-sided")
     r = 2 * u.statistic / (x.size * y.size) - 1
     return Inflation(stat, v, b, Estimate(v / b, float(np.quantile(ratios, a)), float(np.quantile(ratios, 1 - a)), level,
-                                          int(x.size)), (v / b - 1) * 100, float(u.statistic), float(u.pvalue), float(r))
+                                          "percentile bootstrap of both samples", unit="ratio",
+                                          n_samples=int(x.size)), (v / b - 1) * 100, float(u.statistic), float(u.pvalue), float(r))
 
 
 def inflation_vs_baseline(requests: pl.DataFrame, *, level_col: str = "contention", baseline: float = 0.0,

@@ -71,7 +71,7 @@ def noise_trend(resid: np.ndarray, leverage: np.ndarray, level: np.ndarray, n_le
     x = x_all[k]
     pooled = math.sqrt(float(np.sum(resid**2)) / df_total)
     rep = np.unique(k)
-    if len(rep) < 2 or df_total < 3 or np.ptp(x) == 0:
+    if len(rep) < 2 or df_total < 3 or np.ptp(x) == 0 or pooled == 0:  # identical replicates: no trend to fit
         return LevelNoise(np.full(n_levels, pooled), np.full(n_levels, df_total), 0.0, True)
     w = (1 - leverage[use])  # each residual carries (1 - h) of a degree of freedom
 

@@ -50,6 +50,8 @@ class NoiseModel:
         True when ``sigma`` is a stated prior, not measured.
     replicated_limits
         Limits with more than one run (the points that measure noise).
+    note
+        How the noise was modelled (e.g. a trend over the limits), when a reader needs it.
     """
 
     sigma: float

@@ -52,6 +52,8 @@ def profile_interval(resid, x_hat, i, lower, upper, rss_min, df, level=0.95) -> 
         return profile_rss(resid, x_hat, i, v, lower, upper) - cut
 
     notes: list[str] = []
+    if excess(est) > 0:  # the refit at the estimate is already above the cut-off: an exact fit (no residual)
+        return est, est, ["the model fits the points exactly (no residual): no interval width can be measured"]
     ends = []
     for side, bound in ((-1, float(lower[i])), (1, float(upper[i]))):
         step = max(abs(est) * 0.05, 1e-6)

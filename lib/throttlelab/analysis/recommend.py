@@ -32,7 +32,21 @@ from throttlelab.results import ConfidenceInterval
 
 @dataclass(frozen=True)
 class Knee:
-    """Smallest limit within ``tolerance_pct`` of the best time."""
+    """Smallest limit within ``tolerance_pct`` of the best time.
+
+    Attributes
+    ----------
+    limit_cores, limit_label
+        The knee limit.
+    seconds
+        Its geometric-mean cost (the metric, or 1 / metric when higher is better).
+    best_limit_label, best_seconds
+        The limit with the best cost and that cost.
+    tolerance_pct
+        How far from the best a limit may be and still count.
+    excess_pct
+        The knee's cost over the best, percent.
+    """
 
     limit_cores: float | None
     limit_label: str
@@ -45,7 +59,29 @@ class Knee:
 
 @dataclass(frozen=True)
 class Recommendation:
-    """Recommended limit (and thread count) with its expected time and cost."""
+    """Recommended limit (and thread count) with its expected time and cost.
+
+    Attributes
+    ----------
+    limit_cores, limit_label, threads
+        The recommended limit and the thread count of its group.
+    expected_seconds, expected_seconds_ci
+        Expected cost per run at that limit with its interval (the headline).
+    core_seconds
+        Limit x expected wall time (what a run reserves); ``null`` for unlimited or other metrics.
+    reason
+        Why this limit (the knee, stepped past dead zones).
+    avoid
+        Limits in dead zones.
+    assumption_based
+        True when the interval rests on assumed, not measured, noise.
+    probability_knee
+        Limit -> share of simulated repeats of the sweep that would recommend it.
+    limit_range
+        Smallest and largest limit recommended in 95% of simulated repeats.
+    uncertainty_note
+        How the probabilities were simulated.
+    """
 
     limit_cores: float | None
     limit_label: str

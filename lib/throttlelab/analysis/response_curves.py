@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
-from throttlelab.analysis.latency import Estimate
 from throttlelab.analysis.response_curve_models import MODELS, fit_params, knee_doubling_pole
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import ConfidenceInterval, Estimate
 
 
 @dataclass(frozen=True)
@@ -148,7 +147,9 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
     elif model == "hyperbolic" and p[2] <= x_max + 2e-3:
         knee = float("nan")
         notes.append("degenerate fit: the pole sits on the largest observed share (one point drives it), so no knee")
-    est = [Estimate(val, *ci(k + i), level, n) if np.isfinite(val) else Estimate(val, nan, nan, level, n)
+    method = (f"{model} fit, percentile bootstrap ({n_boot} refits of "
+              f"{'resampled requests' if resample is not None else 'resampled residuals'})")
+    est = [Estimate(val, *(ci(k + i) if np.isfinite(val) else (nan, nan)), level, method, unit="share", n_samples=n)
            for i, val in enumerate((knee, doubling, pole))]
     if failed:
         notes.append(f"{failed} of {n_boot} bootstrap refits failed")

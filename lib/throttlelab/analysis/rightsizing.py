@@ -5,14 +5,9 @@ Demand
     have used with no limit (a throttled thread waits for exactly the time the
     limit denied it), so a starved container is not sized by its capped usage.
 Throttling model
-    A container runs in a share ``a`` of the CFS periods (periods/s x period);
-    within a running period its demand is ``demand / a x X`` with ``X``
-    log-normal (mean 1, shape ``sigma``).  A period is throttled when that
-    exceeds the limit, so the predicted throttled-period ratio at limit ``L`` is
-    ``sum(a * P(X > L a / demand)) / sum(a)``.  ``sigma`` is calibrated so the
-    prediction at the current limit equals the observed ratio; where nothing was
-    throttled it is the smaller of a prior (0.5) and the largest value the
-    observation allows (95% Poisson bound); with no limit it is the prior.
+    The predicted throttled-period ratio at a limit, from demand and the
+    within-period burstiness ``sigma`` calibrated on the observed ratio
+    (:mod:`throttlelab.analysis.throttle_model`).
 Recommendation
     Request: p95 of demand.  Limit: the smallest (10m steps) whose predicted
     ratio is at most ``target``, never below the request.  Intervals: 90%
@@ -34,18 +29,16 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
+from throttlelab.analysis.throttle_model import SIGMA_PRIOR, SIGMAS, calibrate_sigma, norm_sf, throttle_curve
 from throttlelab.ingest.container_cpu import ContainerCPU
 from throttlelab.results import ConfidenceInterval
 
-SIGMA_PRIOR = 0.5
 # Model error of the limit (recommended / true smallest limit), 5% and 95% quantiles over 50 generated containers
 # (gamma bursts, not the model's log-normal; 72-h windows): 0.69 and 1.12.  Limit intervals are the bootstrap
 # interval widened by these (tests/analysis/test_rightsizing_coverage.py re-checks coverage on fresh seeds).
 MODEL_ERROR = (0.69, 1.12)
 SIGMA_NO_LIMIT = 0.8  # no CFS counters: neither bursts nor the running share are seen
-SIGMAS = np.geomspace(0.05, 3.0, 48)
 GRAIN = 0.01  # cores: 10m
 STEP_LOG = math.log(1.03)  # demand bins and candidate limits 3% apart
 DEFAULT_PERIOD_S = 0.1
@@ -53,7 +46,38 @@ DEFAULT_PERIOD_S = 0.1
 
 @dataclass(frozen=True)
 class Rightsizing:
-    """One container's numbers, recommendation and reason."""
+    """One container's numbers, recommendation and reason.
+
+    Attributes
+    ----------
+    namespace, pod, container
+        Which container.
+    decision
+        ``raise limit``, ``lower limit``, ``keep``, ``set limit``, ``no limit (policy)``, ``keep (policy)`` or
+        ``too little data``.
+    current_request_cores, current_limit_cores
+        What the container has now (``null``: none set).
+    recommended_request_cores, recommended_request_low, recommended_request_high
+        Recommended request with its 90% block-bootstrap interval.
+    recommended_limit_cores, recommended_limit_low, recommended_limit_high
+        Recommended limit (``null``: no limit) with its 90% block-bootstrap interval.
+    usage_p50_cores, usage_p95_cores, usage_p99_cores, usage_max_cores
+        Usage percentiles over the window (what KRR and VPA see).
+    demand_p95_cores
+        95th percentile of the estimated demand (usage with the throttled time put back).
+    throttled_ratio, throttled_ratio_p95_5m, throttled_seconds_per_hour
+        Share of CFS periods throttled (whole window, 95th percentile of 5-minute windows) and throttled time.
+    predicted_throttled_ratio
+        Throttled-period ratio predicted at the recommended limit.
+    burst_sigma, burst_sigma_source
+        Within-step burstiness of demand and where it came from.
+    krr_request_cores, krr_limit_cores, vpa_request_cores, vpa_limit_cores
+        What KRR's and VPA's rules would recommend from the same usage.
+    hours_observed, steps, step_s
+        Window length, samples and the step between them.
+    reason
+        One sentence a reader can act on.
+    """
 
     namespace: str
     pod: str
@@ -106,25 +130,6 @@ class Settings:
     period_s: float = DEFAULT_PERIOD_S
 
 
-def _norm_sf(x):
-    return 0.5 * special.erfc(x / math.sqrt(2))
-
-
-def throttle_curve(mean_active: np.ndarray, weight: np.ndarray, limits: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
-    """Predicted throttled-period ratio at each of ``limits`` (see the module docstring).
-
-    >>> round(float(throttle_curve(np.array([1.0]), np.array([1.0]), np.array([1.0]), 0.5)[0]), 3)
-    0.401
-    """
-    m = np.maximum(mean_active, 1e-9)[:, None]
-    s = np.asarray(sigma, dtype=float)
-    lim = np.asarray(limits, dtype=float)[None, :]
-    k = (np.log(lim / m) + s**2 / 2) / s
-    p = _norm_sf(k)
-    w = weight[:, None]
-    return (w * p).sum(0) / max(weight.sum(), 1e-12)
-
-
 def _hist(values: np.ndarray, weights: np.ndarray, edges: np.ndarray, blocks: np.ndarray, nblocks: int) -> np.ndarray:
     """Weighted histogram per block: (nblocks, nbins)."""
     nb = len(edges) - 1
@@ -138,23 +143,6 @@ def _wquantile(counts: np.ndarray, centers: np.ndarray, q: float) -> np.ndarray:
     tot = c[..., -1:]
     idx = np.argmax(c >= q * tot, axis=-1)
     return centers[idx]
-
-
-def _sigma_from(curve_by_sigma: np.ndarray, observed: np.ndarray, informative: np.ndarray) -> np.ndarray:
-    """Per row, the sigma whose predicted ratio at the current limit equals ``observed``.
-
-    The curve over sigma can rise then fall (demand mostly below, or mostly above, the limit), so it may cross
-    ``observed`` twice: the crossing nearest the prior is taken, and without a crossing the closest point.
-    Rows not ``informative`` (fewer than 10 throttled periods) take min(prior, smallest sigma reaching the bound).
-    """
-    diff = curve_by_sigma - observed[:, None]
-    cross = np.signbit(diff[:, :-1]) != np.signbit(diff[:, 1:])
-    dist = np.abs(np.log(SIGMAS[:-1] / SIGMA_PRIOR))[None, :]
-    j = np.argmin(np.where(cross, dist, np.inf), 1)
-    sig = np.where(cross.any(1), SIGMAS[j], SIGMAS[np.argmin(np.abs(diff), 1)])
-    reach = curve_by_sigma >= observed[:, None]
-    bound = np.where(reach.any(1), SIGMAS[np.argmax(reach, 1)], SIGMA_PRIOR)
-    return np.where(informative, sig, np.minimum(bound, SIGMA_PRIOR))
 
 
 def _ceil(x: float) -> float:
@@ -247,12 +235,12 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
     if limited and total_periods > 0:
         L0 = c.limit_cores
         k = (np.log(L0 / np.maximum(centers, 1e-9))[:, None] + SIGMAS[None, :] ** 2 / 2) / SIGMAS[None, :]
-        pb = _norm_sf(k)  # (bins, sigmas)
+        pb = norm_sf(k)  # (bins, sigmas)
         curve = (ha @ pb) / np.maximum(ha.sum(1, keepdims=True), 1e-12)  # (R+1, sigmas)
         rp, rt = W @ blk_per, W @ blk_thr
         informative = rt * c.step_s >= 10
         observed = np.where(informative, rt / np.maximum(rp, 1e-12), (rt * c.step_s + 3) / np.maximum(rp * c.step_s, 1))
-        sig = _sigma_from(curve, observed, informative)
+        sig = calibrate_sigma(curve, observed, informative)
         source = "calibrated at the current limit" if informative[0] else "prior, bounded by no throttling seen"
     else:
         sig = np.full(len(W), SIGMA_NO_LIMIT)
@@ -266,7 +254,7 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
     pred = np.empty((len(W), n_lat))
     for sg in np.unique(sig):
         rows = np.flatnonzero(sig == sg)
-        pg = _norm_sf((offsets + sg**2 / 2) / sg)[gather]
+        pg = norm_sf((offsets + sg**2 / 2) / sg)[gather]
         pred[rows] = (ha[rows] @ pg) / np.maximum(ha[rows].sum(1, keepdims=True), 1e-12)
     ok = pred <= s.throttle_target
     first = np.argmax(ok, 1)

@@ -12,7 +12,8 @@ estimate that is reported next to them; they are never silently dropped.
 With fewer than two runs on a side nothing measures run-to-run noise: the
 verdict is ``too few to decide`` (no p-value from a prior), together with
 :func:`replicates_needed`, the runs per level that would detect a stated effect
-with 80% power from the noise measured so far.
+with 80% power from the noise measured so far.  Quantile intervals of the
+requests inside runs are :mod:`throttlelab.analysis.quantile_intervals`.
 """
 
 from __future__ import annotations
@@ -116,80 +117,6 @@ class RunComparison:
 
     def confidence_interval(self) -> ConfidenceInterval:
         return self.change.confidence_interval()
-
-
-@dataclass(frozen=True)
-class QuantileEstimate:
-    """A sample quantile with its distribution-free (order-statistic) interval.
-
-    Attributes
-    ----------
-    stat
-        ``p50``, ``p90``, ``p95``, ``p99``.
-    value
-        Sample quantile (linear interpolation).
-    low, high
-        Order statistics ``x(l)``, ``x(u)`` with binomial coverage >= ``level``; ``null`` when ``n``
-        cannot support it.
-    level
-        Confidence level.
-    n
-        Sample size.
-    note
-        ``"not enough samples for p99 (n=50; need 368)"`` when the interval cannot be given.
-    """
-
-    stat: str
-    value: float | None
-    low: float | None
-    high: float | None
-    level: float
-    n: int
-    note: str = ""
-
-    def confidence_interval(self) -> ConfidenceInterval:
-        nan = float("nan")
-        return ConfidenceInterval(nan if self.low is None else self.low, nan if self.high is None else self.high)
-
-
-def quantile_ranks(n: int, q: float, level: float = 0.95) -> tuple[int, int] | None:
-    """1-based ranks ``(l, u)`` with ``P(x(l) <= Q(q) <= x(u)) >= level`` (equal tails), or None if ``n`` is too small."""
-    a = (1 - level) / 2
-    if n < 1:
-        return None
-    lo = int(stats.binom.ppf(a, n, q))  # P(B < lo) <= a  ->  x(lo) is below the quantile often enough
-    hi = int(stats.binom.ppf(1 - a, n, q)) + 1
-    while lo >= 1 and stats.binom.cdf(lo - 1, n, q) > a:
-        lo -= 1
-    while hi <= n and stats.binom.sf(hi - 1, n, q) > a:
-        hi += 1
-    if lo < 1 or hi > n:
-        return None
-    return lo, hi
-
-
-def min_samples_for(q: float, level: float = 0.95) -> int:
-    """Smallest n with an order-statistic interval for quantile ``q`` at ``level`` (both ends inside the sample)."""
-    a = (1 - level) / 2
-    n = max(2, int(math.log(a) / math.log(max(q, 1 - q))))
-    while quantile_ranks(n, q, level) is None:
-        n += 1
-    return n
-
-
-def quantile_interval(x: np.ndarray, stat: str, level: float = 0.95) -> QuantileEstimate:
-    """Order-statistic interval of a quantile (``p50``..``p99``); exact coverage for independent samples."""
-    q = float(stat[1:]) / 100
-    x = np.sort(np.asarray(x, float)[np.isfinite(np.asarray(x, float))])
-    n = int(x.size)
-    if n == 0:
-        return QuantileEstimate(stat, None, None, None, level, 0, "no samples")
-    value = float(np.quantile(x, q))
-    ranks = quantile_ranks(n, q, level)
-    if ranks is None:
-        return QuantileEstimate(stat, value, None, None, level, n,
-                                f"not enough samples for {stat} (n={n}; need {min_samples_for(q, level)})")
-    return QuantileEstimate(stat, value, float(x[ranks[0] - 1]), float(x[ranks[1] - 1]), level, n)
 
 
 def run_statistic(x: np.ndarray, stat: str) -> float:

@@ -7,7 +7,7 @@ n) for three analyses: the dead-zone test
 comparison of a level with its baseline
 (:func:`~throttlelab.analysis.run_level.compare_runs`, used by the latency,
 neighbour and concurrency comparisons) and the order-statistic quantile
-intervals (:func:`~throttlelab.analysis.run_level.quantile_interval`).
+intervals (:func:`~throttlelab.analysis.quantile_intervals.quantile_interval`).
 ``bench/bench_stats.py`` runs it full size; the tests run a small, seeded copy.
 Each row gives a rate with its Monte Carlo standard error.
 """
@@ -23,7 +23,8 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.analysis.dead_zones import find_dead_zones
 from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.run_level import TOO_FEW, compare_runs, quantile_interval
+from throttlelab.analysis.quantile_intervals import quantile_interval
+from throttlelab.analysis.run_level import TOO_FEW, compare_runs
 
 LIMITS = np.arange(1, 9, dtype=float)
 QUOTA_CURVE = 10 / np.minimum(LIMITS, 4) + 2  # falls to 4 cores, then flat: no dead zone

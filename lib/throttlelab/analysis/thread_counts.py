@@ -44,7 +44,30 @@ def _nulls_as_float(df: pl.DataFrame) -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class ThreadChoice:
-    """Thread counts at one limit."""
+    """Thread counts at one limit: the best explicit count, auto against it, and the recommended count.
+
+    Attributes
+    ----------
+    limit_cores, limit_label
+        The limit (cores; ``null`` = unlimited) and its label.
+    best_threads, best_seconds, best_seconds_ci
+        The fastest explicit thread count, its geometric-mean cost and interval.
+    near_best_threads
+        Explicit counts not significantly worse than the best (one-sided t at ``alpha``).
+    auto_seconds
+        Geometric-mean cost of the ``auto`` runs.
+    auto_vs_best_pct, auto_vs_best_ci_pct, auto_vs_best_p_value
+        auto against the best explicit count, percent (positive = auto worse), with its selection-adjusted
+        interval and p-value (``null``: too few to decide).
+    recommended_threads, recommended_seconds, recommended_seconds_ci
+        The count to run (auto when it is not worse) with its expected cost and interval.
+    core_seconds
+        Limit x expected wall time of the recommended count (what a run reserves).
+    probability_best
+        Explicit count -> share of run bootstraps in which it is the best.
+    auto_vs_best_method
+        How the auto-vs-best interval was computed, or why there is none.
+    """
 
     limit_cores: float | None
     limit_label: str
@@ -245,30 +268,3 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, 
         core_seconds=(reserve * rec["geomean_seconds"]) if (rec and reserve is not None) else None,
         probability_best=prob, auto_vs_best_method=method,
     )
-
-
-def thread_results(a: ThreadCountAnalysis) -> dict:
-    """One group's ``results.json`` entry for notebook 04 (schema in ``docs/results_schema.md``)."""
-    return {
-        "group": a.group,
-        "label": a.label,
-        "metric": {"name": a.metric.name, "unit": a.metric.unit, "direction": a.metric.direction,
-                   "seconds_fields": "costs: the metric, or 1 / metric when higher is better"},
-        "has_explicit_threads": a.has_explicit_threads,
-        "has_auto": a.has_auto,
-        "note": a.note,
-        "noise": {"sigma_log": a.noise.sigma, "cv_pct": a.noise.cv_pct, "df": a.noise.df, "source": a.noise.source,
-                  "assumption_based": a.noise.assumption_based},
-        "best_threads": [
-            {
-                "limit_cores": c.limit_cores, "limit": c.limit_label, "best_threads": c.best_threads,
-                "best_seconds": c.best_seconds, "best_seconds_ci": c.best_seconds_ci,
-                "near_best_threads": list(c.near_best_threads),
-                "auto_seconds": c.auto_seconds, "auto_vs_best_pct": c.auto_vs_best_pct,
-                "auto_vs_best_ci_pct": c.auto_vs_best_ci_pct, "auto_vs_best_p_value": c.auto_vs_best_p_value,
-                "auto_vs_best_method": c.auto_vs_best_method, "probability_best": c.probability_best,
-            }
-            for c in a.limits
-        ],
-        "recommendations": a.recommendations(),
-    }

@@ -18,8 +18,8 @@ import numpy as np
 import polars as pl
 from scipy import stats as st
 
-from throttlelab.analysis.latency import Estimate, bootstrap_distribution, statistic
-from throttlelab.results import ConfidenceInterval
+from throttlelab.analysis.latency import bootstrap_distribution, statistic
+from throttlelab.results import ConfidenceInterval, Estimate
 
 
 @dataclass(frozen=True)
@@ -132,12 +132,13 @@ def slope_per_worker(groups: list[np.ndarray], workers, stat: str = "p95", *, n_
     n = int(sum(g.size for g in groups))
     nan = float("nan")
     if len(groups) < 2 or any(g.size == 0 for g in groups) or np.ptp(w) == 0:
-        return Estimate(nan, nan, nan, level, n)
+        return Estimate(nan, nan, nan, level, "too few groups: no slope", n_samples=n)
     y = np.array([statistic(g, stat) for g in groups], float)
     wc = w - w.mean()
     value = float(np.sum(wc * (y - y.mean())) / np.sum(wc ** 2))
     if any(g.size < 2 for g in groups):
-        return Estimate(value, nan, nan, level, n)
+        return Estimate(value, nan, nan, level, "least-squares slope; a group with one sample: no interval",
+                        n_samples=n)
     rng = np.random.default_rng(seed)
     if runs is not None and all(len(r) >= 2 for r in runs):
         boots = np.column_stack([two_stage_bootstrap(r, (stat,), n_boot, rng)[stat] for r in runs])
@@ -145,7 +146,10 @@ def slope_per_worker(groups: list[np.ndarray], workers, stat: str = "p95", *, n_
         boots = np.column_stack([bootstrap_distribution(g, (stat,), n_boot, rng)[stat] for g in groups])
     slopes = (boots - boots.mean(axis=1, keepdims=True)) @ wc / np.sum(wc ** 2)
     a = (1 - level) / 2
-    return Estimate(value, float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a)), level, n)
+    method = "least-squares slope, two-stage bootstrap (runs, then requests)" if (
+        runs is not None and all(len(r) >= 2 for r in runs)) else "least-squares slope, percentile bootstrap of requests"
+    return Estimate(value, float(np.quantile(slopes, a)), float(np.quantile(slopes, 1 - a)), level, method,
+                    n_samples=n)
 
 
 SLOPE_STATS = ("mean", "p90", "p95")

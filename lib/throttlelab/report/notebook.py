@@ -10,15 +10,17 @@ the parameters calls :func:`start`; it ends with :func:`write_results`::
     tn.save_table(table, "dead_zones")
     tn.headline("6000m is 34% slower than 4000m (95% CI ...)")  # a finding
     tn.answer("Give it 4 cores or at least 8, not 5-7: ...", rests_on="16 runs, 1-2 per limit")
-    tn.write_results({"groups": [...]})
+    tn.write_results(cpu_limit_results(...))  # an instance of the notebook's result class
 
 :func:`start` shows the answer box at the top of the notebook's output (a
 markdown display updated in place by every :func:`headline` and :func:`answer`
 call); the study runner puts the same answer right under the report's title
 and on the index page (``answer.json`` and ``headlines.json``).
 
-``results.json`` holds ``{"notebook": ..., "schema": 1, "results": ..., "tables": [...]}``;
-the study runner adds provenance next to it.
+``results.json`` holds ``{"notebook": ..., "schema": 1, "result_class": ..., "results": ..., "tables": [...]}``:
+``results`` is one instance of a documented result class
+(:data:`throttlelab.results_schema.NOTEBOOK_RESULTS`, ``docs/results_schema.md``), converted by
+:func:`throttlelab.results.to_jsonable`; the study runner adds provenance next to it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 from throttlelab.report import offline
 from throttlelab.report.tables_display import show_table  # noqa: F401  (notebooks call tn.show_table)
 from throttlelab.results import to_jsonable
+from throttlelab.results_schema import result_class_names
 
 _current: dict[str, Any] = {"out": None, "tables": [], "name": None, "answer": None, "rests_on": None,
                             "headlines": [], "display_id": None}
@@ -80,14 +83,22 @@ def save_table(df: Any, name: str) -> None:
 
 
 def write_results(results: Any, *, notebook: str | None = None) -> None:
-    """Write ``results.json`` (results converted with :func:`to_jsonable`).
+    """Write ``results.json``: ``results`` (a result class listed in ``RESULT_CLASSES``) converted with :func:`to_jsonable`.
 
+    A bare dict or an undocumented class raises ``TypeError``: the contract is the documented classes.
     Returns nothing, so that a notebook's last cell shows no output.
     """
+    import dataclasses
+
+    name = type(results).__name__
+    if not dataclasses.is_dataclass(results) or isinstance(results, type) or name not in result_class_names():
+        raise TypeError(f"results.json holds a documented result class (throttlelab.results_schema.RESULT_CLASSES), "
+                        f"not {name}")
     out = output_dir()
     doc = {
         "notebook": notebook or _current["name"],
         "schema": 1,
+        "result_class": name,
         "results": to_jsonable(results),
         "tables": sorted(_current["tables"]),
         "kernel_python": sys.executable,

@@ -7,7 +7,7 @@ import polars as pl
 
 from throttlelab.analysis.response_metric import ResponseMetric
 
-from throttlelab.analysis.dead_zones import DeadZoneAnalysis
+from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
 from throttlelab.report.charts.style import numeric_order, zero_centred
 
 #: Okabe-Ito vermillion / grey / blue: readable with red-green colour blindness.

@@ -1,0 +1,115 @@
+"""Notebook 06's ``results.json``: the result classes and the function that builds them from the analysis.
+
+:func:`concurrency_results` checks the wiki's printed %-change table against
+its own per-run tables (:func:`throttlelab.analysis.concurrency.wiki_reproduction`)
+and states the semaphore headlines as :class:`~throttlelab.results.Estimate`
+fields (mean and p95 total time at 30 virtual users; the interval is the k6
+rounding only, one run per configuration).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from throttlelab.analysis import concurrency as cc
+from throttlelab.results import Estimate
+
+
+@dataclass(frozen=True)
+class WikiTableCheck:
+    """The wiki's printed %-change table (max_workers=8) against its own per-run tables.
+
+    Attributes
+    ----------
+    cells
+        Printed cells checked.
+    verdicts
+        Verdict -> cells: ``reproduced`` (inside the rounding range), ``close`` (within 1 point), ``inconsistent``.
+    inconsistent
+        The inconsistent cells: ``load``, ``stage``, ``stat``, ``percent_change`` (recomputed), ``percent_printed``.
+    tests
+        Why no test is possible on the published data.
+    """
+
+    cells: int
+    verdicts: dict[str, int]
+    inconsistent: Any
+    tests: str
+
+
+@dataclass(frozen=True)
+class ConcurrencyResults:
+    """``results.json`` of notebook 06 (concurrency limits): what a semaphore on the CPU-heavy stage changes.
+
+    Attributes
+    ----------
+    wiki_table
+        The published %-change table rebuilt and checked.
+    headline_avg_total_30vus
+        %-change of the mean total time at 30 virtual users with the semaphore (the headline).
+    headline_p95_total_30vus
+        %-change of the p95 total time at 30 virtual users with the semaphore (the headline, about -55%).
+    workers12_total_avg
+        %-change of the mean total time per load at max_workers=12: ``load``, ``percent_change``.
+    measured
+        Measured stage timings (``null`` when none were given): ``requests``, ``by_status``, ``base``, ``other``,
+        the per-stage ``tests`` (run-level verdicts) and ``verdicts`` counted, or a ``note`` why not.
+    live_sweep
+        What the live sweep ran (``null`` when none).
+    """
+
+    wiki_table: WikiTableCheck
+    headline_avg_total_30vus: Estimate
+    headline_p95_total_30vus: Estimate
+    workers12_total_avg: Any
+    measured: dict[str, Any] | None
+    live_sweep: dict[str, Any] | None
+
+
+def wiki_table_check(repro: pl.DataFrame) -> WikiTableCheck:
+    """Count the verdicts of :func:`~throttlelab.analysis.concurrency.wiki_reproduction` and list the inconsistent cells."""
+    return WikiTableCheck(
+        cells=repro.height,
+        verdicts=dict(repro.group_by("verdict").len().sort("verdict").iter_rows()),
+        inconsistent=repro.filter(pl.col("verdict") == "inconsistent").select(
+            "load", "stage", "stat", "percent_change", "percent_printed"),
+        tests=cc.TESTS_UNAVAILABLE,
+    )
+
+
+def measured_section(requests: pl.DataFrame, measured: dict[str, Any]) -> dict[str, Any]:
+    """The measured part: request counts and, unless the analysis left a ``note``, its configurations and tests."""
+    out: dict[str, Any] = {"requests": requests.height,
+                           "by_status": dict(requests.group_by("status").len().iter_rows())}
+    if "note" in measured:
+        return out | {"note": measured["note"]}
+    t = measured["tests"]
+    return out | {"base": measured["base"], "other": measured["other"], "tests": t,
+                  "verdicts": dict(t.group_by("verdict").len().iter_rows())}
+
+
+def concurrency_results(published: pl.DataFrame, *, requests: pl.DataFrame | None = None,
+                        measured: dict[str, Any] | None = None,
+                        live_sweep: dict[str, Any] | None = None) -> ConcurrencyResults:
+    """Notebook 06's :class:`ConcurrencyResults` from the published k6 table (and measured stage timings if any).
+
+    Examples
+    --------
+    >>> from throttlelab.ingest.published import load_semaphore
+    >>> r = concurrency_results(load_semaphore())
+    >>> round(r.headline_p95_total_30vus.value), r.wiki_table.verdicts["inconsistent"]
+    (-55, 17)
+    """
+    w12 = cc.percent_change_table(published, "workers=12,semaphore=none", "workers=12,semaphore=4")
+    return ConcurrencyResults(
+        wiki_table=wiki_table_check(cc.wiki_reproduction(published, max_workers=8)),
+        headline_avg_total_30vus=cc.published_change(published, stat="avg"),
+        headline_p95_total_30vus=cc.published_change(published, stat="p95"),
+        workers12_total_avg=w12.filter((pl.col("stage") == "total") & (pl.col("stat") == "avg")).select(
+            "load", "percent_change"),
+        measured=measured_section(requests, measured) if requests is not None and measured is not None else None,
+        live_sweep=live_sweep,
+    )

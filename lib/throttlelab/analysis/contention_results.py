@@ -1,0 +1,132 @@
+"""Notebook 05's ``results.json``: the result classes and the function that builds them from the analysis.
+
+:func:`contention_results` checks the paper's table 1
+(:func:`throttlelab.analysis.contention_paper.paper_table1`) and states its
+headlines as :class:`~throttlelab.results.Estimate` fields: the +361% increase
+(interval: the rounding of the printed milliseconds) and the neighbour share at
+which response time takes off (hyperbolic fit, bootstrap interval).  Measured
+requests and worker-count sweeps are added when the notebook was given them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from throttlelab.analysis import contention_paper as cp
+from throttlelab.analysis.response_curves import ResponseCurveFit
+from throttlelab.results import Estimate
+
+WORKER_FIELDS = ("share", "baseline_workers", "workers", "summary", "runs", "change", "tests", "trend", "note")
+
+
+@dataclass(frozen=True)
+class PaperTableCheck:
+    """The paper's table 1 (mean response time and % increase) recomputed from its printed milliseconds.
+
+    Attributes
+    ----------
+    cells
+        Printed cells checked.
+    consistent
+        Cells whose printed % increase the printed milliseconds reproduce (within rounding).
+    inconsistent_cells
+        The others: ``requests_per_30s``, ``contention``, ``mean_ms``, ``percent`` (recomputed), ``percent_printed``.
+    max_percent_printed
+        The largest printed increase (the paper's headline, +361%).
+    """
+
+    cells: int
+    consistent: int
+    inconsistent_cells: Any
+    max_percent_printed: int
+
+
+@dataclass(frozen=True)
+class ContentionResults:
+    """``results.json`` of notebook 05 (contention): how much a co-located neighbour slows response time.
+
+    Attributes
+    ----------
+    paper_table1
+        The paper's table rebuilt and checked.
+    headline_increase
+        The paper's +361% (450 requests / 30 s, 70% stress) recomputed, with the range its rounding allows.
+    headline_knee
+        Neighbour share at which response time takes off (hyperbolic fit over all published points), with its
+        bootstrap interval: the share to stay below.
+    published_fit
+        The pooled fits of the published points: ``hyperbolic`` and ``mm1`` rows (parameters, knee, doubling, pole
+        with intervals, ``r2``, ``aic``, ``note``).
+    measured
+        Measured requests (``null`` when none): counts by status, per-share summary, inflation and fits.
+    measured_workers
+        The neighbour's busy-worker sweep (``null`` when none): change, tests and trend, or a ``note`` why not.
+    live_sweep
+        What the live sweep ran (``null`` when none).
+    """
+
+    paper_table1: PaperTableCheck
+    headline_increase: Estimate
+    headline_knee: Estimate
+    published_fit: dict[str, dict[str, Any]]
+    measured: dict[str, Any] | None
+    measured_workers: dict[str, Any] | None
+    live_sweep: dict[str, Any] | None
+
+
+def paper_table_check(table1: pl.DataFrame) -> PaperTableCheck:
+    """Count the cells of :func:`~throttlelab.analysis.contention_paper.paper_table1` that reproduce."""
+    return PaperTableCheck(
+        cells=table1.height, consistent=int(table1["consistent"].sum()),
+        inconsistent_cells=table1.filter(~pl.col("consistent")).select(
+            "requests_per_30s", "contention", "mean_ms", "percent", "percent_printed"),
+        max_percent_printed=int(table1["percent_printed"].max()),
+    )
+
+
+def takeoff_share(fit: ResponseCurveFit) -> Estimate:
+    """The knee of a hyperbolic fit as the headline estimate (its R² in the note)."""
+    return dataclasses.replace(fit.knee, note=f"{fit.knee.note}; R² {fit.r2:.2f}".lstrip("; "))
+
+
+def measured_section(requests: pl.DataFrame, measured: dict[str, Any]) -> dict[str, Any]:
+    """Request counts by status and the measured summary, inflation and fits."""
+    return {"requests": requests.height, "by_status": dict(requests.group_by("status").len().iter_rows()),
+            **{k: measured[k] for k in ("neighbour_workers", "summary", "inflation_mean", "fits")}}
+
+
+def contention_results(table1: pl.DataFrame, fits_table: pl.DataFrame, fits: dict, *,
+                       requests: pl.DataFrame | None = None, measured: dict[str, Any] | None = None,
+                       workers: dict[str, Any] | None = None,
+                       live_sweep: dict[str, Any] | None = None) -> ContentionResults:
+    """Notebook 05's :class:`ContentionResults`.
+
+    ``fits_table`` and ``fits`` are :func:`~throttlelab.analysis.response_curves.fit_summary` of the published
+    points; ``measured`` is :func:`~throttlelab.analysis.response_curves.analyse_measured` of ``requests`` and
+    ``workers`` :func:`~throttlelab.analysis.neighbour_workers.analyse_neighbour_workers`.
+
+    Examples
+    --------
+    >>> from throttlelab.analysis.response_curves import fit_summary
+    >>> from throttlelab.ingest.published import load_contention
+    >>> table1 = cp.paper_table1(load_contention())
+    >>> r = contention_results(table1, *fit_summary(load_contention(), n_boot=20))
+    >>> r.paper_table1.consistent, r.paper_table1.max_percent_printed, r.headline_increase.unit
+    (18, 361, 'pct')
+    """
+    rows = {m: fits_table.filter((pl.col("model") == m) & (pl.col("group") == "all")).row(0, named=True)
+            for m in ("hyperbolic", "mm1")}
+    return ContentionResults(
+        paper_table1=paper_table_check(table1),
+        headline_increase=cp.published_increase(table1),
+        headline_knee=takeoff_share(fits[("hyperbolic", "all")]),
+        published_fit=rows,
+        measured=measured_section(requests, measured) if requests is not None and measured is not None else None,
+        measured_workers=(None if workers is None else {k: workers[k] for k in WORKER_FIELDS} if "summary" in workers
+                          else {"note": workers["note"]}),
+        live_sweep=live_sweep,
+    )
