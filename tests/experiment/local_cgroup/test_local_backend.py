@@ -68,7 +68,7 @@ def test_two_threads_under_half_a_core_are_throttled(backend, tmp_path):
     assert row["wall_seconds"] > 1.7 * row["cpu_seconds"]
     # rusage agrees with the cgroup's accounting
     assert row["user_seconds"] + row["system_seconds"] == pytest.approx(row["cpu_seconds"], rel=0.1, abs=0.05)
-    for d in backend.layout.parent.glob(f"*/{plan.run_id}"):
+    for d in (backend.layout.parent / backend.owner).glob(plan.run_id):
         pytest.fail(f"cgroup left behind: {d}")
 
 
@@ -128,7 +128,7 @@ def test_ctrl_c_kills_the_workload_and_removes_the_cgroup(backend, tmp_path):
     with pytest.raises(KeyboardInterrupt):
         backend.execute(plan, tmp_path / "x.log")
     timer.join()
-    assert not list(backend.layout.parent.glob(f"*/{plan.run_id}"))
+    assert not list((backend.layout.parent / backend.owner).glob(plan.run_id))
     assert not any("sleep 31.25" in _cmdline(p) for p in os.listdir("/proc") if p.isdigit())
 
 
