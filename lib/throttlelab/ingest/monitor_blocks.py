@@ -18,7 +18,7 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.ingest.counter_segments import COUNTERS
 from throttlelab.ingest.monitor_format import HEADER_START
-from throttlelab.ingest.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage
+from throttlelab.ingest.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage, nulls
 from throttlelab.ingest.monitor_skips import R, ingest_result, raise_first_skip
 from throttlelab.ingest.result import IngestResult
 
@@ -64,7 +64,7 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
     run = np.searchsorted(starts, line, side="right")
     pod_pos = np.searchsorted(pods["i"].to_numpy(), line, side="right") - 1
     names = pods["t"].str.slice(5).str.strip_chars()
-    header_pod = pl.Series([None] * len(line), dtype=pl.String) if not len(names) else \
+    header_pod = nulls(len(line), pl.String) if not len(names) else \
         names.gather(np.maximum(pod_pos, 0)).scatter(np.flatnonzero(pod_pos < 0), None)
     kept = blocks.with_columns(block=pl.int_range(pl.len(), dtype=pl.Int64), run=run, hpod=header_pod,
                                version=pl.when(has_v2).then(2).when(has_v1).then(1).cast(pl.Int8))

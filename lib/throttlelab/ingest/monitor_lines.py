@@ -68,8 +68,9 @@ class LineStage:
     naive: int = 0
 
 
-def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
-    """Classify and parse every line of a :class:`~.monitor_file.LineFrame` (see the module docstring)."""
+def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStage:
+    """Classify and parse every line of a :class:`~.monitor_file.LineFrame` (see the module docstring);
+    ``framed``: the lines are part of a framed log (a bare-looking part is not read as bare)."""
     n = len(lf)
     rc = lf.problem_codes()  # codes 0-4 are shared with REASONS
     if lf.binary or n == 0:
@@ -81,7 +82,7 @@ def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
     marker = np.where(ok, f["marker"].to_numpy(), 0)
     loghdr = f["loghdr"].to_numpy() & ok & ~hdr
     blank = f["n"].to_numpy() == 0
-    bare = not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
+    bare = not framed and not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
     if bare:
         starts, sec_at, ts_text = _bare_structure(f, ok & ~blank & ~loghdr)
         structure = loghdr | (sec_at == 0) | (sec_at == TOP)  # date lines and kubectl top column headers
@@ -266,7 +267,14 @@ def _headers(frame: pl.DataFrame | None) -> pl.DataFrame:
     return pl.DataFrame(schema={"i": pl.Int64, "t": pl.String}) if frame is None else frame.cast({"i": pl.Int64})
 
 
+def nulls(n: int, dtype: pl.DataType) -> pl.Series:
+    """A column of ``n`` nulls."""
+    return pl.repeat(None, n, dtype=dtype, eager=True)
+
+
 def _nullable(values: np.ndarray, present: np.ndarray) -> pl.Series:
+    if not present.any():
+        return nulls(len(values), pl.Int64)
     s = pl.Series(values, dtype=pl.Int64)
     return s if present.all() else s.scatter(np.flatnonzero(~present), None)
 
@@ -275,13 +283,13 @@ def _blocks_frame(starts, ts, stat, one) -> pl.DataFrame:
     nb = len(starts)
     cols = {"line": pl.Series(starts, dtype=pl.Int64)}
     if ts is None:
-        cols["ts"] = pl.Series([None] * nb, dtype=pl.Datetime("us", "UTC"))
-        cols["ts_bad"] = pl.Series([False] * nb)
+        cols["ts"] = nulls(nb, pl.Datetime("us", "UTC"))
+        cols["ts_bad"] = pl.repeat(False, nb, eager=True)
     else:
         cols["ts"] = ts
         cols["ts_bad"] = ts.is_null()
     for k in STAT_KEYS:
-        cols[k] = stat.get(k, pl.Series([None] * nb, dtype=pl.Int64))
+        cols[k] = stat[k] if k in stat else nulls(nb, pl.Int64)
     for k in ("quota", "period", "acct"):
-        cols[k] = one.get(k, pl.Series([None] * nb, dtype=pl.Int64))
+        cols[k] = one[k] if k in one else nulls(nb, pl.Int64)
     return pl.DataFrame(cols)
