@@ -77,19 +77,18 @@ def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStag
         return LineStage(rc, _blocks_frame(np.zeros(0, np.int64), None, {}, {}), _top_frame(None), _headers(None))
     ok = rc == 0
     f = lf.frame
-    text = f["t"]
     hdr = f["hdr"].to_numpy() & ok
     marker = np.where(ok, f["marker"].to_numpy(), 0)
     loghdr = f["loghdr"].to_numpy() & ok & ~hdr
-    blank = f["n"].to_numpy() == 0
+    blank = f["blank"].to_numpy()
     bare = not framed and not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
     if bare:
-        starts, sec_at, ts_text = _bare_structure(f, ok & ~blank & ~loghdr)
+        starts, sec_at, ts_text = _bare_structure(f.with_columns(t=lf.dense_text()), ok & ~blank & ~loghdr)
         structure = loghdr | (sec_at == 0) | (sec_at == TOP)  # date lines and kubectl top column headers
         sec_at[loghdr] = 0
     else:
         starts = np.flatnonzero(hdr)
-        ts_text = text.gather(starts).str.slice(4).str.head(-4) if len(starts) else None
+        ts_text = lf.texts_of(starts).str.slice(4).str.head(-4) if len(starts) else None
         sec_at = np.full(n, -1, dtype=np.int8)
         sec_at[hdr | loghdr] = 0
         sec_at[marker > 0] = marker[marker > 0]
@@ -113,7 +112,8 @@ def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStag
 
     def section(k: int) -> tuple[np.ndarray, np.ndarray, pl.Series]:
         mask = kind == k
-        return np.flatnonzero(mask), block[mask].astype(np.int64), text.filter(pl.Series(mask))
+        at = np.flatnonzero(mask)
+        return at, block[at].astype(np.int64), lf.texts_of(at)
 
     nb = len(starts) + 1  # block 0 = lines before the first block
     del pos, sec_at, structure, hdr, marker, blank
@@ -124,7 +124,7 @@ def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStag
     ts, naive = parse_timestamps(ts_text, tz) if ts_text is not None else (None, 0)
     blocks = _blocks_frame(starts, ts, stat, one)
     head_idx = np.flatnonzero(loghdr)
-    return LineStage(rc, blocks, top, _headers(pl.DataFrame({"i": head_idx, "t": text.gather(head_idx)})), naive)
+    return LineStage(rc, blocks, top, _headers(pl.DataFrame({"i": head_idx, "t": lf.texts_of(head_idx)})), naive)
 
 
 def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray, pl.Series | None]:

@@ -133,8 +133,7 @@ def _line_stage_in_parts(lines: LineFrame, tz: str, parts: int | None = None) ->
     if not len(cuts):
         return line_stage(lines, tz)
     bounds = [0, *cuts.tolist(), len(lines)]
-    pieces = [LineFrame(lines.path, f.slice(lo, hi - lo), truncated=lines.truncated and hi == len(lines))
-              for lo, hi in zip(bounds[:-1], bounds[1:])]
+    pieces = [lines.part(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
     with ThreadPoolExecutor(len(pieces)) as pool:
         stages = list(pool.map(lambda p: line_stage(p, tz, framed=True), pieces))
     c = pl.col
