@@ -77,19 +77,23 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
 def _rows(kept: pl.DataFrame, top: pl.DataFrame) -> pl.DataFrame:
     """One row per block, or per kubectl top row plus the cgroup's row (see the module docstring)."""
     c = pl.col
+    listed = top["block"].to_numpy()
+    if not len(listed) or (np.diff(listed) > 0).all():  # at most one kubectl top row per block: gathered, not joined
+        row = np.full(int(kept["block"].max() or 0) + 1 if kept.height else 0, -1, dtype=np.int64)
+        row[listed[listed < len(row)]] = np.flatnonzero(listed < len(row))
+        at = row[kept["block"].to_numpy()]
+        rows = pl.Series(at, dtype=pl.Int64).scatter(np.flatnonzero(at < 0), None) if (at < 0).any() else pl.Series(at)
+        return kept.with_columns(top.drop("block").select(pl.all().gather(rows))).with_columns(
+            pod=pl.coalesce("hpod", "pod"), container=c("container").forward_fill().backward_fill().over("run"),
+            order=pl.lit(0, pl.Int64))
     ntop = top.group_by("block").agg(ntop=pl.len(), tpod=c("pod").unique().first(), tpods=c("pod").n_unique())
     k = kept.join(ntop, on="block", how="left", maintain_order="left").with_columns(c("ntop").fill_null(0))
-    if (k["ntop"] <= 1).all():
-        single, multi = k, None
-    else:
-        single, multi = k.filter(c("ntop") <= 1), k.filter(c("ntop") > 1)
+    single, multi = k.filter(c("ntop") <= 1), k.filter(c("ntop") > 1)
     single = single.join(top, on="block", how="left", maintain_order="left").with_columns(
         pod=pl.coalesce("hpod", "pod"),
         container=c("container").forward_fill().backward_fill().over("run"),
         order=pl.lit(0, pl.Int64),
     )
-    if multi is None:
-        return single
     cgroup = multi.filter(pl.any_horizontal(c(k).is_not_null() for k in (*STAT_KEYS, "quota", "acct"))).with_columns(
         pod=pl.coalesce("hpod", pl.when(c("tpods") == 1).then(c("tpod"))),
         container=pl.lit(None, pl.String), cpu=pl.lit(None, pl.Float64), mem=pl.lit(None, pl.Int64), order=pl.lit(0, pl.Int64))
