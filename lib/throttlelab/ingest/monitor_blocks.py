@@ -147,6 +147,8 @@ def number_segments(samples: pl.DataFrame) -> pl.DataFrame:
     version = c("cgroup_version").forward_fill()
     new = pl.any_horizontal(*((c(k).forward_fill().diff() < 0).fill_null(False) for k in COUNTERS),
                             (version != version.shift(1)).fill_null(False))
+    if samples.select(pl.max_horizontal(c(k).n_unique() for k in series)).item() <= 1:  # one series: no windows
+        return samples.with_columns(segment=new.cum_sum().cast(pl.Int64)).drop("run")
     local = new.cum_sum().over(series)
     out = samples.with_row_index("_i").with_columns(_local=local).with_columns(
         segment=c("_i").min().over([*series, "_local"]).rank("dense").cast(pl.Int64) - 1)
