@@ -125,24 +125,25 @@ class LineFrame:
         return codes
 
 
-def facts(t: pl.Expr) -> dict[str, pl.Expr]:
-    """The per-line columns of the one streaming pass over the lines: ``n`` (bytes), ``key``,
-    ``val``, ``marker`` (known section markers) and ``t``, the text of the lines that are neither
-    good ``key value`` lines nor known section markers (null for the others and empty lines)."""
+def facts(lines: pl.LazyFrame) -> pl.LazyFrame:
+    """The per-line columns of the one streaming pass over the lines (column ``t``): ``n`` (bytes),
+    ``key``, ``val``, ``marker`` (known section markers) and ``t``, the text of the lines that are
+    neither good ``key value`` lines nor known section markers (null for the others and empty lines).
+    In two steps, so the split is done once (an expression used twice in one step is computed twice)."""
+    t, c = pl.col("t"), pl.col
     kv = t.str.splitn(" ", 2)
-    key = kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical()
-    val = kv.struct.field("field_1").cast(pl.Int64, strict=False)
-    marker = (t.cast(MARKER_ENUM, strict=False).to_physical().cast(pl.Int8) + 1).fill_null(0)
-    keep = (key.is_null() | val.is_null() | (val < 0)) & (marker == 0)
-    return {
-        "n": t.str.len_bytes().fill_null(0),
-        "key": key,
-        "val": val,
-        "marker": marker,
+    keep = (c("key").is_null() | c("val").is_null() | (c("val") < 0)) & (c("marker") == 0)
+    return lines.select(
+        n=t.str.len_bytes().fill_null(0),
+        key=kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical(),
+        val=kv.struct.field("field_1").cast(pl.Int64, strict=False),
+        marker=(t.cast(MARKER_ENUM, strict=False).to_physical().cast(pl.Int8) + 1).fill_null(0),
+        t=t,
+    ).with_columns(
         # copied out of the CSV reader's buffers here, in the streaming pass, so each
         # chunk's buffers can go as soon as it is read (a copy later would keep them all)
-        "t": pl.concat_str(pl.when(keep).then(t), pl.lit("\n")).str.head(-1),
-    }
+        t=pl.concat_str(pl.when(keep).then(t), pl.lit("\n")).str.head(-1),
+    )
 
 
 def _classified(path: str, frame: pl.DataFrame, ascii_only: bool, binary: bool, truncated: bool) -> LineFrame:
@@ -195,7 +196,7 @@ def line_frame_from_bytes(data: bytes, path: str = "<bytes>") -> LineFrame:
 
 
 def _empty(path: str) -> LineFrame:
-    return _classified(path, pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))), True, False, False)
+    return _classified(path, facts(pl.LazyFrame({"t": []}, schema={"t": pl.String})).collect(), True, False, False)
 
 
 def _checks(buf, size: int) -> dict:
@@ -214,7 +215,7 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
     frame = None
     truncated = checks["truncated"]
     if checks["csv"]:
-        frame = scan().select(**facts(pl.col("t"))).collect(engine="streaming")
+        frame = facts(scan()).collect(engine="streaming")
         n = frame.height
         if checks["plain"]:
             ok = int(frame["n"].sum()) + n - truncated == size
@@ -223,5 +224,5 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
         frame = frame if ok else None
     if frame is None:  # split in Python: exact whatever the bytes
         text = lines_mod.split_lines(data(), path, binary=checks["binary"]).text
-        frame = pl.DataFrame({"t": text}).select(**facts(pl.col("t")))
+        frame = facts(pl.LazyFrame({"t": text})).collect()
     return _classified(path, frame, checks["plain"], checks["binary"], truncated)
