@@ -142,7 +142,7 @@ def facts(lines: pl.LazyFrame) -> pl.LazyFrame:
     ).with_columns(
         # copied out of the CSV reader's buffers here, in the streaming pass, so each
         # chunk's buffers can go as soon as it is read (a copy later would keep them all)
-        t=pl.concat_str(pl.when(keep).then(t), pl.lit("\n")).str.head(-1),
+        t=pl.concat_str(pl.when(keep).then(t), pl.lit("")),
     )
 
 
