@@ -18,7 +18,8 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.ingest.counter_segments import COUNTERS
 from throttlelab.ingest.monitor_format import HEADER_START
-from throttlelab.ingest.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage, nulls
+from throttlelab.ingest.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage
+from throttlelab.ingest.monitor_sections import nulls
 from throttlelab.ingest.monitor_skips import R, ingest_result, raise_first_skip
 from throttlelab.ingest.result import IngestResult
 
