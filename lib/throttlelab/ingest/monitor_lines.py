@@ -3,7 +3,7 @@
 The lines come classified by string expressions (:mod:`.monitor_file`: block
 headers, log headers, section markers, ``key value`` splits); the section of
 every line is its last marker's (a forward fill), blocks are a cumulative sum
-of header flags, and each section's lines are parsed with string expressions:
+of header flags, and each section's lines are parsed (:mod:`.monitor_sections`):
 ``key value`` cpu.stat lines become a (block x key) table, cpu.max and
 cpuacct.usage lines one value per block, kubectl top rows one row per pod or
 container.  Every line gets a skip reason (:mod:`.monitor_skips`) or is used.

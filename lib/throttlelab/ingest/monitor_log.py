@@ -3,9 +3,11 @@
 One parser, two stages, no Python code per line (polars string expressions do
 the work in Rust):
 
-* the **line stage** (:func:`.monitor_lines.line_stage`) reads the file as a
-  polars column of lines (:mod:`.lines`), classifies each line, finds blocks
-  and sections, and parses each section's lines;
+* the **line stage** (:func:`.monitor_lines.line_stage`) takes the file's lines
+  as per-line facts read in one streaming pass (:mod:`.monitor_file`), finds
+  blocks and sections, and parses each section's lines (:mod:`.monitor_sections`);
+  a long framed log is cut at block headers into one part per core, whose line
+  stages run at once in threads and are joined;
 * the **block stage** (:func:`.monitor_blocks.assemble`) skips blocks with a
   bad, duplicate or out-of-order time or mixed cgroup versions and builds the
   canonical samples table; the skip reasons and report are :mod:`.monitor_skips`,
