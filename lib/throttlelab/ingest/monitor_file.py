@@ -225,4 +225,6 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
     if frame is None:  # split in Python: exact whatever the bytes
         text = lines_mod.split_lines(data(), path, binary=checks["binary"]).text
         frame = facts(pl.LazyFrame({"t": text})).collect()
-    return _classified(path, frame, checks["plain"], checks["binary"], truncated)
+    held = [frame]
+    del frame  # only _classified holds the frame now: it can drop the text views early
+    return _classified(path, held.pop(), checks["plain"], checks["binary"], truncated)
