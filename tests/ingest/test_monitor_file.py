@@ -15,11 +15,15 @@ def test_facts_of_each_line():
     f = line_frame_from_bytes(LOG, "x").frame
     assert f["hdr"].to_list() == [True] + [False] * 10
     assert f["marker"].to_list() == [0, 1, 0, 0, 2, 0, 0, 0, 9, 0, 0]
-    assert f["loghdr"].to_list()[-1] is True and f["n"].to_list()[9] == 0
+    assert f["loghdr"].to_list()[-1] is True and f["blank"].to_list() == [False] * 9 + [True, False]
     assert [KEY_ENUM.categories[k] if k is not None else None for k in f["key"]][5:8] == ["nr_periods", "nr_throttled", None]
     assert f["val"].to_list()[5:8] == [10, -1, 3]
-    # text kept only where the other columns do not give it
-    assert f["t"].to_list()[4:8] == [None, None, "nr_throttled -1", "fancy 3"]
+    # text kept only where the other columns do not give it, apart from the per-line columns
+    lf = line_frame_from_bytes(LOG, "x")
+    assert lf.text_at.tolist() == [0, 2, 3, 6, 7, 8, 10]
+    assert lf.texts_of(lf.text_at[2:5] + [0, 0, 0]).to_list() == ["p c 5m 1Mi", "nr_throttled -1", "fancy 3"]
+    assert lf.texts_of([1, 4, 5, 7]).to_list() == [None, None, None, "fancy 3"]
+    assert lf.dense_text().to_list()[4:8] == [None, None, "nr_throttled -1", "fancy 3"]
 
 
 def test_text_of_any_line_for_messages(tmp_path):
@@ -27,7 +31,7 @@ def test_text_of_any_line_for_messages(tmp_path):
     assert [lf.text(j) for j in range(len(lf))] == LOG.decode().split("\n")[:-1][:9] + [None, "Pod: x"]
     p = tmp_path / "x.log"
     p.write_bytes(LOG)
-    assert read_line_frame(p).frame.equals(lf.frame)
+    assert read_line_frame(p).frame.equals(lf.frame) and read_line_frame(p).texts.equals(lf.texts)
 
 
 @pytest.mark.parametrize("odd", [b"\x1f", b"\r", b"\xff", "é".encode()])
@@ -46,3 +50,11 @@ def test_truncated_binary_empty_and_missing(tmp_path):
         read_line_frame(tmp_path / "nope.log")
     with pytest.raises(InputError, match="directory"):
         read_line_frame(tmp_path)
+
+
+def test_part_of_the_lines_is_read_as_its_own():
+    lf = line_frame_from_bytes(LOG[:-1], "x")
+    part = lf.part(3, 11)
+    assert len(part) == 8 and part.truncated and not lf.part(0, 3).truncated
+    assert [part.text(j) for j in range(8)] == [lf.text(j) for j in range(3, 11)]
+    assert part.frame.equals(lf.frame.slice(3))

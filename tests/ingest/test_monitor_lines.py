@@ -208,18 +208,3 @@ def test_mutated_logs_account_for_every_line(n, version, top, edits, truncate):
         assert e.value.line == r.skipped.first.line or r.skipped.first.line is None
     else:
         assert read(data, strict=True).samples.equals(r.samples)
-
-
-def test_cpu_stat_in_small_chunks_is_the_same(monkeypatch):
-    """The cpu.stat table is built in chunks of lines: chunk edges inside blocks change nothing."""
-    from throttlelab.ingest import monitor_lines
-
-    lines = log(12).split("\n")
-    lines[12] = lines[12] + "\n" + lines[12]  # a repeated key
-    lines[30] = "nr_periods x"
-    data = "\n".join(lines).encode()
-    whole = read(data)
-    monkeypatch.setattr(monitor_lines._stat_table, "__defaults__", (3,))
-    small = read(data)
-    assert small.samples.equals(whole.samples) and small.skipped == whole.skipped
-    assert whole.skipped.counts == {"repeated cpu.stat key in block": 1, "bad cpu.stat line": 1}

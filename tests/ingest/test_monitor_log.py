@@ -251,3 +251,23 @@ def test_samples_of_many_files_concatenate(fixtures):
     iv = m.intervals()
     assert iv.height == 2 + 3 and set(iv["source"]) == {str(fixtures / "good_v1.log"), str(fixtures / "good_v2.log")}
     assert isinstance(iv, pl.DataFrame)
+
+
+def test_line_stage_in_parts_equals_the_whole(fixtures):
+    from throttlelab.ingest.monitor_blocks import assemble
+    from throttlelab.ingest.monitor_file import line_frame_from_bytes
+    from throttlelab.ingest.monitor_log import _line_stage_in_parts
+
+    names = ["good_v2.log", "bad/garbage_lines.log", "bad/duplicate_timestamps.log", "good_v1.log", "bad/out_of_order.log",
+             "bad/mixed_v1_v2.log", "bad/non_utf8.log", "bad/counters_backwards.log", "bad/sections_missing.log",
+             "bad/bad_timestamp.log", "good_v2.log", "bad/truncated_last_block.log"]
+    data = b"\n".join((fixtures / n).read_bytes().rstrip(b"\n") for n in names)
+    lines = line_frame_from_bytes(data, "joined.log")
+    whole = _line_stage_in_parts(lines, "Asia/Seoul", parts=1)
+    ref = assemble("joined.log", len(lines), whole, lines.text, False, "Asia/Seoul")
+    assert len(ref.skipped.counts) > 5 and ref.frame.height >= 5
+    for parts in (2, 3, 5):
+        stage = _line_stage_in_parts(lines, "Asia/Seoul", parts=parts)
+        assert stage.blocks.equals(whole.blocks) and stage.top.equals(whole.top) and stage.headers.equals(whole.headers)
+        got = assemble("joined.log", len(lines), stage, lines.text, False, "Asia/Seoul")
+        assert got.frame.equals(ref.frame) and got.skipped == ref.skipped and got.lines_used == ref.lines_used

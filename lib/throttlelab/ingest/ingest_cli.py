@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     for table, r in results.items():
         target = out if len(results) == 1 else out.with_name(f"{out.stem}.{table}{out.suffix or '.parquet'}")
         meta = {"throttlelab.provenance": json.dumps(r.provenance, sort_keys=True)}
-        r.frame.write_parquet(target, metadata=meta)
+        r.frame.write_parquet(target, metadata=meta, compression="zstd", compression_level=1)  # 40% less CPU than level 3, ~10% larger
         if not args.quiet:
             print(f"wrote {target} ({r.frame.height:,d} {table} rows)")
     if args.intervals:

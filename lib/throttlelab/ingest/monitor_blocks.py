@@ -19,6 +19,7 @@ from throttlelab import tables
 from throttlelab.ingest.counter_segments import COUNTERS
 from throttlelab.ingest.monitor_format import HEADER_START
 from throttlelab.ingest.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage
+from throttlelab.ingest.monitor_sections import nulls
 from throttlelab.ingest.monitor_skips import R, ingest_result, raise_first_skip
 from throttlelab.ingest.result import IngestResult
 
@@ -64,7 +65,7 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
     run = np.searchsorted(starts, line, side="right")
     pod_pos = np.searchsorted(pods["i"].to_numpy(), line, side="right") - 1
     names = pods["t"].str.slice(5).str.strip_chars()
-    header_pod = pl.Series([None] * len(line), dtype=pl.String) if not len(names) else \
+    header_pod = nulls(len(line), pl.String) if not len(names) else \
         names.gather(np.maximum(pod_pos, 0)).scatter(np.flatnonzero(pod_pos < 0), None)
     kept = blocks.with_columns(block=pl.int_range(pl.len(), dtype=pl.Int64), run=run, hpod=header_pod,
                                version=pl.when(has_v2).then(2).when(has_v1).then(1).cast(pl.Int8))
@@ -77,19 +78,23 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
 def _rows(kept: pl.DataFrame, top: pl.DataFrame) -> pl.DataFrame:
     """One row per block, or per kubectl top row plus the cgroup's row (see the module docstring)."""
     c = pl.col
+    listed = top["block"].to_numpy()
+    if not len(listed) or (np.diff(listed) > 0).all():  # at most one kubectl top row per block: gathered, not joined
+        row = np.full(int(kept["block"].max() or 0) + 1 if kept.height else 0, -1, dtype=np.int64)
+        row[listed[listed < len(row)]] = np.flatnonzero(listed < len(row))
+        at = row[kept["block"].to_numpy()]
+        rows = pl.Series(at, dtype=pl.Int64).scatter(np.flatnonzero(at < 0), None) if (at < 0).any() else pl.Series(at)
+        return kept.with_columns(top.drop("block").select(pl.all().gather(rows))).with_columns(
+            pod=pl.coalesce("hpod", "pod"), container=c("container").forward_fill().backward_fill().over("run"),
+            order=pl.lit(0, pl.Int64))
     ntop = top.group_by("block").agg(ntop=pl.len(), tpod=c("pod").unique().first(), tpods=c("pod").n_unique())
     k = kept.join(ntop, on="block", how="left", maintain_order="left").with_columns(c("ntop").fill_null(0))
-    if (k["ntop"] <= 1).all():
-        single, multi = k, None
-    else:
-        single, multi = k.filter(c("ntop") <= 1), k.filter(c("ntop") > 1)
+    single, multi = k.filter(c("ntop") <= 1), k.filter(c("ntop") > 1)
     single = single.join(top, on="block", how="left", maintain_order="left").with_columns(
         pod=pl.coalesce("hpod", "pod"),
         container=c("container").forward_fill().backward_fill().over("run"),
         order=pl.lit(0, pl.Int64),
     )
-    if multi is None:
-        return single
     cgroup = multi.filter(pl.any_horizontal(c(k).is_not_null() for k in (*STAT_KEYS, "quota", "acct"))).with_columns(
         pod=pl.coalesce("hpod", pl.when(c("tpods") == 1).then(c("tpod"))),
         container=pl.lit(None, pl.String), cpu=pl.lit(None, pl.Float64), mem=pl.lit(None, pl.Int64), order=pl.lit(0, pl.Int64))
@@ -143,6 +148,8 @@ def number_segments(samples: pl.DataFrame) -> pl.DataFrame:
     version = c("cgroup_version").forward_fill()
     new = pl.any_horizontal(*((c(k).forward_fill().diff() < 0).fill_null(False) for k in COUNTERS),
                             (version != version.shift(1)).fill_null(False))
+    if samples.select(pl.max_horizontal(c(k).n_unique() for k in series)).item() <= 1:  # one series: no windows
+        return samples.with_columns(segment=new.cum_sum().cast(pl.Int64)).drop("run")
     local = new.cum_sum().over(series)
     out = samples.with_row_index("_i").with_columns(_local=local).with_columns(
         segment=c("_i").min().over([*series, "_local"]).rank("dense").cast(pl.Int64) - 1)

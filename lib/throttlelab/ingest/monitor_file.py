@@ -1,16 +1,18 @@
-"""A monitor log's lines as a polars frame of per-line facts, read by polars' streaming CSV reader.
+"""A monitor log's lines as per-line facts and the texts of the lines that need them, read by polars' streaming CSV reader.
 
 The file is scanned as one text column (a separator that is not in the file,
 no quoting) and, in the same streaming pass on all cores, every line is
-reduced to a few small columns: its byte length, whether it holds bytes that
-are not UTF-8, whether it is a block header, a section marker or a log-header
-line, and its ``key value`` split (cpu.stat lines); the text itself is kept only
-for the lines that are not good ``key value`` lines (about half of a log), which
-keeps the peak memory near the file's size.  The file's bytes are looked at
-through ``mmap`` (binary sniff, NUL/CR/separator search, ASCII check), never
-copied.  When the CSV reader's lines could differ from the file's (a bare CR,
-the separator byte in the file), the lines are split in Python instead
-(:func:`.lines.split_lines`), with the same result.
+reduced to a few small columns: its ``key value`` split (cpu.stat lines),
+whether it is a known section marker, and its text, kept only for the lines
+that are neither (about a quarter of a log: block headers, kubectl top rows,
+cpu.max values, odd lines).  Those texts are held apart from the per-line
+columns (line index + text), and only they are classified further (block
+header, log-header line, unknown section marker, non-UTF-8 bytes, too long),
+which keeps the work per line small and the peak memory near the file's size.
+The file's bytes are looked at through ``mmap`` (binary sniff, NUL/CR/separator
+search, ASCII check), never copied.  When the CSV reader's lines could differ
+from the file's (a bare CR, the separator byte in the file), the lines are
+split in Python instead (:func:`.lines.split_lines`), with the same result.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ STAT_KEYS = SHARED_KEYS + V2_KEYS + V1_KEYS
 #: Known cpu.stat keys that are read but not kept (newer kernels, schedstats).
 IGNORED_KEYS = ("core_sched.force_idle_usec", "wait_sum", "nr_burst")
 KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
+MARKER_ENUM = pl.Enum([f"[{name}]" for name in SECTIONS])
 HEADER_PREFIXES = ("===", "Pod: ", "Namespace: ", "Interval: ", "Log file: ")
 UNKNOWN_SECTION = 9
 _SEP = "\x1f"
@@ -42,26 +45,31 @@ _CSV = dict(has_header=False, separator=_SEP, quote_char=None, schema={"t": pl.S
 
 @dataclass
 class LineFrame:
-    """The lines of one file, reduced to per-line facts.
+    """The lines of one file, reduced to per-line facts, and the texts of the lines that need them.
 
     Attributes
     ----------
     path
         The file, as given.
     frame
-        One row per line: ``n`` (bytes), ``bad`` (holds bytes that are not
-        UTF-8), ``hdr`` (``--- ... ---``), ``marker`` (section code 1-4 of
+        One row per line: ``blank``, ``bad`` (holds bytes that are not UTF-8),
+        ``long`` (over :data:`.lines.MAX_LINE_BYTES`), ``hdr`` (``--- ... ---``),
+        ``loghdr`` (``===``, ``Pod:``...), ``marker`` (section code 1-4 of
         :data:`.monitor_format.SECTIONS`, 9 another ``[...]`` line, 0 none),
-        ``loghdr`` (``===``, ``Pod:``...), ``key`` (index in :data:`KEY_ENUM`,
-        null when not a known key), ``val`` (the integer after the first
-        space), ``t`` (the text; null for an empty line, a known section
-        marker and a good ``key value`` line, whose text the other columns give).
+        ``key`` (index in :data:`KEY_ENUM`, null when not a known key), ``val``
+        (the integer after the first space).
+    text_at, texts
+        The lines (sorted 0-based indices) with a text, and their texts: every
+        line but the empty ones, known section markers and good ``key value``
+        lines, whose text the other columns give.
     binary, truncated
         NUL bytes near the start; a last line without its newline.
     """
 
     path: str
     frame: pl.DataFrame
+    text_at: np.ndarray
+    texts: pl.Series
     binary: bool = False
     truncated: bool = False
 
@@ -70,12 +78,38 @@ class LineFrame:
 
     def text(self, j: int) -> str | None:
         """Line ``j``'s text (0-based), for messages."""
+        k = int(np.searchsorted(self.text_at, j))
+        if k < len(self.text_at) and self.text_at[k] == j:
+            return self.texts[k]
         row = self.frame.row(j, named=True)
-        if row["t"] is not None or row["n"] == 0:
-            return row["t"]
+        if row["blank"]:
+            return None
         if 0 < row["marker"] < UNKNOWN_SECTION:
             return f"[{SECTIONS[row['marker'] - 1]}]"
         return f"{KEY_ENUM.categories[row['key']]} {row['val']}"
+
+    def texts_of(self, lines: np.ndarray) -> pl.Series:
+        """The texts of ``lines`` (sorted 0-based indices; null for a line without text)."""
+        lines = np.asarray(lines, dtype=np.int64)
+        k = np.searchsorted(self.text_at, lines)
+        hit = np.zeros(len(lines), dtype=bool)
+        inside = k < len(self.text_at)
+        hit[inside] = self.text_at[k[inside]] == lines[inside]
+        out = self.texts.gather(k[hit])
+        if hit.all():
+            return out
+        full = pl.repeat(None, len(lines), dtype=pl.String, eager=True)
+        return full.scatter(np.flatnonzero(hit), out) if len(out) else full
+
+    def dense_text(self) -> pl.Series:
+        """One text per line (null where the other columns give it)."""
+        return self.texts_of(np.arange(len(self)))
+
+    def part(self, lo: int, hi: int) -> LineFrame:
+        """Lines ``lo`` to ``hi`` (end excluded) as a :class:`LineFrame` of their own."""
+        a, b = np.searchsorted(self.text_at, [lo, hi])
+        return LineFrame(self.path, self.frame.slice(lo, hi - lo), self.text_at[a:b] - lo, self.texts.slice(a, b - a),
+                         self.binary, self.truncated and hi == len(self))
 
     def problem_codes(self) -> np.ndarray:
         """Per line, the index in :data:`.lines.LINE_REASONS` of its file-level problem (0: none)."""
@@ -85,40 +119,62 @@ class LineFrame:
             codes[:] = 1
             return codes
         codes[self.frame["bad"].to_numpy()] = 2
-        codes[self.frame["n"].to_numpy() > lines_mod.MAX_LINE_BYTES] = 3
+        codes[self.frame["long"].to_numpy()] = 3
         if self.truncated and n:
             codes[n - 1] = 4
         return codes
 
 
-def facts(t: pl.Expr, ascii_only: bool = False) -> dict[str, pl.Expr]:
-    """The per-line columns, all computed in the one streaming pass over the lines: ``n``,
-    ``bad``, ``key``, ``val``, ``hdr``, ``marker``, ``loghdr`` and ``t`` for the lines that are
-    neither good ``key value`` lines nor known section markers (``ascii_only``: the file has
-    no byte above 127, so no line can hold bad UTF-8).  A good ``key value`` line cannot look
-    like a header or marker (its key is a cpu.stat key), so classifying every line gives the
-    same flags as classifying only the lines with text."""
+def facts(lines: pl.LazyFrame) -> pl.LazyFrame:
+    """The per-line columns of the one streaming pass over the lines (column ``t``): ``n`` (bytes),
+    ``key``, ``val``, ``marker`` (known section markers) and ``t``, the text of the lines that are
+    neither good ``key value`` lines nor known section markers (null for the others and empty lines).
+    In two steps, so the split is done once (an expression used twice in one step is computed twice)."""
+    t, c = pl.col("t"), pl.col
     kv = t.str.splitn(" ", 2)
-    key = kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical()
-    val = kv.struct.field("field_1").cast(pl.Int64, strict=False)
-    known = pl.when(pl.lit(False)).then(0)
-    for k, name in enumerate(SECTIONS, start=1):
-        known = known.when(t == f"[{name}]").then(k)
-    marker = known.when(t.str.starts_with("[") & t.str.ends_with("]")).then(UNKNOWN_SECTION).otherwise(0)
-    marker = marker.fill_null(0).cast(pl.Int8)
-    keep = (key.is_null() | val.is_null() | (val < 0)) & ~marker.is_between(1, UNKNOWN_SECTION - 1)
-    return {
-        "n": t.str.len_bytes().fill_null(0),
-        "bad": pl.lit(False) if ascii_only else t.str.contains("\ufffd", literal=True).fill_null(False),
-        "key": key,
-        "val": val,
-        "hdr": (t.str.starts_with("--- ") & t.str.ends_with(" ---")).fill_null(False),
-        "marker": marker,
-        "loghdr": pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES).fill_null(False),
+    keep = (c("key").is_null() | c("val").is_null() | (c("val") < 0)) & (c("marker") == 0)
+    return lines.select(
+        n=t.str.len_bytes().fill_null(0),
+        key=kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical(),
+        val=kv.struct.field("field_1").cast(pl.Int64, strict=False),
+        marker=(t.cast(MARKER_ENUM, strict=False).to_physical().cast(pl.Int8) + 1).fill_null(0),
+        t=t,
+    ).with_columns(
         # copied out of the CSV reader's buffers here, in the streaming pass, so each
         # chunk's buffers can go as soon as it is read (a copy later would keep them all)
-        "t": pl.concat_str(pl.when(keep).then(t), pl.lit("\n")).str.head(-1),
-    }
+        t=pl.concat_str(pl.when(keep).then(t), pl.lit("")),
+    )
+
+
+def _classified(path: str, frame: pl.DataFrame, ascii_only: bool, binary: bool, truncated: bool) -> LineFrame:
+    """The streaming pass's columns -> :class:`LineFrame`: the texts held apart and classified."""
+    has = frame["t"].is_not_null()
+    text_at = np.flatnonzero(has.to_numpy())
+    texts = frame["t"].filter(has).rechunk()
+    frame = frame.drop("t")  # the views of every line go; the kept texts' bytes stay with ``texts``
+    t = pl.col("t")
+    cls = pl.DataFrame({"t": texts}).select(
+        bad=pl.lit(False) if ascii_only else t.str.contains("\ufffd", literal=True),
+        long=t.str.len_bytes() > lines_mod.MAX_LINE_BYTES,
+        hdr=t.str.starts_with("--- ") & t.str.ends_with(" ---"),
+        loghdr=pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES),
+        odd=t.str.starts_with("[") & t.str.ends_with("]"),
+    )
+    n = frame.height
+
+    def dense(name: str) -> pl.Series:
+        out = np.zeros(n, dtype=bool)
+        out[text_at] = cls[name].to_numpy()
+        return pl.Series(name, out)
+
+    marker = frame["marker"].to_numpy().copy()
+    marker[text_at[cls["odd"].to_numpy()]] = UNKNOWN_SECTION
+    out = frame.select(
+        blank=pl.col("n") == 0,
+        bad=dense("bad"), long=dense("long"), hdr=dense("hdr"), loghdr=dense("loghdr"),
+        marker=pl.Series(marker), key="key", val="val",
+    )
+    return LineFrame(path, out, text_at, texts, binary=binary, truncated=truncated)
 
 
 def read_line_frame(path: str | Path) -> LineFrame:
@@ -140,7 +196,7 @@ def line_frame_from_bytes(data: bytes, path: str = "<bytes>") -> LineFrame:
 
 
 def _empty(path: str) -> LineFrame:
-    return LineFrame(path, pl.DataFrame({"t": []}, schema={"t": pl.String}).select(**facts(pl.col("t"))))
+    return _classified(path, facts(pl.LazyFrame({"t": []}, schema={"t": pl.String})).collect(), True, False, False)
 
 
 def _checks(buf, size: int) -> dict:
@@ -159,7 +215,7 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
     frame = None
     truncated = checks["truncated"]
     if checks["csv"]:
-        frame = scan().select(**facts(pl.col("t"), checks["plain"])).collect(engine="streaming")
+        frame = facts(scan()).collect(engine="streaming")
         n = frame.height
         if checks["plain"]:
             ok = int(frame["n"].sum()) + n - truncated == size
@@ -168,5 +224,7 @@ def _frame(checks: dict, size: int, path: str, scan, data) -> LineFrame:
         frame = frame if ok else None
     if frame is None:  # split in Python: exact whatever the bytes
         text = lines_mod.split_lines(data(), path, binary=checks["binary"]).text
-        frame = pl.DataFrame({"t": text}).select(**facts(pl.col("t")))
-    return LineFrame(path, frame, binary=checks["binary"], truncated=truncated)
+        frame = facts(pl.LazyFrame({"t": text})).collect()
+    held = [frame]
+    del frame  # only _classified holds the frame now: it can drop the text views early
+    return _classified(path, held.pop(), checks["plain"], checks["binary"], truncated)

@@ -3,7 +3,7 @@
 The lines come classified by string expressions (:mod:`.monitor_file`: block
 headers, log headers, section markers, ``key value`` splits); the section of
 every line is its last marker's (a forward fill), blocks are a cumulative sum
-of header flags, and each section's lines are parsed with string expressions:
+of header flags, and each section's lines are parsed (:mod:`.monitor_sections`):
 ``key value`` cpu.stat lines become a (block x key) table, cpu.max and
 cpuacct.usage lines one value per block, kubectl top rows one row per pod or
 container.  Every line gets a skip reason (:mod:`.monitor_skips`) or is used.
@@ -33,10 +33,9 @@ from throttlelab.ingest.monitor_file import (  # noqa: F401 (the keys are part o
 )
 from throttlelab.ingest.monitor_skips import R
 from throttlelab.ingest.monitor_timestamps import parse_timestamps
-from throttlelab.ingest.quantities import cpu_cores, memory_bytes
+from throttlelab.ingest.monitor_sections import acct, cpu_max, first_per_block, nulls, stat_table, top_frame, top_rows
 
 TOP, STAT, MAX, ACCT, UNKNOWN, OUTSIDE = 1, 2, 3, 4, UNKNOWN_SECTION, 10
-_TOP_ROW = r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$"
 
 
 @dataclass
@@ -68,27 +67,27 @@ class LineStage:
     naive: int = 0
 
 
-def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
-    """Classify and parse every line of a :class:`~.monitor_file.LineFrame` (see the module docstring)."""
+def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStage:
+    """Classify and parse every line of a :class:`~.monitor_file.LineFrame` (see the module docstring);
+    ``framed``: the lines are part of a framed log (a bare-looking part is not read as bare)."""
     n = len(lf)
     rc = lf.problem_codes()  # codes 0-4 are shared with REASONS
     if lf.binary or n == 0:
-        return LineStage(rc, _blocks_frame(np.zeros(0, np.int64), None, {}, {}), _top_frame(None), _headers(None))
+        return LineStage(rc, _blocks_frame(np.zeros(0, np.int64), None, {}, {}), top_frame(None), _headers(None))
     ok = rc == 0
     f = lf.frame
-    text = f["t"]
     hdr = f["hdr"].to_numpy() & ok
     marker = np.where(ok, f["marker"].to_numpy(), 0)
     loghdr = f["loghdr"].to_numpy() & ok & ~hdr
-    blank = f["n"].to_numpy() == 0
-    bare = not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
+    blank = f["blank"].to_numpy()
+    bare = not framed and not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
     if bare:
-        starts, sec_at, ts_text = _bare_structure(f, ok & ~blank & ~loghdr)
+        starts, sec_at, ts_text = _bare_structure(f.with_columns(t=lf.dense_text()), ok & ~blank & ~loghdr)
         structure = loghdr | (sec_at == 0) | (sec_at == TOP)  # date lines and kubectl top column headers
         sec_at[loghdr] = 0
     else:
         starts = np.flatnonzero(hdr)
-        ts_text = text.gather(starts).str.slice(4).str.head(-4) if len(starts) else None
+        ts_text = lf.texts_of(starts).str.slice(4).str.head(-4) if len(starts) else None
         sec_at = np.full(n, -1, dtype=np.int8)
         sec_at[hdr | loghdr] = 0
         sec_at[marker > 0] = marker[marker > 0]
@@ -112,18 +111,19 @@ def line_stage(lf: LineFrame, tz: str = "UTC") -> LineStage:
 
     def section(k: int) -> tuple[np.ndarray, np.ndarray, pl.Series]:
         mask = kind == k
-        return np.flatnonzero(mask), block[mask].astype(np.int64), text.filter(pl.Series(mask))
+        at = np.flatnonzero(mask)
+        return at, block[at].astype(np.int64), lf.texts_of(at)
 
     nb = len(starts) + 1  # block 0 = lines before the first block
     del pos, sec_at, structure, hdr, marker, blank
-    stat = _stat_table(kind, block, f, nb, rc)
-    one = {**_first_per_block(*section(MAX), nb, rc, _cpu_max, "cpu.max"),
-           **_first_per_block(*section(ACCT), nb, rc, _acct, "cpuacct.usage")}
-    top = _top_rows(*section(TOP), rc)
+    stat = stat_table(kind, block, f, nb, rc)
+    one = {**first_per_block(*section(MAX), nb, rc, cpu_max, "cpu.max"),
+           **first_per_block(*section(ACCT), nb, rc, acct, "cpuacct.usage")}
+    top = top_rows(*section(TOP), rc)
     ts, naive = parse_timestamps(ts_text, tz) if ts_text is not None else (None, 0)
     blocks = _blocks_frame(starts, ts, stat, one)
     head_idx = np.flatnonzero(loghdr)
-    return LineStage(rc, blocks, top, _headers(pl.DataFrame({"i": head_idx, "t": text.gather(head_idx)})), naive)
+    return LineStage(rc, blocks, top, _headers(pl.DataFrame({"i": head_idx, "t": lf.texts_of(head_idx)})), naive)
 
 
 def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray, pl.Series | None]:
@@ -156,132 +156,21 @@ def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.nda
     return stat_idx[(first == first[0]).fill_null(False).to_numpy()], sec_at, None
 
 
-def _stat_table(kind: np.ndarray, block: np.ndarray, f: pl.DataFrame, nb: int, rc: np.ndarray,
-                chunk: int = 1 << 21) -> dict[str, pl.Series]:
-    """cpu.stat ``key value`` lines (``kind == STAT``; of blocks ``block``; key index and value
-    in ``f``) -> per block, a column per key (null when absent); in chunks of lines, to keep memory low."""
-    nk = len(STAT_KEYS)
-    values = np.zeros((nb, nk), dtype=np.int64)
-    present = np.zeros((nb, nk), dtype=bool)
-    for lo in range(0, len(kind), chunk):
-        ii = lo + np.flatnonzero(kind[lo:lo + chunk] == STAT)
-        if not len(ii):
-            continue
-        bb = block[ii].astype(np.int64)
-        key = f["key"].gather(ii).fill_null(255).to_numpy()
-        val = f["val"].gather(ii).fill_null(-1).to_numpy()
-        good = (val >= 0) & (key < nk)
-        if not good.all():
-            bad = val < 0
-            rc[ii[bad]] = R["bad cpu.stat line"]
-            rc[ii[~bad & (key == 255)]] = R["unknown cpu.stat key"]
-            bb, key, val, ii = bb[good], key[good], val[good], ii[good]
-        flat = bb * nk + key
-        repeated = present.ravel()[flat] | _repeats(flat)  # keep the first
-        if repeated.any():
-            rc[ii[repeated]] = R["repeated cpu.stat key in block"]
-            flat, val = flat[~repeated], val[~repeated]
-        present.ravel()[flat] = True
-        values.ravel()[flat] = val
-    return {k: _nullable(values[1:, j], present[1:, j]) for j, k in enumerate(STAT_KEYS)}
-
-
-def _repeats(flat: np.ndarray) -> np.ndarray:
-    """Per element, whether an equal one comes before it (a stable sort: the lines
-    come nearly sorted, block by block, so this is cheaper than hashing)."""
-    order = np.argsort(flat, kind="stable")
-    ordered = flat[order]
-    out = np.zeros(len(flat), dtype=bool)
-    out[order[1:][ordered[1:] == ordered[:-1]]] = True
-    return out
-
-
-def _cpu_max(t: pl.Series) -> pl.DataFrame:
-    """cpu.max lines -> ``quota`` (-1: ``max``), ``period``; parsed once per distinct line."""
-    c = pl.col
-    distinct = pl.DataFrame({"t": t}).unique().with_columns(c("t").str.extract_groups(r"^(max|-?\d+)\s+(\d+)$").alias("g"))
-    parsed = distinct.unnest("g").select(
-        "t", quota=pl.when(c("1") == "max").then(-1).otherwise(c("1").cast(pl.Int64, strict=False)),
-        period=c("2").cast(pl.Int64, strict=False))
-    return pl.DataFrame({"t": t}).join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
-
-
-def _acct(t: pl.Series) -> pl.DataFrame:
-    v = t.str.strip_chars().cast(pl.Int64, strict=False)
-    return pl.select(acct=pl.when(v >= 0).then(v))
-
-
-def _first_per_block(i, b, text, nb, rc, parse, name) -> dict[str, pl.Series]:
-    """Parse a one-line section; keep the first good line per block (the others: skipped)."""
-    p = parse(text)
-    names = p.columns
-    out = {k: np.zeros(nb, dtype=np.int64) for k in names}
-    present = np.zeros(nb, dtype=bool)
-    if len(i):
-        bad = p.select(pl.any_horizontal(pl.col(k).is_null() for k in names)).to_series().to_numpy()
-        rc[i[bad]] = R[f"bad {name} line"]
-        p, b, i = p.filter(pl.Series(~bad)), b[~bad], i[~bad]
-        first = np.ones(len(b), dtype=bool)
-        first[1:] = b[1:] != b[:-1]
-        rc[i[~first]] = R[f"extra {name} line"]
-        for k in names:
-            out[k][b[first]] = p[k].to_numpy()[first]
-        present[b[first]] = True
-    return {k: _nullable(v[1:], present[1:]) for k, v in out.items()}
-
-
-def _top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> pl.DataFrame:
-    """kubectl top rows (not the column header) -> one row per pod or container."""
-    head = (text.str.starts_with("POD ") | text.str.starts_with("NAME ")).fill_null(False).to_numpy()
-    if head.any():
-        i, b, text = i[~head], b[~head], text.filter(pl.Series(~head))
-    if not len(i):
-        return _top_frame(None)
-    c = pl.col
-    fields = pl.DataFrame({"t": text, "block": b}).select("block", c("t").str.extract_groups(_TOP_ROW).alias("f")).unnest("f")
-    four = c("4").is_not_null()
-    rows = fields.select(
-        "block",
-        pod="1",
-        container=pl.when(four).then(c("2")),
-        cpu_q=pl.when(four).then(c("3")).otherwise(c("2")),
-        mem_q=pl.when(four).then(c("4")).otherwise(c("3")),
-    )
-    # quantities repeat: parse each distinct one once
-    cpu = rows.select(c("cpu_q").unique()).with_columns(cpu=cpu_cores(c("cpu_q")))
-    mem = rows.select(c("mem_q").unique()).with_columns(mem=memory_bytes(c("mem_q")))
-    rows = rows.join(cpu, on="cpu_q", how="left", maintain_order="left", nulls_equal=True).join(
-        mem, on="mem_q", how="left", maintain_order="left", nulls_equal=True).drop("cpu_q", "mem_q")
-    bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
-    rc[i[bad]] = R["bad kubectl top row"]
-    return _top_frame(rows.filter(pl.Series(~bad)).with_columns(c("block") - 1))
-
-
-def _top_frame(rows: pl.DataFrame | None) -> pl.DataFrame:
-    schema = {"block": pl.Int64, "pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
-    return pl.DataFrame(schema=schema) if rows is None else rows.cast(schema)
-
-
 def _headers(frame: pl.DataFrame | None) -> pl.DataFrame:
     return pl.DataFrame(schema={"i": pl.Int64, "t": pl.String}) if frame is None else frame.cast({"i": pl.Int64})
-
-
-def _nullable(values: np.ndarray, present: np.ndarray) -> pl.Series:
-    s = pl.Series(values, dtype=pl.Int64)
-    return s if present.all() else s.scatter(np.flatnonzero(~present), None)
 
 
 def _blocks_frame(starts, ts, stat, one) -> pl.DataFrame:
     nb = len(starts)
     cols = {"line": pl.Series(starts, dtype=pl.Int64)}
     if ts is None:
-        cols["ts"] = pl.Series([None] * nb, dtype=pl.Datetime("us", "UTC"))
-        cols["ts_bad"] = pl.Series([False] * nb)
+        cols["ts"] = nulls(nb, pl.Datetime("us", "UTC"))
+        cols["ts_bad"] = pl.repeat(False, nb, eager=True)
     else:
         cols["ts"] = ts
         cols["ts_bad"] = ts.is_null()
     for k in STAT_KEYS:
-        cols[k] = stat.get(k, pl.Series([None] * nb, dtype=pl.Int64))
+        cols[k] = stat[k] if k in stat else nulls(nb, pl.Int64)
     for k in ("quota", "period", "acct"):
-        cols[k] = one.get(k, pl.Series([None] * nb, dtype=pl.Int64))
+        cols[k] = one[k] if k in one else nulls(nb, pl.Int64)
     return pl.DataFrame(cols)

@@ -3,9 +3,11 @@
 One parser, two stages, no Python code per line (polars string expressions do
 the work in Rust):
 
-* the **line stage** (:func:`.monitor_lines.line_stage`) reads the file as a
-  polars column of lines (:mod:`.lines`), classifies each line, finds blocks
-  and sections, and parses each section's lines;
+* the **line stage** (:func:`.monitor_lines.line_stage`) takes the file's lines
+  as per-line facts read in one streaming pass (:mod:`.monitor_file`), finds
+  blocks and sections, and parses each section's lines (:mod:`.monitor_sections`);
+  a long framed log is cut at block headers into one part per core, whose line
+  stages run at once in threads and are joined;
 * the **block stage** (:func:`.monitor_blocks.assemble`) skips blocks with a
   bad, duplicate or out-of-order time or mixed cgroup versions and builds the
   canonical samples table; the skip reasons and report are :mod:`.monitor_skips`,
@@ -42,12 +44,17 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
+import polars as pl
+
 from throttlelab.ingest.monitor_blocks import assemble
 from throttlelab.ingest.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
-from throttlelab.ingest.monitor_lines import line_stage
+from throttlelab.ingest.monitor_lines import LineStage, line_stage
 from throttlelab.ingest.monitor_skips import empty_result, ingest_result
 from throttlelab.ingest.result import IngestResult
 
+#: Logs of at least this many lines per core have their line stage run in parts, one per core.
+SPLIT_LINES = 1_000_000
 #: What marks a text as a monitor log (framed) for format detection.
 FRAMED_MARKS = ("=== CPU Monitoring Started", "\n--- ", "[cgroup cpu.stat]", "[kubectl top]", "[cgroup cpu.max]")
 
@@ -107,12 +114,39 @@ def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UT
     n = len(lines)
     if n == 0:
         return empty_result(lines.path, strict)
-    stage = line_stage(lines, tz)
+    stage = _line_stage_in_parts(lines, tz)
     if lines.binary:
         from throttlelab import tables
 
         return ingest_result(lines.path, stage.rc, lines.text, tables.empty("samples"), n, strict)
     return assemble(lines.path, n, stage, lines.text, strict, tz)
+
+
+def _line_stage_in_parts(lines: LineFrame, tz: str, parts: int | None = None) -> LineStage:
+    """:func:`.monitor_lines.line_stage` of a long framed log in ``parts`` pieces cut at block
+    headers, run at once in threads (numpy and polars release the GIL), then joined: no state
+    crosses a block header, so the joined stage is the whole log's."""
+    parts = parts or min(os.cpu_count() or 1, len(lines) // SPLIT_LINES)
+    if parts < 2 or lines.binary:
+        return line_stage(lines, tz)
+    f = lines.frame
+    starts = np.flatnonzero(f["hdr"].to_numpy() & (lines.problem_codes() == 0))
+    cuts = np.unique(starts[(np.arange(1, parts) * len(starts)) // parts]) if len(starts) > parts else []
+    if not len(cuts):
+        return line_stage(lines, tz)
+    bounds = [0, *cuts.tolist(), len(lines)]
+    pieces = [lines.part(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    with ThreadPoolExecutor(len(pieces)) as pool:
+        stages = list(pool.map(lambda p: line_stage(p, tz, framed=True), pieces))
+    c = pl.col
+    offsets = np.cumsum([0, *(s.blocks.height for s in stages[:-1])])
+    return LineStage(
+        rc=np.concatenate([s.rc for s in stages]),
+        blocks=pl.concat([s.blocks.with_columns(c("line") + lo) for s, lo in zip(stages, bounds)]),
+        top=pl.concat([s.top.with_columns(c("block") + int(b)) for s, b in zip(stages, offsets)]),
+        headers=pl.concat([s.headers.with_columns(c("i") + lo) for s, lo in zip(stages, bounds)]),
+        naive=sum(s.naive for s in stages),
+    )
 
 
 def looks_like_monitor(head: str) -> bool:

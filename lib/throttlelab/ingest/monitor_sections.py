@@ -1,0 +1,137 @@
+"""Parsers of the monitor log's section lines: the cpu.stat (block x key) table, one-line sections, kubectl top rows.
+
+Each takes the lines of one section kind (their 0-based indices, blocks and
+texts, from :func:`.monitor_lines.line_stage`), sets the skip reason of the
+lines it cannot use in ``rc`` (:data:`.monitor_skips.REASONS`) and returns
+per-block columns (null where a block has no value) or per-row frames.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from throttlelab.ingest.monitor_file import STAT_KEYS
+from throttlelab.ingest.monitor_skips import R
+from throttlelab.ingest.quantities import cpu_cores, memory_bytes
+
+STAT = 2  # the cpu.stat section's code in the line stage's ``kind``
+_TOP_ROW = r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$"
+
+
+def stat_table(kind: np.ndarray, block: np.ndarray, f: pl.DataFrame, nb: int, rc: np.ndarray,
+                chunk: int = 1 << 21) -> dict[str, pl.Series]:
+    """cpu.stat ``key value`` lines (``kind == STAT``; of blocks ``block``; key index and value
+    in ``f``) -> per block, a column per key (null when absent); in chunks of lines, to keep memory low."""
+    nk = len(STAT_KEYS)
+    values = np.zeros((nb, nk), dtype=np.int64)
+    present = np.zeros((nb, nk), dtype=bool)
+    for lo in range(0, len(kind), chunk):
+        ii = lo + np.flatnonzero(kind[lo:lo + chunk] == STAT)
+        if not len(ii):
+            continue
+        bb = block[ii].astype(np.int64)
+        key = f["key"].gather(ii).fill_null(255).to_numpy()
+        val = f["val"].gather(ii).fill_null(-1).to_numpy()
+        good = (val >= 0) & (key < nk)
+        if not good.all():
+            bad = val < 0
+            rc[ii[bad]] = R["bad cpu.stat line"]
+            rc[ii[~bad & (key == 255)]] = R["unknown cpu.stat key"]
+            bb, key, val, ii = bb[good], key[good], val[good], ii[good]
+        flat = bb * nk + key
+        repeated = present.ravel()[flat] | repeats(flat)  # keep the first
+        if repeated.any():
+            rc[ii[repeated]] = R["repeated cpu.stat key in block"]
+            flat, val = flat[~repeated], val[~repeated]
+        present.ravel()[flat] = True
+        values.ravel()[flat] = val
+    return {k: nullable(values[1:, j], present[1:, j]) for j, k in enumerate(STAT_KEYS)}
+
+
+def repeats(flat: np.ndarray) -> np.ndarray:
+    """Per element, whether an equal one comes before it (a stable sort: the lines
+    come nearly sorted, block by block, so this is cheaper than hashing)."""
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    out = np.zeros(len(flat), dtype=bool)
+    out[order[1:][ordered[1:] == ordered[:-1]]] = True
+    return out
+
+
+def cpu_max(t: pl.Series) -> pl.DataFrame:
+    """cpu.max lines -> ``quota`` (-1: ``max``), ``period``; parsed once per distinct line."""
+    c = pl.col
+    distinct = pl.DataFrame({"t": t}).unique().with_columns(c("t").str.extract_groups(r"^(max|-?\d+)\s+(\d+)$").alias("g"))
+    parsed = distinct.unnest("g").select(
+        "t", quota=pl.when(c("1") == "max").then(-1).otherwise(c("1").cast(pl.Int64, strict=False)),
+        period=c("2").cast(pl.Int64, strict=False))
+    return pl.DataFrame({"t": t}).join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
+
+
+def acct(t: pl.Series) -> pl.DataFrame:
+    v = t.str.strip_chars().cast(pl.Int64, strict=False)
+    return pl.select(acct=pl.when(v >= 0).then(v))
+
+
+def first_per_block(i, b, text, nb, rc, parse, name) -> dict[str, pl.Series]:
+    """Parse a one-line section; keep the first good line per block (the others: skipped)."""
+    p = parse(text)
+    names = p.columns
+    out = {k: np.zeros(nb, dtype=np.int64) for k in names}
+    present = np.zeros(nb, dtype=bool)
+    if len(i):
+        bad = p.select(pl.any_horizontal(pl.col(k).is_null() for k in names)).to_series().to_numpy()
+        rc[i[bad]] = R[f"bad {name} line"]
+        p, b, i = p.filter(pl.Series(~bad)), b[~bad], i[~bad]
+        first = np.ones(len(b), dtype=bool)
+        first[1:] = b[1:] != b[:-1]
+        rc[i[~first]] = R[f"extra {name} line"]
+        for k in names:
+            out[k][b[first]] = p[k].to_numpy()[first]
+        present[b[first]] = True
+    return {k: nullable(v[1:], present[1:]) for k, v in out.items()}
+
+
+def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> pl.DataFrame:
+    """kubectl top rows (not the column header) -> one row per pod or container."""
+    head = (text.str.starts_with("POD ") | text.str.starts_with("NAME ")).fill_null(False).to_numpy()
+    if head.any():
+        i, b, text = i[~head], b[~head], text.filter(pl.Series(~head))
+    if not len(i):
+        return top_frame(None)
+    c = pl.col
+    fields = pl.DataFrame({"t": text, "block": b}).select("block", c("t").str.extract_groups(_TOP_ROW).alias("f")).unnest("f")
+    four = c("4").is_not_null()
+    rows = fields.select(
+        "block",
+        pod="1",
+        container=pl.when(four).then(c("2")),
+        cpu_q=pl.when(four).then(c("3")).otherwise(c("2")),
+        mem_q=pl.when(four).then(c("4")).otherwise(c("3")),
+    )
+    # quantities repeat: parse each distinct one once
+    cpu = rows.select(c("cpu_q").unique()).with_columns(cpu=cpu_cores(c("cpu_q")))
+    mem = rows.select(c("mem_q").unique()).with_columns(mem=memory_bytes(c("mem_q")))
+    rows = rows.join(cpu, on="cpu_q", how="left", maintain_order="left", nulls_equal=True).join(
+        mem, on="mem_q", how="left", maintain_order="left", nulls_equal=True).drop("cpu_q", "mem_q")
+    bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
+    rc[i[bad]] = R["bad kubectl top row"]
+    return top_frame(rows.filter(pl.Series(~bad)).with_columns(c("block") - 1))
+
+
+def top_frame(rows: pl.DataFrame | None) -> pl.DataFrame:
+    schema = {"block": pl.Int64, "pod": pl.String, "container": pl.String, "cpu": pl.Float64, "mem": pl.Int64}
+    return pl.DataFrame(schema=schema) if rows is None else rows.cast(schema)
+
+
+def nulls(n: int, dtype: pl.DataType) -> pl.Series:
+    """A column of ``n`` nulls."""
+    return pl.repeat(None, n, dtype=dtype, eager=True)
+
+
+def nullable(values: np.ndarray, present: np.ndarray) -> pl.Series:
+    if not present.any():
+        return nulls(len(values), pl.Int64)
+    s = pl.Series(values, dtype=pl.Int64)
+    return s if present.all() else s.scatter(np.flatnonzero(~present), None)
