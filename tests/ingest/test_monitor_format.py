@@ -84,6 +84,7 @@ def blocks(draw):
                 st.lists(
                     st.tuples(names, names, st.integers(0, 64000).map(lambda m: f"{m}m"), st.integers(0, 10**6).map(lambda m: f"{m}Mi")),
                     max_size=3,
+                    unique_by=lambda row: row[:2],  # kubectl lists each pod/container once per block
                 ),
             )
         )

@@ -208,3 +208,14 @@ def test_mutated_logs_account_for_every_line(n, version, top, edits, truncate):
         assert e.value.line == r.skipped.first.line or r.skipped.first.line is None
     else:
         assert read(data, strict=True).samples.equals(r.samples)
+
+
+def test_a_repeated_kubectl_top_row_is_skipped_not_counted_twice():
+    # found by the mutation test: a copied row used to give the container a second sample in the block
+    lines = log(2, version=2, top=True).split("\n")
+    k = next(j for j, line in enumerate(lines) if line.startswith("ffmpeg-") and "ffmpeg " in line)
+    lines[k] = lines[k] + "\n" + lines[k]
+    r = read("\n".join(lines).encode())
+    assert r.skipped.counts == {"repeated kubectl top row in block": 1}
+    assert r.skipped.first.line == k + 2
+    assert r.samples.height == read(log(2, version=2, top=True).encode()).samples.height

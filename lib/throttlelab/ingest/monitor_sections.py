@@ -117,7 +117,13 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> p
         mem, on="mem_q", how="left", maintain_order="left", nulls_equal=True).drop("cpu_q", "mem_q")
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
-    return top_frame(rows.filter(pl.Series(~bad)).with_columns(c("block") - 1))
+    rows, i = rows.filter(pl.Series(~bad)), i[~bad]
+    blocks = rows["block"].to_numpy()
+    if len(blocks) > 1 and not (np.diff(blocks) > 0).all():  # some block has several rows: one per pod/container
+        again = ~rows.select(pl.struct("block", "pod", "container").is_first_distinct()).to_series().to_numpy()
+        rc[i[again]] = R["repeated kubectl top row in block"]
+        rows = rows.filter(pl.Series(~again))
+    return top_frame(rows.with_columns(c("block") - 1))
 
 
 def top_frame(rows: pl.DataFrame | None) -> pl.DataFrame:

@@ -27,6 +27,7 @@ REASONS = (
     "unknown section",
     "line in unknown section",
     "bad kubectl top row",
+    "repeated kubectl top row in block",
     "bad cpu.stat line",
     "unknown cpu.stat key",
     "repeated cpu.stat key in block",
