@@ -8,12 +8,13 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STUDY ?= studies/default.yaml
 
-.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down screenshots
+.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down screenshots fuzz
 
 help:
 	@echo "make report   - run the default study (sets up .venv and system tools if missing)"
 	@echo "make test     - run the tests (sets up if missing)"
 	@echo "make bench    - run the benchmarks (ratios measured in one run)"
+	@echo "make fuzz     - the property tests with fresh random draws (make test repeats the same ones)"
 	@echo "make cluster-up / cluster-down - a real one-node Kubernetes cluster on this machine (root)"
 	@echo "make screenshots - docs/screenshots/: the index and each published report's first screen"
 
@@ -60,6 +61,10 @@ notebooks: setup
 
 test: setup system-tools node-tools control-plane notebooks
 	$(PY) -m pytest -q
+
+# The property tests with fresh random draws (make test repeats the same ones).
+fuzz: setup
+	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider $$(grep -rl "from hypothesis" tests --include='test_*.py')
 
 # docs/screenshots/: the index and each published report's first screen (1280x800), as a reader sees them.
 screenshots: setup system-tools
