@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from throttlelab.experiment.kubernetes.cadvisor import agreement
@@ -36,7 +37,8 @@ ITERATIONS = 300_000
 LIMIT = 0.1
 
 
-def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, **kube) -> object:
+def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, workload: dict | None = None,
+              **kube) -> object:
     return spec_from_mapping({
         "name": name,
         "backend": "kubernetes",
@@ -44,7 +46,7 @@ def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, **ku
                        "stress_image": BUSYBOX_IMAGE, "image_pull_policy": "Never", "nodes": [NODE_NAME],
                        "node_cpus": 2, "pending_timeout_s": 60, "poll_interval_s": 0.2,
                        "prometheus_url": node.prometheus, **kube},
-        "workload": {"kind": "burner", "iterations": ITERATIONS},
+        "workload": workload or {"kind": "burner", "iterations": ITERATIONS},
         "limits": limits,
         "threads": threads,
         "order": "sequential",
@@ -163,6 +165,58 @@ def test_a_latency_point_runs_as_a_deployment_behind_a_service(node_cluster, tmp
         assert [p.metadata.name for p in left if p.metadata.deletion_timestamp is None] == []
     finally:
         api.close()
+
+
+#: GOMAXPROCS of the service sweep, and its load: 100 units (about 10 ms of CPU) per request, 4 users in
+#: the closed loop (a 0.5-core limit is saturated), 25 requests/s in the open loop (125 per window: a p99)
+SERVICE_THREADS = [1, 4]
+SERVICE_LOAD = {"work": 100, "vus": 4, "rate": 25, "warmup_s": 1, "window_s": 5, "request_timeout_s": 5,
+                "ready_timeout_s": 60}
+
+
+@pytest.fixture(scope="module")
+def service_runs(node_cluster, tmp_path_factory):
+    """The built-in Go service as pods: limits 0.5 and unlimited x GOMAXPROCS 1 and 4, driven from this machine."""
+    spec = node_spec(tmp_path_factory.mktemp("node-service"), node_cluster, "node_service", [0.5, "unlimited"],
+                     SERVICE_THREADS, workload={"kind": "service", **SERVICE_LOAD})
+    table = run_sweep(spec, progress=False)
+    assert table.height == 4
+    rows = [json.loads(p.read_text()) for p in RunStore(spec.experiment_dir).row_files()]
+    return spec, {(("unlimited" if r["cpu_limit_cores"] is None else f"{r['cpu_limit_cores']:g}"), r["threads"]): r
+                  for r in rows}
+
+
+def test_a_service_pod_answers_under_each_limit_and_gomaxprocs(service_runs):
+    spec, rows = service_runs
+    assert len(rows) == 4
+    for (limit, threads), r in rows.items():
+        assert r["status"] == "ok", (limit, threads, r["error"])
+        assert r["backend"] == "kubernetes" and r["workload"] == "service" and r["node"] == NODE_NAME
+        assert r["threads_effective"] == int(threads), r  # GOMAXPROCS as the service itself reports it
+        assert r["throughput_rps"] > 0 and r["requests_ok"] > 100, r
+        # percentiles of one run's open-loop requests are ordered, and every one is there (125 requests)
+        assert 0 < r["latency_p50_seconds"] <= r["latency_p90_seconds"] <= r["latency_p99_seconds"], r
+        assert r["latency_p999_seconds"] is None  # 125 requests cannot give a p99.9
+        # the windows' counters: two 5-s windows; cAdvisor's cover the container's whole life, so more
+        assert 9.5 <= r["wall_seconds"] < 60, r
+        assert r["cpu_seconds"] > 0.2, r
+        assert r["cadvisor_cpu_seconds"] >= 0.98 * r["cpu_seconds"], r
+        requests = pl.read_parquet(Path(spec.experiment_dir) / "monitor" / f"{r['run_id']}.requests.parquet")
+        assert requests.height == r["requests_ok"] + r["requests_failed"], r
+
+
+def test_a_service_pod_is_throttled_at_half_a_core_and_not_unlimited(service_runs):
+    _, rows = service_runs
+    for threads in map(str, SERVICE_THREADS):
+        lim, free = rows[("0.5", threads)], rows[("unlimited", threads)]
+        # 0.5 core with a saturating closed loop: the quota runs out in some periods, and it holds
+        assert lim["nr_periods"] > 20, lim
+        assert lim["nr_throttled"] > 0 and lim["throttled_seconds"] > 0, lim
+        assert lim["cadvisor_nr_throttled"] >= lim["nr_throttled"], lim
+        assert lim["cpu_seconds"] / lim["wall_seconds"] < 0.5 * 1.1 + 0.02, lim
+        # no quota: no CFS periods, nothing throttled, in the cgroup and in cAdvisor
+        assert free["nr_throttled"] == 0 and free["throttled_seconds"] == 0, free
+        assert free.get("cadvisor_nr_throttled") in (0, None), free
 
 
 def test_cluster_down_leaves_nothing(node_cluster):
