@@ -219,6 +219,89 @@ def test_a_service_pod_is_throttled_at_half_a_core_and_not_unlimited(service_run
         assert free.get("cadvisor_nr_throttled") in (0, None), free
 
 
+def _busybox_pod(name: str, script: str, limit: str, request: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": name}},
+            "spec": {"restartPolicy": "Never", "automountServiceAccountToken": False,
+                     "terminationGracePeriodSeconds": 1, "nodeName": NODE_NAME,
+                     "containers": [{"name": "main", "image": BUSYBOX_IMAGE, "imagePullPolicy": "Never",
+                                     "command": ["/bin/sh", "-c", "trap 'kill 0; exit 0' TERM; " + script],
+                                     "resources": {"limits": {"cpu": limit}, "requests": {"cpu": request}}}]}}
+
+
+def _recommend(node, namespace: str) -> list[dict]:
+    """``throttlelab recommend`` (the real CLI, as a subprocess) on the cluster's Prometheus, as JSON.
+
+    Short-lived containers: 10-s steps (5 scrapes of 2 s each) and a 90-s minimum history instead of the
+    defaults (whole minutes, 24 h), which the command refuses to decide on ("too little data")."""
+    cmd = [sys.executable, "-m", "throttlelab", "recommend", "--prometheus", node.prometheus, "--namespace",
+           namespace, "--since", "10m", "--step", "10s", "--min-history", "90s", "--format", "json"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def test_recommend_on_the_live_cluster_raises_a_starved_limit(node_cluster):
+    """Issue 15 on the real node: a busybox pod with 2 busy threads under 100m and a mostly idle pod under a
+    1.5-core limit, scraped by Prometheus from the kubelet's cAdvisor; ``recommend`` raises the first's limit
+    and does not raise the second's.  Waits (up to 6 min) until the command has enough data to decide."""
+    import uuid
+
+    from kubernetes import client, config
+    from kubernetes.client import ApiException
+
+    api = config.new_client_from_config(config_file=str(node_cluster.kubeconfig))
+    core = client.CoreV1Api(api)
+    ns = f"tl-rec-{uuid.uuid4().hex[:6]}"
+    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    try:
+        try:  # the controller-manager makes it too; pods need it at admission
+            core.create_namespaced_service_account(ns, {"metadata": {"name": "default"}})
+        except ApiException as exc:
+            if exc.status != 409:
+                raise
+        busy = "( while :; do :; done ) & ( while :; do :; done ) & wait"
+        idle = "while :; do i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; sleep 1; done"
+        core.create_namespaced_pod(ns, _busybox_pod("starved", busy, "100m", "100m"))
+        core.create_namespaced_pod(ns, _busybox_pod("oversized", idle, "1500m", "100m"))
+        deadline = time.monotonic() + 120
+        while {p.status.phase for p in core.list_namespaced_pod(ns).items} != {"Running"}:
+            assert time.monotonic() < deadline, [(p.metadata.name, p.status.phase) for p in core.list_namespaced_pod(ns).items]
+            time.sleep(1)
+        time.sleep(120)  # 12 steps of 10 s: the least the command decides on
+        deadline = time.monotonic() + 240
+        while True:
+            recs = {r["pod"]: r for r in _recommend(node_cluster, ns)}
+            if all(r["decision"] != "too little data" for r in recs.values()) or time.monotonic() > deadline:
+                break
+            time.sleep(20)  # extend the run: more steps
+        assert set(recs) == {"starved", "oversized"}, recs
+        starved, oversized = recs["starved"], recs["oversized"]
+        for r in (starved, oversized):
+            assert r["namespace"] == ns and r["container"] == "main", r
+            assert r["decision"] != "too little data", r["reason"]
+        # the limit as cAdvisor reports it (no kube-state-metrics here: container_spec_cpu_quota / period)
+        assert starved["current_limit_cores"] == pytest.approx(0.1) and oversized["current_limit_cores"] == 1.5
+        # starved: two busy threads under 100m are throttled in most periods; the limit goes up, and says why
+        assert starved["throttled_ratio"] > 0.5, starved
+        assert starved["decision"] == "raise limit", starved["reason"]
+        assert starved["recommended_limit_cores"] > 1.5 * starved["current_limit_cores"], starved
+        assert starved["recommended_limit_low"] > starved["current_limit_cores"], starved
+        assert "raise the limit" in starved["reason"] and "Throttled in" in starved["reason"], starved["reason"]
+        # oversized: a few ms of work a second under 1.5 cores: never throttled, the limit is not raised
+        assert oversized["throttled_ratio"] < 0.05, oversized
+        assert oversized["decision"] in ("lower limit", "keep"), oversized["reason"]
+        assert oversized["recommended_limit_cores"] <= oversized["current_limit_cores"], oversized
+        print(json.dumps({k: {f: r[f] for f in ("decision", "current_limit_cores", "recommended_limit_cores",
+                                                  "recommended_limit_low", "recommended_limit_high",
+                                                  "throttled_ratio", "usage_p95_cores", "steps", "reason")}
+                          for k, r in recs.items()}, indent=1))
+    finally:
+        for p in core.list_namespaced_pod(ns).items:
+            core.delete_namespaced_pod(p.metadata.name, ns, grace_period_seconds=0)
+        core.delete_namespace(ns)
+        api.close()
+
+
 def test_cluster_down_leaves_nothing(node_cluster):
     if not node_cluster.owned:
         pytest.skip("the cluster was started outside this test session: not stopping it")
