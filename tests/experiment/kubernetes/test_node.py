@@ -212,7 +212,8 @@ def test_a_service_pod_is_throttled_at_half_a_core_and_not_unlimited(service_run
         # 0.5 core with a saturating closed loop: the quota runs out in some periods, and it holds
         assert lim["nr_periods"] > 20, lim
         assert lim["nr_throttled"] > 0 and lim["throttled_seconds"] > 0, lim
-        assert lim["cadvisor_nr_throttled"] >= lim["nr_throttled"], lim
+        # cAdvisor's whole-life count includes the windows (its last scrape may lag a little: 20% margin)
+        assert lim["cadvisor_nr_throttled"] >= 0.8 * lim["nr_throttled"], lim
         assert lim["cpu_seconds"] / lim["wall_seconds"] < 0.5 * 1.1 + 0.02, lim
         # no quota: no CFS periods, nothing throttled, in the cgroup and in cAdvisor
         assert free["nr_throttled"] == 0 and free["throttled_seconds"] == 0, free
@@ -300,6 +301,19 @@ def test_recommend_on_the_live_cluster_raises_a_starved_limit(node_cluster):
             core.delete_namespaced_pod(p.metadata.name, ns, grace_period_seconds=0)
         core.delete_namespace(ns)
         api.close()
+
+
+def test_cleaning_another_state_folder_leaves_the_running_node_alone(node_cluster, tmp_path):
+    """Interfaces, kubepods cgroups and pods are machine-wide: cleaning a temporary layout (as the
+    leftovers tests do) while the node runs must not remove them (it once broke a running sweep)."""
+    from tlnode.layout import NODE_IFACE, Layout, Ports
+
+    other = Layout(state=tmp_path / "cluster", bins=tmp_path / "bin", ports=Ports.from_base(16540))
+    assert leftovers.foreign_cluster(other)
+    assert leftovers.clean(other) == {}
+    assert NODE_IFACE in leftovers.interfaces()
+    assert Path("/sys/fs/cgroup/cpu/kubepods").is_dir()
+    assert cli.running(node_cluster.layout) is not None
 
 
 def test_cluster_down_leaves_nothing(node_cluster):
