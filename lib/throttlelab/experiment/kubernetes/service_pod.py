@@ -25,10 +25,10 @@ pod:
 
 from __future__ import annotations
 
+import http.client
 import json
 import logging
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,7 +100,7 @@ def wait_healthy(ctx: RunContext, name: str, base_url: str, timeout_s: float) ->
             with urllib.request.urlopen(f"{base_url}/healthz", timeout=2.0) as resp:
                 resp.read()
             return int(http_json(f"{base_url}/work?units=0")["gomaxprocs"])
-        except (OSError, urllib.error.URLError, ValueError, KeyError) as exc:
+        except (OSError, http.client.HTTPException, ValueError, KeyError) as exc:
             last = f"{type(exc).__name__}: {exc}"
         if read_state(ctx, name, mf.CONTAINER).terminal:
             raise ServiceNotReady(f"the service pod {name} ended before answering {base_url}/healthz")
@@ -153,11 +153,11 @@ def run_service_pod(ctx: RunContext, plan: Any, name: str, monitor_log: Path,
         window["threads_effective"] = procs
         try:
             http_json(f"{base}/quit", method="POST")
-        except (OSError, ValueError) as exc:  # it may close the connection as it exits
+        except (OSError, http.client.HTTPException, ValueError) as exc:  # it may close the connection as it exits
             log.debug("run %s: /quit: %s", plan.run_id, exc)
     except ServiceNotReady as exc:
         window = {"status": "failed", "error": str(exc)}
-    except (OSError, ValueError, KeyError) as exc:  # the service went away mid-run
+    except (OSError, http.client.HTTPException, ValueError, KeyError) as exc:  # the service went away mid-run
         window = {"status": "failed", "error": f"the service pod stopped answering: {type(exc).__name__}: {exc}"}
     if window.get("status") == "failed":  # no use waiting for a pod that does not answer: it is deleted
         return window

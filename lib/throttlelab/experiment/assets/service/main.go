@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 var sink atomic.Uint64
@@ -126,11 +127,17 @@ func main() {
 			http.Error(w, "{\"error\":\"POST only\"}", http.StatusMethodNotAllowed)
 			return
 		}
-		fmt.Fprint(w, "{\"quit\":true}")
+		body := "{\"quit\":true}"
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body))) // whole, not chunked: nothing left to send at exit
+		fmt.Fprint(w, body)
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
-		stop <- syscall.SIGTERM
+		go func() { // let the answer leave before the process does
+			time.Sleep(100 * time.Millisecond)
+			stop <- syscall.SIGTERM
+		}()
 	})
 	go func() {
 		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
