@@ -207,6 +207,10 @@ def test_a_service_pod_answers_under_each_limit_and_gomaxprocs(service_runs):
 
 def test_a_service_pod_is_throttled_at_half_a_core_and_not_unlimited(service_runs):
     _, rows = service_runs
+    for (limit, threads), r in sorted(rows.items()):  # the figures, for the record (pytest -s)
+        print(f"service {limit:>9} GOMAXPROCS {threads}: {r['throughput_rps']:.1f} rps, p50 "
+              f"{r['latency_p50_seconds'] * 1e3:.1f} ms, p99 {r['latency_p99_seconds'] * 1e3:.1f} ms, throttled "
+              f"{r['nr_throttled']}/{r['nr_periods']} periods, {r['cpu_seconds'] / r['wall_seconds']:.2f} cores")
     for threads in map(str, SERVICE_THREADS):
         lim, free = rows[("0.5", threads)], rows[("unlimited", threads)]
         # 0.5 core with a saturating closed loop: the quota runs out in some periods, and it holds
