@@ -2,7 +2,13 @@
 
 * ``throttlelab.local/pause:1``: our static Go ``pause`` (scripts/cluster/pause);
 * ``throttlelab.local/busybox:1``: Debian's ``busybox-static`` with its applets as links
-  (``/bin/sh``, ``date``, ``sleep``, ``tail`` ... all the sampler and the burner need).
+  (``/bin/sh``, ``date``, ``sleep``, ``tail`` ... all the sampler and the burner need);
+* ``throttlelab.local/service:<hash>``: the busybox image plus the built-in Go HTTP service
+  (``lib/throttlelab/experiment/assets/service/main.go``, static, at ``/bin/tl-service``): the
+  ``service`` workload's pods.  The tag is the first 10 hex digits of the SHA-1 of that source,
+  the key the local backend caches its build under
+  (:func:`throttlelab.experiment.kubernetes.manifests.service_image`), so a changed source
+  needs a new ``make cluster-up`` and never runs a stale binary.
 
 Archives are deterministic (fixed mtimes) and kept under ``keep/images``.
 """
@@ -22,6 +28,14 @@ from .layout import BUSYBOX_IMAGE, PAUSE_IMAGE, REPO, Layout, cache_root
 
 BUSYBOX = Path("/bin/busybox")
 PAUSE_SRC = REPO / "scripts" / "cluster" / "pause"
+SERVICE_SRC = REPO / "lib" / "throttlelab" / "experiment" / "assets" / "service" / "main.go"
+SERVICE_IMAGE = "throttlelab.local/service"
+SERVICE_BIN = "bin/tl-service"
+
+
+def service_tag() -> str:
+    """``throttlelab.local/service:<sha1 of the service source, 10 hex digits>``."""
+    return f"{SERVICE_IMAGE}:{hashlib.sha1(SERVICE_SRC.read_bytes()).hexdigest()[:10]}"
 
 
 def _add(tar: tarfile.TarFile, name: str, *, data: bytes | None = None, mode: int = 0o755,
@@ -97,14 +111,41 @@ def build_pause(layout: Layout) -> Path:
     if out.exists() and stamp.exists() and stamp.read_text() == src_stamp:
         return out
     go = os.environ.get("GO") or shutil.which("go") or "/usr/local/go/bin/go"
-    env = {**os.environ, "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOFLAGS": "-modcacherw",
-           "GOCACHE": str(cache_root() / "go" / "build"), "GOPATH": str(cache_root() / "go" / "path")}
+    env = _go_env()
     layout.images.mkdir(parents=True, exist_ok=True)
     res = subprocess.run([go, "build", "-trimpath", "-ldflags=-s -w", "-o", str(out), "."], cwd=PAUSE_SRC,
                          env=env, capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError(f"building the pause image binary failed: {res.stderr.strip()[-300:]}")
     stamp.write_text(src_stamp)
+    return out
+
+
+def _go_env() -> dict[str, str]:
+    return {**os.environ, "CGO_ENABLED": "0", "GOTOOLCHAIN": "local", "GOFLAGS": "-modcacherw",
+            "GOCACHE": str(cache_root() / "go" / "build"), "GOPATH": str(cache_root() / "go" / "path")}
+
+
+def build_service(layout: Layout) -> Path:
+    """The static Go service binary of :data:`SERVICE_SRC` (built once per source hash)."""
+    tag = service_tag().rsplit(":", 1)[1]
+    out = layout.images / f"service-{tag}"
+    if out.exists():
+        return out
+    go = os.environ.get("GO") or shutil.which("go") or "/usr/local/go/bin/go"
+    build = layout.images / f"service-build-{os.getpid()}"
+    build.mkdir(parents=True, exist_ok=True)
+    try:
+        (build / "main.go").write_bytes(SERVICE_SRC.read_bytes())
+        (build / "go.mod").write_text("module throttlelab/service\n\ngo 1.21\n")
+        tmp = out.with_suffix(".tmp")
+        res = subprocess.run([go, "build", "-trimpath", "-ldflags=-s -w", "-o", str(tmp), "."], cwd=build,
+                             env=_go_env(), capture_output=True, text=True)
+        if res.returncode != 0:
+            raise RuntimeError(f"building the service image binary failed: {res.stderr.strip()[-300:]}")
+        tmp.replace(out)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
     return out
 
 
@@ -118,12 +159,22 @@ def archives(layout: Layout) -> dict[str, Path]:
     bb_tar = layout.images / "busybox.oci.tar"
     bb_stamp = layout.images / "busybox.stamp"
     bb_digest = hashlib.sha256(BUSYBOX.read_bytes()).hexdigest()
+    applets = subprocess.run([str(BUSYBOX), "--list"], capture_output=True, text=True, check=True).stdout.split()
+    links = {f"bin/{a}": "busybox" for a in applets if a and a != "busybox"}
     if not bb_tar.exists() or not bb_stamp.exists() or bb_stamp.read_text() != bb_digest:
-        applets = subprocess.run([str(BUSYBOX), "--list"], capture_output=True, text=True, check=True).stdout.split()
-        links = {f"bin/{a}": "busybox" for a in applets if a and a != "busybox"}
         write_oci_archive(bb_tar, BUSYBOX_IMAGE, _layer({"bin/busybox": BUSYBOX.read_bytes()}, links), ["/bin/sh"])
         bb_stamp.write_text(bb_digest)
-    return {PAUSE_IMAGE: pause_tar, BUSYBOX_IMAGE: bb_tar}
+    svc_image = service_tag()
+    svc_bin = build_service(layout)
+    svc_tar = layout.images / f"service-{svc_image.rsplit(':', 1)[1]}.oci.tar"
+    svc_stamp = layout.images / "service.stamp"
+    if not svc_tar.exists() or not svc_stamp.exists() or svc_stamp.read_text() != bb_digest + svc_image:
+        for old in layout.images.glob("service-*.oci.tar"):
+            old.unlink()
+        layer = _layer({"bin/busybox": BUSYBOX.read_bytes(), SERVICE_BIN: svc_bin.read_bytes()}, links)
+        write_oci_archive(svc_tar, svc_image, layer, [f"/{SERVICE_BIN}"])
+        svc_stamp.write_text(bb_digest + svc_image)
+    return {PAUSE_IMAGE: pause_tar, BUSYBOX_IMAGE: bb_tar, svc_image: svc_tar}
 
 
 def import_images(layout: Layout) -> list[str]:

@@ -194,7 +194,19 @@ def inventory(layout: Layout) -> dict[str, list[str]]:
 
 
 def clean(layout: Layout, *, keep_run_dir: bool = False) -> dict[str, list[str]]:
-    """Remove everything of ours; return what could not be removed (empty lists: all gone)."""
+    """Remove everything of ours; return what could not be removed (empty lists: all gone).
+
+    While a cluster of another state folder runs (:func:`foreign_cluster`), only the processes
+    and the run folder of ``layout`` go: pods, network namespaces, ``kubepods`` cgroups and the
+    interfaces are machine-wide and belong to that cluster (a test cleaning a temporary layout
+    must not break the running node).
+    """
+    if foreign_cluster(layout):
+        kill_pids(our_processes(layout), grace_s=5.0)
+        if not keep_run_dir and layout.run.exists() and not our_mounts(layout):
+            shutil.rmtree(layout.run, ignore_errors=True)
+        layout.status_file.unlink(missing_ok=True)
+        return {k: v for k, v in {"processes": [str(p) for p in our_processes(layout)]}.items() if v}
     # 1. processes: components and shims first, then whatever still runs in a pod cgroup
     kill_pids(our_processes(layout), grace_s=5.0)
     for _ in range(3):

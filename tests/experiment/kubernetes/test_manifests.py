@@ -43,3 +43,33 @@ def test_unlimited_run_has_no_cpu_resources_and_builtin_workloads():
     assert mf.workload_argv("ffmpeg", None, "4", 2.0, {"rate": 25}).count("-threads") == 2
     with pytest.raises(SpecError, match="needs 'kubernetes.command'"):
         mf.workload_argv("go", None, "1", 1.0)
+
+
+def test_a_service_run_pod_runs_the_builtin_go_service_with_gomaxprocs():
+    o = parse_options({"image": "busybox:1"})
+    argv = mf.workload_argv("service", None, "4", 0.5, {"work": 50})
+    assert argv == [mf.SERVICE_BIN, "-addr", f"0.0.0.0:{mf.SERVICE_PORT}", "-work", "50"]
+    assert mf.workload_argv("service", None, "auto", None)[-1] == "30"  # the local backend's default work
+    with pytest.raises(SpecError, match="'work' must be a number"):
+        mf.workload_argv("service", None, "1", 1.0, {"work": "lots"})
+    assert mf.service_env("4") == {"GOMAXPROCS": "4"} and mf.service_env("auto") == {}  # auto: the runtime's choice
+    pod = mf.run_pod(name="p", experiment="e", run_id="r", session="s", options=o, argv=argv, limit_cores=0.5,
+                     threads="4", sampling_interval_s=1, image=mf.service_image(), extra_env=mf.service_env("4"),
+                     port=mf.SERVICE_PORT)
+    c = pod["spec"]["containers"][0]
+    assert c["image"] == mf.service_image() != o.image
+    assert {"name": "GOMAXPROCS", "value": "4"} in c["env"]
+    assert c["ports"] == [{"containerPort": mf.SERVICE_PORT, "protocol": "TCP"}]
+    assert c["resources"]["limits"]["cpu"] == "500m" and c["args"] == argv  # wrapped by the sampler as any run
+    plain = mf.run_pod(name="p", experiment="e", run_id="r", session="s", options=o, argv=["true"],
+                       limit_cores=None, threads="auto", sampling_interval_s=1)["spec"]["containers"][0]
+    assert "ports" not in plain and not any(e["name"] == "GOMAXPROCS" for e in plain["env"])
+
+
+def test_the_service_image_tag_is_the_one_cluster_up_builds():
+    """The backend asks for the image that scripts/cluster imports: same source, same hash."""
+    from .node_cluster import CLUSTER_DIR  # noqa: F401 - puts scripts/cluster on sys.path
+    from tlnode import images
+
+    assert mf.service_image() == images.service_tag()
+    assert mf.service_image().startswith("throttlelab.local/service:") and len(mf.service_image().split(":")[1]) == 10

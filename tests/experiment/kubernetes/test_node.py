@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from throttlelab.experiment.kubernetes.cadvisor import agreement
@@ -36,7 +37,8 @@ ITERATIONS = 300_000
 LIMIT = 0.1
 
 
-def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, **kube) -> object:
+def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, workload: dict | None = None,
+              **kube) -> object:
     return spec_from_mapping({
         "name": name,
         "backend": "kubernetes",
@@ -44,7 +46,7 @@ def node_spec(tmp_path: Path, node, name: str, limits: list, threads: list, **ku
                        "stress_image": BUSYBOX_IMAGE, "image_pull_policy": "Never", "nodes": [NODE_NAME],
                        "node_cpus": 2, "pending_timeout_s": 60, "poll_interval_s": 0.2,
                        "prometheus_url": node.prometheus, **kube},
-        "workload": {"kind": "burner", "iterations": ITERATIONS},
+        "workload": workload or {"kind": "burner", "iterations": ITERATIONS},
         "limits": limits,
         "threads": threads,
         "order": "sequential",
@@ -163,6 +165,159 @@ def test_a_latency_point_runs_as_a_deployment_behind_a_service(node_cluster, tmp
         assert [p.metadata.name for p in left if p.metadata.deletion_timestamp is None] == []
     finally:
         api.close()
+
+
+#: GOMAXPROCS of the service sweep, and its load: 100 units (about 10 ms of CPU) per request, 4 users in
+#: the closed loop (a 0.5-core limit is saturated), 25 requests/s in the open loop (125 per window: a p99)
+SERVICE_THREADS = [1, 4]
+SERVICE_LOAD = {"work": 100, "vus": 4, "rate": 25, "warmup_s": 1, "window_s": 5, "request_timeout_s": 5,
+                "ready_timeout_s": 60}
+
+
+@pytest.fixture(scope="module")
+def service_runs(node_cluster, tmp_path_factory):
+    """The built-in Go service as pods: limits 0.5 and unlimited x GOMAXPROCS 1 and 4, driven from this machine."""
+    spec = node_spec(tmp_path_factory.mktemp("node-service"), node_cluster, "node_service", [0.5, "unlimited"],
+                     SERVICE_THREADS, workload={"kind": "service", **SERVICE_LOAD})
+    table = run_sweep(spec, progress=False)
+    assert table.height == 4
+    rows = [json.loads(p.read_text()) for p in RunStore(spec.experiment_dir).row_files()]
+    return spec, {(("unlimited" if r["cpu_limit_cores"] is None else f"{r['cpu_limit_cores']:g}"), r["threads"]): r
+                  for r in rows}
+
+
+def test_a_service_pod_answers_under_each_limit_and_gomaxprocs(service_runs):
+    spec, rows = service_runs
+    assert len(rows) == 4
+    for (limit, threads), r in rows.items():
+        assert r["status"] == "ok", (limit, threads, r["error"])
+        assert r["backend"] == "kubernetes" and r["workload"] == "service" and r["node"] == NODE_NAME
+        assert r["threads_effective"] == int(threads), r  # GOMAXPROCS as the service itself reports it
+        assert r["throughput_rps"] > 0 and r["requests_ok"] > 100, r
+        # percentiles of one run's open-loop requests are ordered, and every one is there (125 requests)
+        assert 0 < r["latency_p50_seconds"] <= r["latency_p90_seconds"] <= r["latency_p99_seconds"], r
+        assert r["latency_p999_seconds"] is None  # 125 requests cannot give a p99.9
+        # the windows' counters: two 5-s windows; cAdvisor's cover the container's whole life, so more
+        assert 9.5 <= r["wall_seconds"] < 60, r
+        assert r["cpu_seconds"] > 0.2, r
+        assert r["cadvisor_cpu_seconds"] >= 0.98 * r["cpu_seconds"], r
+        requests = pl.read_parquet(Path(spec.experiment_dir) / "monitor" / f"{r['run_id']}.requests.parquet")
+        assert requests.height == r["requests_ok"] + r["requests_failed"], r
+
+
+def test_a_service_pod_is_throttled_at_half_a_core_and_not_unlimited(service_runs):
+    _, rows = service_runs
+    for (limit, threads), r in sorted(rows.items()):  # the figures, for the record (pytest -s)
+        print(f"service {limit:>9} GOMAXPROCS {threads}: {r['throughput_rps']:.1f} rps, p50 "
+              f"{r['latency_p50_seconds'] * 1e3:.1f} ms, p99 {r['latency_p99_seconds'] * 1e3:.1f} ms, throttled "
+              f"{r['nr_throttled']}/{r['nr_periods']} periods, {r['cpu_seconds'] / r['wall_seconds']:.2f} cores")
+    for threads in map(str, SERVICE_THREADS):
+        lim, free = rows[("0.5", threads)], rows[("unlimited", threads)]
+        # 0.5 core with a saturating closed loop: the quota runs out in some periods, and it holds
+        assert lim["nr_periods"] > 20, lim
+        assert lim["nr_throttled"] > 0 and lim["throttled_seconds"] > 0, lim
+        # cAdvisor's whole-life count includes the windows (its last scrape may lag a little: 20% margin)
+        assert lim["cadvisor_nr_throttled"] >= 0.8 * lim["nr_throttled"], lim
+        assert lim["cpu_seconds"] / lim["wall_seconds"] < 0.5 * 1.1 + 0.02, lim
+        # no quota: no CFS periods, nothing throttled, in the cgroup and in cAdvisor
+        assert free["nr_throttled"] == 0 and free["throttled_seconds"] == 0, free
+        assert free.get("cadvisor_nr_throttled") in (0, None), free
+
+
+def _busybox_pod(name: str, script: str, limit: str, request: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": name}},
+            "spec": {"restartPolicy": "Never", "automountServiceAccountToken": False,
+                     "terminationGracePeriodSeconds": 1, "nodeName": NODE_NAME,
+                     "containers": [{"name": "main", "image": BUSYBOX_IMAGE, "imagePullPolicy": "Never",
+                                     "command": ["/bin/sh", "-c", "trap 'kill 0; exit 0' TERM; " + script],
+                                     "resources": {"limits": {"cpu": limit}, "requests": {"cpu": request}}}]}}
+
+
+def _recommend(node, namespace: str) -> list[dict]:
+    """``throttlelab recommend`` (the real CLI, as a subprocess) on the cluster's Prometheus, as JSON.
+
+    Short-lived containers: 10-s steps (5 scrapes of 2 s each) and a 90-s minimum history instead of the
+    defaults (whole minutes, 24 h), which the command refuses to decide on ("too little data")."""
+    cmd = [sys.executable, "-m", "throttlelab", "recommend", "--prometheus", node.prometheus, "--namespace",
+           namespace, "--since", "10m", "--step", "10s", "--min-history", "90s", "--format", "json"]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def test_recommend_on_the_live_cluster_raises_a_starved_limit(node_cluster):
+    """Issue 15 on the real node: a busybox pod with 2 busy threads under 100m and a mostly idle pod under a
+    1.5-core limit, scraped by Prometheus from the kubelet's cAdvisor; ``recommend`` raises the first's limit
+    and does not raise the second's.  Waits (up to 6 min) until the command has enough data to decide."""
+    import uuid
+
+    from kubernetes import client, config
+    from kubernetes.client import ApiException
+
+    api = config.new_client_from_config(config_file=str(node_cluster.kubeconfig))
+    core = client.CoreV1Api(api)
+    ns = f"tl-rec-{uuid.uuid4().hex[:6]}"
+    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    try:
+        try:  # the controller-manager makes it too; pods need it at admission
+            core.create_namespaced_service_account(ns, {"metadata": {"name": "default"}})
+        except ApiException as exc:
+            if exc.status != 409:
+                raise
+        busy = "( while :; do :; done ) & ( while :; do :; done ) & wait"
+        idle = "while :; do i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; sleep 1; done"
+        core.create_namespaced_pod(ns, _busybox_pod("starved", busy, "100m", "100m"))
+        core.create_namespaced_pod(ns, _busybox_pod("oversized", idle, "1500m", "100m"))
+        deadline = time.monotonic() + 120
+        while {p.status.phase for p in core.list_namespaced_pod(ns).items} != {"Running"}:
+            assert time.monotonic() < deadline, [(p.metadata.name, p.status.phase) for p in core.list_namespaced_pod(ns).items]
+            time.sleep(1)
+        time.sleep(120)  # 12 steps of 10 s: the least the command decides on
+        deadline = time.monotonic() + 240
+        while True:
+            recs = {r["pod"]: r for r in _recommend(node_cluster, ns)}
+            if all(r["decision"] != "too little data" for r in recs.values()) or time.monotonic() > deadline:
+                break
+            time.sleep(20)  # extend the run: more steps
+        assert set(recs) == {"starved", "oversized"}, recs
+        starved, oversized = recs["starved"], recs["oversized"]
+        for r in (starved, oversized):
+            assert r["namespace"] == ns and r["container"] == "main", r
+            assert r["decision"] != "too little data", r["reason"]
+        # the limit as cAdvisor reports it (no kube-state-metrics here: container_spec_cpu_quota / period)
+        assert starved["current_limit_cores"] == pytest.approx(0.1) and oversized["current_limit_cores"] == 1.5
+        # starved: two busy threads under 100m are throttled in most periods; the limit goes up, and says why
+        assert starved["throttled_ratio"] > 0.5, starved
+        assert starved["decision"] == "raise limit", starved["reason"]
+        assert starved["recommended_limit_cores"] > 1.5 * starved["current_limit_cores"], starved
+        assert starved["recommended_limit_low"] > starved["current_limit_cores"], starved
+        assert "raise the limit" in starved["reason"] and "Throttled in" in starved["reason"], starved["reason"]
+        # oversized: a few ms of work a second under 1.5 cores: never throttled, the limit is not raised
+        assert oversized["throttled_ratio"] < 0.05, oversized
+        assert oversized["decision"] in ("lower limit", "keep"), oversized["reason"]
+        assert oversized["recommended_limit_cores"] <= oversized["current_limit_cores"], oversized
+        print(json.dumps({k: {f: r[f] for f in ("decision", "current_limit_cores", "recommended_limit_cores",
+                                                  "recommended_limit_low", "recommended_limit_high",
+                                                  "throttled_ratio", "usage_p95_cores", "steps", "reason")}
+                          for k, r in recs.items()}, indent=1))
+    finally:
+        for p in core.list_namespaced_pod(ns).items:
+            core.delete_namespaced_pod(p.metadata.name, ns, grace_period_seconds=0)
+        core.delete_namespace(ns)
+        api.close()
+
+
+def test_cleaning_another_state_folder_leaves_the_running_node_alone(node_cluster, tmp_path):
+    """Interfaces, kubepods cgroups and pods are machine-wide: cleaning a temporary layout (as the
+    leftovers tests do) while the node runs must not remove them (it once broke a running sweep)."""
+    from tlnode.layout import NODE_IFACE, Layout, Ports
+
+    other = Layout(state=tmp_path / "cluster", bins=tmp_path / "bin", ports=Ports.from_base(16540))
+    assert leftovers.foreign_cluster(other)
+    assert leftovers.clean(other) == {}
+    assert NODE_IFACE in leftovers.interfaces()
+    assert Path("/sys/fs/cgroup/cpu/kubepods").is_dir()
+    assert cli.running(node_cluster.layout) is not None
 
 
 def test_cluster_down_leaves_nothing(node_cluster):

@@ -19,6 +19,9 @@ pod_watch
     Waiting for a pod to run or end; why it is still Pending.
 runner
     One run: pods created, watched, read and deleted.
+service_pod
+    A ``service`` run: the built-in Go service in the run pod, driven by the
+    load generator on this machine over the pod network.
 cleanup
     Finding and deleting labelled objects (session cleanup, orphans).
 backend

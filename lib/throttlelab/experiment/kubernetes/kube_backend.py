@@ -93,6 +93,9 @@ class KubernetesBackend:
         """
         from kubernetes.client import ApiException
 
+        from throttlelab.experiment.local_cgroup.service_load import check_service_spec
+
+        check_service_spec(spec)
         ctx = self.configure(spec)
         ns = ctx.cluster.namespace
         try:

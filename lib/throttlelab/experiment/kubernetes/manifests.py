@@ -7,6 +7,7 @@ Every object carries the labels of :func:`.labels.labels` (see
 
 from __future__ import annotations
 
+import hashlib
 import math
 import shlex
 from importlib import resources
@@ -21,6 +22,22 @@ CONTAINER = "workload"
 SAMPLER_DIR = "/throttlelab/bin"
 WORK_DIR = "/throttlelab/work"
 SAMPLER_FILE = "sampler.sh"
+#: The built-in Go service in its image (scripts/cluster/tlnode/images.py builds it) and its port.
+SERVICE_BIN = "/bin/tl-service"
+SERVICE_PORT = 8080
+SERVICE_IMAGE = "throttlelab.local/service"
+
+
+def service_image() -> str:
+    """The image of the built-in service: ``throttlelab.local/service:<10 hex digits>``, the SHA-1 of
+    its Go source (the key its local build is cached under), so a stale binary never runs."""
+    code = (resources.files("throttlelab.experiment") / "assets" / "service" / "main.go").read_bytes()
+    return f"{SERVICE_IMAGE}:{hashlib.sha1(code).hexdigest()[:10]}"
+
+
+def service_env(threads: str) -> dict[str, str]:
+    """``GOMAXPROCS`` = the thread count; none for ``auto`` (the Go runtime's own, container-aware choice)."""
+    return {} if threads == "auto" else {"GOMAXPROCS": threads}
 
 
 def cpu_quantity(cores: float) -> str:
@@ -58,8 +75,11 @@ def workload_argv(kind: str, command: str | None, threads: str, limit_cores: flo
 
     ``{nproc}`` is the CPU limit rounded up (the cores the pod may use), or
     ``auto`` when unlimited.  Without a command, ``burner`` is a POSIX-sh busy
-    loop (``iterations`` per thread) and ``ffmpeg`` encodes a synthetic clip
-    (``duration``, ``size``, ``preset``); ``go`` needs an explicit command.
+    loop (``iterations`` per thread), ``ffmpeg`` encodes a synthetic clip
+    (``duration``, ``size``, ``preset``) and ``service`` is the built-in Go
+    HTTP service (``work`` units per request, listening on all the pod's
+    addresses; its thread count goes in ``GOMAXPROCS``, :func:`service_env`);
+    ``go`` needs an explicit command.
 
     Raises
     ------
@@ -68,9 +88,6 @@ def workload_argv(kind: str, command: str | None, threads: str, limit_cores: flo
     """
     options = options or {}
     nproc = str(math.ceil(limit_cores)) if limit_cores else "auto"
-    if kind == "service":
-        raise SpecError("the 'service' workload (HTTP service + load generator) runs on the local backend only; "
-                        "on Kubernetes it needs a service pod and a loopback-reachable load generator (not built yet)")
     if command:
         return shlex.split(command.format(threads=threads, nproc=nproc))
     n = int(threads) if threads != "auto" else (math.ceil(limit_cores) if limit_cores else 1)
@@ -79,6 +96,11 @@ def workload_argv(kind: str, command: str | None, threads: str, limit_cores: flo
         loop = f"i=0; while [ $i -lt {iterations} ]; do i=$((i+1)); done"
         script = f"n=0; while [ $n -lt {n} ]; do ( {loop} ) & n=$((n+1)); done; wait"
         return ["/bin/sh", "-c", script]
+    if kind == "service":
+        work = options.get("work", 30)
+        if isinstance(work, bool) or not isinstance(work, (int, float)) or work < 0:
+            raise SpecError(f"service workload option 'work' must be a number >= 0, got {work!r}")
+        return [SERVICE_BIN, "-addr", f"0.0.0.0:{SERVICE_PORT}", "-work", str(int(work))]
     if kind == "ffmpeg":
         duration = options.get("duration", 10)
         size = options.get("size", "1280x720")
@@ -112,11 +134,17 @@ def run_pod(
     sampling_interval_s: float,
     node: str | None = None,
     linger_s: float = 0.0,
+    image: str | None = None,
+    extra_env: dict[str, str] | None = None,
+    port: int | None = None,
 ) -> dict[str, Any]:
     """The Pod of one run: the workload wrapped by the sampler, with the run's CPU limit.
 
     ``linger_s``: the container stays idle that long after the workload's result
     (so cAdvisor's last scrape holds the final counters; see :mod:`.cadvisor`).
+    ``image`` replaces ``options.image``; ``extra_env`` is added to the
+    container's environment (e.g. ``GOMAXPROCS``); ``port`` is declared as the
+    container's port (a service run).
 
     The CPU request equals the limit (so the scheduler reserves what the run may
     use); an unlimited run gets neither.  ``restartPolicy: Never``; the
@@ -137,10 +165,11 @@ def run_pod(
         {"name": "THROTTLELAB_LINGER_S", "value": f"{linger_s:g}"},
         {"name": "THROTTLELAB_POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
         {"name": "THROTTLELAB_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+        *({"name": k, "value": v} for k, v in (extra_env or {}).items()),
     ]
     container = {
         "name": CONTAINER,
-        "image": options.image,
+        "image": image or options.image,
         "imagePullPolicy": options.image_pull_policy,
         "command": ["/bin/sh", f"{SAMPLER_DIR}/{SAMPLER_FILE}"],
         "args": argv,
@@ -151,6 +180,8 @@ def run_pod(
             {"name": "work", "mountPath": WORK_DIR},
         ],
     }
+    if port is not None:
+        container["ports"] = [{"containerPort": port, "protocol": "TCP"}]
     volumes = [
         {"name": "sampler", "configMap": {"name": sampler_configmap_name(experiment, session), "defaultMode": 0o555}},
         {"name": "work", "emptyDir": {}},

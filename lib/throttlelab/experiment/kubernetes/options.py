@@ -9,6 +9,7 @@ Example (``studies/sweeps/kubernetes_example.yaml``)::
       kubeconfig: ~/.kube/config      # default: $KUBECONFIG or ~/.kube/config
       in_cluster: false               # true: use the pod's service account
       image: linuxserver/ffmpeg:7.1   # the workload image (must have /bin/sh)
+      service_image: registry.example/throttlelab-service:dd2050c679   # the 'service' workload's image
       command: "ffmpeg -threads {threads} ..."   # overrides the workload's command
       node_selector: {kubernetes.io/arch: amd64}
       nodes: [node-a, node-b]         # pin runs to these nodes, one run per node at a time
@@ -64,6 +65,9 @@ class KubernetesOptions(ConfigModel):
     kubeconfig: NonEmpty | None = Field(None, description="default: $KUBECONFIG or ~/.kube/config")
     in_cluster: StrictBool = Field(False, description="use the pod's service account")
     image: NonEmpty = Field(DEFAULT_IMAGE, description="the workload image (must have /bin/sh)")
+    service_image: NonEmpty | None = Field(
+        None, description="image of the 'service' workload: /bin/sh and the built-in Go service at /bin/tl-service "
+                          "(default: throttlelab.local/service:<source hash>, which make cluster-up imports)")
     command: Annotated[NonEmpty | None, AfterValidator(_command)] = Field(
         None, description="overrides the workload's command; {threads} and {nproc} are substituted")
     node_selector: dict[str, str] = Field(default_factory=dict, description="node labels the pods need")

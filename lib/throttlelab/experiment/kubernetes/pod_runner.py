@@ -5,7 +5,8 @@ active), pinned to the run's node and waited for until Running; then the run
 pod; it is watched (polling its status, :mod:`.pod_watch`) until it ends, fails
 for good, stays Pending too long, or runs longer than the run's timeout; then
 its log is read, split (:mod:`.pod_log`) and its samples summarised
-(:mod:`.summary`).  Every pod the run created is deleted on the way out,
+(:mod:`.summary`).  A ``service`` run is driven from this machine while its
+pod runs (:mod:`.service_pod`).  Every pod the run created is deleted on the way out,
 Ctrl-C included.
 """
 
@@ -109,15 +110,23 @@ def execute_run(ctx: RunContext, plan: Any, monitor_log: Path, node: str | None 
             if err:
                 row.update(status="failed", error=err)
                 return row
-        argv = mf.workload_argv(plan.workload.kind, opts.command or plan.workload.command, plan.threads,
-                                plan.limit_cores, plan.workload.options)
         name = pod_name(plan.run_id)
         from .cadvisor import LINGER_S, prometheus_url
 
+        linger_s = LINGER_S if prometheus_url(opts.prometheus_url) else 0.0
+        if plan.workload.kind == "service":
+            from .service_pod import run_service_pod, service_pod_body
+
+            created.append(_create(ctx, service_pod_body(ctx, plan, name, node, linger_s)))
+            row.update(run_service_pod(ctx, plan, name, monitor_log,
+                                       lambda out: {"node": out.state.node or node,
+                                                    **_measure(ctx, name, plan, out, monitor_log)}))
+            return row
+        argv = mf.workload_argv(plan.workload.kind, opts.command or plan.workload.command, plan.threads,
+                                plan.limit_cores, plan.workload.options)
         body = mf.run_pod(name=name, experiment=ctx.experiment, run_id=plan.run_id, session=ctx.session,
                           options=opts, argv=argv, limit_cores=plan.limit_cores, threads=plan.threads,
-                          sampling_interval_s=plan.sampling_interval_s, node=node,
-                          linger_s=LINGER_S if prometheus_url(opts.prometheus_url) else 0.0)
+                          sampling_interval_s=plan.sampling_interval_s, node=node, linger_s=linger_s)
         created.append(_create(ctx, body))
         out = wait_for(ctx, name, until_running=False, run_timeout_s=plan.timeout_s, container=mf.CONTAINER)
         row["node"] = out.state.node or node

@@ -21,6 +21,9 @@ monitor log all along; ``cpu_seconds`` and the throttling counters cover the
 measurement windows only.  Every request is kept as rows of the canonical
 ``requests`` table next to the monitor log (``<run_id>.requests.parquet``).
 The load generator runs outside the cgroup, on this machine (loopback only).
+:func:`drive_service` (steps 2-4) is shared with the Kubernetes backend, which
+runs the same service in a pod and reads its counters over HTTP
+(:mod:`throttlelab.experiment.kubernetes.service_pod`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +44,7 @@ from throttlelab.experiment.local_cgroup.cgroup_process import CgroupProcess
 from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
 
 if TYPE_CHECKING:
-    from throttlelab.experiment.local_cgroup.cgroups import Cgroup
+    from throttlelab.experiment.local_cgroup.cgroups import Cgroup, Counters
     from throttlelab.experiment.sweeps.plan import RunPlan, Workload
     from throttlelab.experiment.sweeps.spec import SweepSpec
 
@@ -123,7 +127,7 @@ def _run_service(argv: list[str], env: dict[str, str], cg: Cgroup, plan: RunPlan
     opts = service_options(plan.workload)
     proc = CgroupProcess(argv, cgroup=cg, env=env, output=output)
     labels = Labels(experiment=plan.experiment, run_id=plan.run_id, config=f"threads={plan.threads}")
-    out: dict[str, Any] = {"load": opts["rate"] or None}
+    out: dict[str, Any] = {}
     stop = threading.Event()
     with MonitorSampler(cg, monitor_log, interval_s=plan.sampling_interval_s, pod=plan.run_id) as sampler:
         sampler.sample()
@@ -134,38 +138,17 @@ def _run_service(argv: list[str], env: dict[str, str], cg: Cgroup, plan: RunPlan
                 with lock:
                     sampler.sample()
 
+        def snapshot() -> Counters:
+            with lock:
+                return sampler.sample()
+
         ticker = threading.Thread(target=sample_loop, daemon=True)
         try:
             proc.start()
             ticker.start()
             addr, procs = _wait_ready(proc, output, opts["ready_timeout_s"])
             out.update(started_at=proc.started_at, threads_effective=procs)
-            url = f"http://{addr}/work"
-            timeout = opts["request_timeout_s"]
-            if opts["warmup_s"] > 0:
-                run_load(url, ClosedLoop(vus=int(opts["vus"] or 4), duration_seconds=opts["warmup_s"],
-                                         max_requests=200_000), labels=labels, timeout_seconds=timeout)
-            with lock:
-                first = sampler.sample()
-            t0 = time.perf_counter()
-            frames, ok, failed = [], 0, 0
-            if opts["vus"] > 0:
-                res = run_load(url, ClosedLoop(vus=int(opts["vus"]), duration_seconds=opts["window_s"],
-                                               max_requests=200_000), labels=labels, timeout_seconds=timeout)
-                n_ok = int((res.requests["status"] == "ok").sum())
-                out["throughput_rps"] = n_ok / opts["window_s"]
-                ok, failed = ok + n_ok, failed + res.requests.height - n_ok
-                frames.append(res.requests)
-            if opts["rate"] > 0:
-                res = run_load(url, OpenLoop(rate=opts["rate"], duration_seconds=opts["window_s"],
-                                             max_requests=200_000), labels=labels, timeout_seconds=timeout)
-                n_ok = int((res.requests["status"] == "ok").sum())
-                out.update(latency_percentiles(res.requests, timeout))
-                ok, failed = ok + n_ok, failed + res.requests.height - n_ok
-                frames.append(res.requests)
-            wall = time.perf_counter() - t0
-            with lock:
-                last = sampler.sample()
+            out.update(drive_service(f"http://{addr}", opts, labels, snapshot, monitor_log))
         except BaseException:
             stop.set()
             proc.kill()
@@ -176,6 +159,51 @@ def _run_service(argv: list[str], env: dict[str, str], cg: Cgroup, plan: RunPlan
         proc.wait(10)
         with lock:
             sampler.sample()
+    return out
+
+
+def drive_service(base_url: str, opts: dict[str, float], labels: Labels, snapshot: Callable[[], Counters],
+                  monitor_log: Path) -> dict[str, Any]:
+    """Warm-up, then the closed-loop and open-loop windows against ``base_url`` (see the module doc).
+
+    ``snapshot()`` reads the service's cgroup counters; it is called right
+    before the first window and right after the last, so ``cpu_seconds`` and
+    the throttling counters cover the measurement windows only.  Every request
+    is written to ``<monitor_log stem>.requests.parquet``.
+
+    Returns
+    -------
+    dict
+        The runs-row measurement columns: ``load``, ``throughput_rps``,
+        ``latency_p50/p90/p99/p999_seconds``, ``wall_seconds`` (the windows),
+        ``cpu_seconds``, ``nr_periods``, ``nr_throttled``, ``throttled_seconds``,
+        ``requests_ok``, ``requests_failed``, ``exit_code``, ``status``, ``error``.
+    """
+    url = f"{base_url}/work"
+    timeout = opts["request_timeout_s"]
+    out: dict[str, Any] = {"load": opts["rate"] or None}
+    if opts["warmup_s"] > 0:
+        run_load(url, ClosedLoop(vus=int(opts["vus"] or 4), duration_seconds=opts["warmup_s"],
+                                 max_requests=200_000), labels=labels, timeout_seconds=timeout)
+    first = snapshot()
+    t0 = time.perf_counter()
+    frames, ok, failed = [], 0, 0
+    if opts["vus"] > 0:
+        res = run_load(url, ClosedLoop(vus=int(opts["vus"]), duration_seconds=opts["window_s"],
+                                       max_requests=200_000), labels=labels, timeout_seconds=timeout)
+        n_ok = int((res.requests["status"] == "ok").sum())
+        out["throughput_rps"] = n_ok / opts["window_s"]
+        ok, failed = ok + n_ok, failed + res.requests.height - n_ok
+        frames.append(res.requests)
+    if opts["rate"] > 0:
+        res = run_load(url, OpenLoop(rate=opts["rate"], duration_seconds=opts["window_s"],
+                                     max_requests=200_000), labels=labels, timeout_seconds=timeout)
+        n_ok = int((res.requests["status"] == "ok").sum())
+        out.update(latency_percentiles(res.requests, timeout))
+        ok, failed = ok + n_ok, failed + res.requests.height - n_ok
+        frames.append(res.requests)
+    wall = time.perf_counter() - t0
+    last = snapshot()
     if frames:
         pl.concat(frames, how="diagonal_relaxed").write_parquet(Path(monitor_log).with_suffix(".requests.parquet"))
     out.update(

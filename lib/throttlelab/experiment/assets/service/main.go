@@ -11,7 +11,11 @@
 //
 // GET /work?units=N burns N units of 1e5 loop iterations (default -work) in the
 // request's goroutine and answers {"gomaxprocs":2,"units":30}.  GET /healthz
-// answers ok.  SIGTERM or SIGINT stops it.
+// answers ok.  GET /cgroup answers the CPU counters of the cgroup the process
+// sees at /sys/fs/cgroup (inside a container: its own; v1 or v2), as
+// {"usage_ns":..,"nr_periods":..,"nr_throttled":..,"throttled_ns":..}, so a
+// load generator outside a pod can read them at the edges of its windows.
+// POST /quit, SIGTERM or SIGINT stops it (exit status 0).
 package main
 
 import (
@@ -23,8 +27,10 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 var sink atomic.Uint64
@@ -37,6 +43,49 @@ func burn(units int) {
 		}
 	}
 	sink.Add(x)
+}
+
+// readStat reads "key value" lines of a cgroup file into m (missing file: no keys).
+func readStat(path string, m map[string]int64) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 {
+			if v, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				m[f[0]] = v
+			}
+		}
+	}
+}
+
+// cgroupCounters are the cumulative CPU counters of the cgroup at /sys/fs/cgroup (nil if none found).
+func cgroupCounters() map[string]int64 {
+	const root = "/sys/fs/cgroup"
+	m := map[string]int64{}
+	if _, err := os.Stat(root + "/cpu.max"); err == nil { // v2
+		readStat(root+"/cpu.stat", m)
+		out := map[string]int64{"usage_ns": m["usage_usec"] * 1000, "nr_periods": m["nr_periods"],
+			"nr_throttled": m["nr_throttled"], "throttled_ns": m["throttled_usec"] * 1000}
+		return out
+	}
+	for _, dirs := range [][2]string{{"/cpu", "/cpuacct"}, {"/cpu,cpuacct", "/cpu,cpuacct"}} {
+		if _, err := os.Stat(root + dirs[0] + "/cpu.stat"); err != nil {
+			continue
+		}
+		readStat(root+dirs[0]+"/cpu.stat", m)
+		out := map[string]int64{"usage_ns": -1, "nr_periods": m["nr_periods"], "nr_throttled": m["nr_throttled"],
+			"throttled_ns": m["throttled_time"]}
+		if data, err := os.ReadFile(root + dirs[1] + "/cpuacct.usage"); err == nil {
+			if v, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64); err == nil {
+				out["usage_ns"] = v
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 func main() {
@@ -62,8 +111,35 @@ func main() {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, "{\"gomaxprocs\":%d,\"units\":%d}", procs, units)
 	})
+	mux.HandleFunc("/cgroup", func(w http.ResponseWriter, r *http.Request) {
+		c := cgroupCounters()
+		if c == nil {
+			http.Error(w, "{\"error\":\"no cgroup CPU counters at /sys/fs/cgroup\"}", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "{\"usage_ns\":%d,\"nr_periods\":%d,\"nr_throttled\":%d,\"throttled_ns\":%d}",
+			c["usage_ns"], c["nr_periods"], c["nr_throttled"], c["throttled_ns"])
+	})
+	stop := make(chan os.Signal, 1)
+	mux.HandleFunc("/quit", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "{\"error\":\"POST only\"}", http.StatusMethodNotAllowed)
+			return
+		}
+		body := "{\"quit\":true}"
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body))) // whole, not chunked: nothing left to send at exit
+		fmt.Fprint(w, body)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		go func() { // let the answer leave before the process does
+			time.Sleep(100 * time.Millisecond)
+			stop <- syscall.SIGTERM
+		}()
+	})
 	go func() {
-		stop := make(chan os.Signal, 1)
 		signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 		<-stop
 		ln.Close()
