@@ -19,15 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from throttlelab.analysis.level_noise import noise_trend
+from throttlelab.analysis.level_noise import ZERO_NOTE, ZERO_SIGMA, noise_trend
 from throttlelab.analysis.noise import NoiseModel
 
 #: Fewest residual degrees of freedom of a limit's own cells for its own noise to be used.
 MIN_OWN_DF = 4
-#: Noise (sd of log values) at or below which replicates are identical: rounding, not run-to-run noise.
-ZERO_SIGMA = 1e-9
-ZERO_NOTE = ("run-to-run noise is zero: replicated runs gave identical values (a deterministic metric, e.g. the CPU "
-             "seconds of fixed work), so differences are exact; no test is needed or possible, and no interval is given")
 
 
 @dataclass(frozen=True)
