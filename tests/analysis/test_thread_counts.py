@@ -79,11 +79,14 @@ def test_each_limit_uses_its_own_noise_and_names_the_procedure():
         analyse_thread_counts(_sweep(0.03, 0.25), noise_model="per cell")
 
 
-def test_an_outlying_run_is_flagged_shown_and_left_out():
-    [a] = analyse_thread_counts(_sweep(0.05, 0.05, outlier=4), n_sim=2000)  # limit 1, threads 2, second run
-    assert ("1000m, threads=2", "r4") in [(o.level, o.run) for o in a.outlying_runs]
+def test_an_outlying_run_is_flagged_shown_and_left_out_where_its_cell_keeps_three_runs():
+    [a] = analyse_thread_counts(_sweep(0.05, 0.05, runs=4, outlier=5), n_sim=2000)  # 1000m, threads 2, 2nd run
+    assert ("1000m, threads=2", "r5") in [(o.level, o.run) for o in a.outlying_runs]
     assert f"{len(a.outlying_runs)} outlying run(s) flagged" in a.method
-    assert a.cells.filter(pl.col("limit_label") == "1000m", pl.col("threads") == "2")["runs"].item() == 2
+    assert a.cells.filter(pl.col("limit_label") == "1000m", pl.col("threads") == "2")["runs"].item() == 3
+    [b] = analyse_thread_counts(_sweep(0.05, 0.05, runs=3, outlier=4), n_sim=2000)  # 3 runs: shown, kept
+    assert ("1000m, threads=2", "r4") in [(o.level, o.run) for o in b.outlying_runs]
+    assert b.cells.filter(pl.col("limit_label") == "1000m", pl.col("threads") == "2")["runs"].item() == 3
 
 
 def test_zero_run_to_run_noise_says_so_instead_of_zero_width_intervals():

@@ -179,7 +179,7 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
     m = _prepared_metric(runs, metric)
     out = []
     for group, frame in iter_groups(runs, ("workload", "contention")):
-        frame, flagged = _drop_outliers(frame)
+        frame, flagged, dropped = _drop_outliers(frame)
         cells = (
             frame.group_by("limit_label", "limit_order", "cpu_limit_cores", "limit_x", "threads")
             .agg(pl.len().alias("runs"), pl.col("log_wall").mean().alias("mean_log"))
@@ -218,7 +218,8 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
         method = ("too few to decide: no replicated cell, run-to-run noise unmeasured" if noise.assumption_based
                   else describe(noises, pooled=pooled) + "; " + PROCEDURE)
         if flagged:
-            method += f"; {len(flagged)} outlying run(s) flagged and left out"
+            method += (f"; {len(flagged)} outlying run(s) flagged, {dropped} left out (only where their cell keeps "
+                       "3 runs or more)")
         out.append(ThreadCountAnalysis(
             group=group, label=group_label(group), has_explicit_threads=has_explicit, has_auto=has_auto, note=note,
             noise=noise, alpha=alpha, limits=choices,
@@ -235,8 +236,8 @@ PROCEDURE = ("per limit: 'slower than the best' when the studentised gap exceeds
              "best from the limit's noise (flat prior, sigma drawn from its chi-square)")
 
 
-def _drop_outliers(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[OutlyingRun]]:
-    """Runs far from their cell's median on the robust scale of all cells at their limit: flagged and left out."""
+def _drop_outliers(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[OutlyingRun], int]:
+    """Runs far from their cell's median on the robust scale of all cells at their limit: flagged (and left out)."""
     ids = frame["run_id"].cast(pl.String).to_list() if "run_id" in frame.columns else \
         [str(i) for i in range(frame.height)]
     frame = frame.with_columns(pl.Series("_rid", ids))
@@ -248,8 +249,16 @@ def _drop_outliers(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[OutlyingRun]
             groups[key], run_ids[key] = c["log_wall"].to_numpy(), c["_rid"].to_list()
             values[key] = np.exp(groups[key])
         flagged += flag_outliers(groups, run_ids, values=values)
-    drop = {f.run for f in flagged}
-    return frame.filter(~pl.col("_rid").is_in(list(drop))).drop("_rid"), flagged
+    # As in run_level.compare_runs: a flagged run is left out only where its cell keeps three runs or more (with
+    # fewer, an outlying run cannot be told from a noisy cell); it is reported either way.
+    size = frame.group_by("limit_order", "threads").len()
+    size = {(r["limit_order"], r["threads"]): r["len"] for r in size.iter_rows(named=True)}
+    where = dict(zip(frame["_rid"], zip(frame["limit_order"], frame["threads"])))
+    per_cell: dict = {}
+    for f in flagged:
+        per_cell[where[f.run]] = per_cell.get(where[f.run], 0) + 1
+    drop = {f.run for f in flagged if size[where[f.run]] - per_cell[where[f.run]] >= 3}
+    return frame.filter(~pl.col("_rid").is_in(list(drop))).drop("_rid"), flagged, len(drop)
 
 
 def _prepared_metric(runs: pl.DataFrame, metric: str | ResponseMetric | None) -> ResponseMetric:
