@@ -86,8 +86,8 @@ def noise_per_limit(limit: np.ndarray, cell: np.ndarray, log_y: np.ndarray, n_li
         own = math.sqrt(own_ss[k] / own_df[k]) if own_df[k] > 0.5 else 0.0
         if own_df[k] >= min_own_df - 1e-9 and own > ZERO_SIGMA:
             out.append(LimitNoise(own, float(round(own_df[k])), "own cells", float(round(own_df[k]))))
-        else:
-            out.append(LimitNoise(float(trend.sigma[k]), float(trend.df[k]),
+        else:  # never below what the limit's own few replicates measured either (the trend may lag behind them)
+            out.append(LimitNoise(max(float(trend.sigma[k]), own), float(trend.df[k]),
                                   "pooled across limits" if trend.pooled else "trend across limits",
                                   float(round(own_df[k]))))
     return out
