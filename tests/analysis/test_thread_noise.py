@@ -47,3 +47,12 @@ def test_identical_replicates_are_zero_noise_and_no_replicates_are_unmeasured():
     none = noise_per_limit(lim1, cell1, np.zeros(lim1.size), 6)
     assert all(n.source == "unmeasured" and math.isnan(n.sigma) for n in none)
     assert none[0].model(0).assumption_based
+
+
+def test_a_limit_with_identical_replicates_among_noisy_ones_borrows_the_trend():
+    rng = np.random.default_rng(4)
+    lim, cell = _design(3)
+    y = rng.normal(0, 0.1, lim.size) * (lim > 0)  # limit 0: identical replicates, the others 10% noise
+    got = noise_per_limit(lim, cell, y, 6)
+    assert got[0].source != "own cells" and got[0].sigma > 0.05 and not got[0].zero
+    assert all(n.source == "own cells" for n in got[1:])
