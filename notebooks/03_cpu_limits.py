@@ -134,6 +134,10 @@ tn.show_table(fits_table, title="Scaling model parameters (95% bootstrap interva
 # analysis would count as noise. **Change to the published headline:** pooled over both experiments (the earlier
 # primary analysis, one noise level) the zone was 6000-7000m; with noise per limit, the pooled analysis leaves 6000m
 # and 7000m *undecided*, and the block analysis (now primary) finds the dead zone 6000-7000m, slower than 4000m.
+#
+# **Zero run-to-run noise.** A deterministic metric (e.g. `cpu_seconds` of fixed work) gives identical replicates:
+# the run-to-run noise is zero, so every slowdown is exact. Then no test is needed or possible: the verdicts compare
+# the exact slowdown with the threshold, and no interval or p-value is shown (the reason says so).
 
 # %%
 dz_tables = []
@@ -168,9 +172,10 @@ tn.save_table(dead_zone_table, "dead_zones")
 rec_rows = []
 for g in groups:
     r, k = g.recommendation, g.knee
-    ci = metric_ci(r.expected_seconds_ci, m)
+    ci = metric_ci(r.expected_seconds_ci, m) if r.expected_seconds_ci else None  # None: zero noise, exact
     rec_rows.append({"group": g.label, "limit": r.limit_label, "threads": r.threads, "metric": m.name,
-                     "expected": metric_value(r.expected_seconds, m), "ci_low": ci.low, "ci_high": ci.high,
+                     "expected": metric_value(r.expected_seconds, m), "ci_low": ci.low if ci else None,
+                     "ci_high": ci.high if ci else None,
                      "unit": m.unit, "core_seconds": r.core_seconds if m.name == "wall_seconds" else None,
                      "knee": k.limit_label, "best": k.best_limit_label, "reason": r.reason,
                      "probability_recommended": ", ".join(f"{lab} {p:.0%}" for lab, p in sorted(
@@ -202,7 +207,11 @@ for g in groups[:2]:
     primary = g.primary_dead_zones
     block = " (experiment as a block)" if primary is g.dead_zones_block else ""
     for z in primary.zones[:1]:
-        if m.name == "wall_seconds":
+        if z.slowdown_ci_pct is None:  # zero run-to-run noise: the slowdown is exact, no test
+            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — {m.label} "
+                        f"{metric_change_pct(z.slowdown_pct, m):+.0f}% against {z.baseline_label} (exact: zero "
+                        f"run-to-run noise, a deterministic metric; no test needed){block}")
+        elif m.name == "wall_seconds":
             tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — up to {z.slowdown_pct:+.0f}% "
                         f"(simultaneous 95% bounds {z.slowdown_ci_pct.low:+.0f}% to {z.slowdown_ci_pct.high:+.0f}%) slower "
                         f"than {z.baseline_label}, max-T adjusted p = {z.p_value:.3f}{block}")
@@ -218,7 +227,10 @@ for g in groups[:2]:
     if r.probability_knee:
         sure = (f"; recommended in {r.probability_knee.get(r.limit_label, 0):.0%} of simulated repeats, 95% range "
                 + " to ".join(dict.fromkeys(r.limit_range)))
-    if m.name == "wall_seconds":
+    if r.expected_seconds_ci is None:  # identical replicates: the value is exact
+        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} "
+                    "(exact: zero run-to-run noise, a deterministic metric)")
+    elif m.name == "wall_seconds":
         tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds:.3g} s (95% CI {r.expected_seconds_ci.low:.3g}-"
                     f"{r.expected_seconds_ci.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run{sure}")
     else:
@@ -230,13 +242,18 @@ if groups:
     r = g.recommendation
     primary = g.primary_dead_zones
     zone = primary.zones[0] if primary.zones else None
-    if zone:
+    if zone and zone.slowdown_ci_pct is None:
+        avoid = (f"; avoid {', '.join(zone.limits_labels)}: {zone.slowdown_pct:+.0f}% worse than {zone.baseline_label} "
+                 "(exact: zero run-to-run noise)")
+    elif zone:
         avoid = (f"; avoid {', '.join(zone.limits_labels)}: up to {zone.slowdown_pct:+.0f}% worse than "
                  f"{zone.baseline_label} (simultaneous 95% bounds {zone.slowdown_ci_pct.low:+.0f}% to "
                  f"{zone.slowdown_ci_pct.high:+.0f}%, max-T adjusted p = {zone.p_value:.3f})")
     else:
         avoid = "; no limit is a proven dead zone" if primary.decidable else f"; dead zones: {primary.reason}"
-    if m.name == "wall_seconds":
+    if r.expected_seconds_ci is None:
+        value = f"{m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} (exact: zero run-to-run noise)"
+    elif m.name == "wall_seconds":
         value = (f"{r.expected_seconds:.3g} s per run (95% CI {r.expected_seconds_ci.low:.3g}-"
                  f"{r.expected_seconds_ci.high:.3g} s)")
     else:

@@ -68,3 +68,17 @@ def test_sentences_for_a_higher_is_better_metric_speak_of_the_metric():
     lines = dead_zone_sentences(g.dead_zones, "throughput_rps")
     assert "throughput" in lines[0] and "higher is better" in lines[0]
     assert all("throughput" in s for s in lines[1:] if " vs " in s)
+
+
+def test_zero_noise_metric_says_exact_and_gives_no_zero_width_interval():
+    """cpu_seconds in the fixture is identical in every replicate."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        prepared = prepare_runs(load_runs(str(FIXTURE)), metric="cpu_seconds")
+        groups = analyse_cpu_limits(prepared, n_boot=0, n_sim=2000)
+    for g in groups:
+        assert g.recommendation.expected_seconds_ci is None and "exact" in g.recommendation.uncertainty_note
+        text = " ".join(dead_zone_sentences(g.primary_dead_zones, "cpu_seconds"))
+        assert "run-to-run noise is zero" in text and "exact" in text and "CI" not in text

@@ -126,3 +126,27 @@ def test_power_on_a_30_percent_bump():
     _, power = _rates(curve, n_curves=N_CURVES, bump_at=6.0, seed=12)
     print(f"\npower (+30% bump at one limit, 3 replicates, 10% noise, threshold 5%): {power:.3f}")
     assert power >= 0.5
+
+
+def test_zero_run_to_run_noise_gives_exact_verdicts_without_intervals_or_warnings():
+    """Identical replicates (CPU seconds of fixed work): exact slowdowns, no interval, no p-value, no NaN warnings."""
+    import warnings
+
+    curve = [10.0, 5.0, 3.4, 2.5, 2.5, 3.25, 2.5, 2.5]  # 6 cores exactly 30% slower than 4
+    limits = [float(c) for c in range(1, 9) for _ in range(3)]
+    runs = tables.conform(pl.DataFrame({
+        "experiment": "e", "run_id": [str(i) for i in range(24)], "backend": "local", "workload": "w",
+        "cpu_limit_cores": limits, "threads": "auto", "contention": 0.0,
+        "wall_seconds": [curve[int(c) - 1] for c in limits], "status": "ok"}), "runs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        [a] = find_dead_zones(prepare_runs(runs).runs, n_sim=2000)
+    assert a.decidable and "run-to-run noise is zero" in a.reason and "deterministic" in a.reason
+    assert a.noise.sigma == 0 and "exact" in a.reason and a.monotone_p_value is None
+    assert a.replicates_needed.runs_per_level is None and "zero" in a.replicates_needed.basis
+    by = {t.limit_label: t for t in a.limits}
+    assert by["6000m"].verdict == "dead zone" and by["6000m"].slowdown_pct == pytest.approx(30.0)
+    assert by["5000m"].verdict == "not a dead zone" and by["7000m"].verdict == "not a dead zone"
+    assert all(t.slowdown_ci_pct is None and t.p_value is None for t in a.limits)
+    [zone] = a.zones
+    assert zone.limits_labels == ("6000m",) and zone.slowdown_ci_pct is None and zone.p_value is None

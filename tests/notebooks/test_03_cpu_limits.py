@@ -39,3 +39,16 @@ def test_03_on_a_runs_table_with_threads(run_notebook):
     assert len(r["groups"]) == 5  # threads 1, 2, 4, 8, auto
     assert r["active_time"] is None
     assert all(len(g["fits"]) == 3 or g["fit_note"] for g in r["groups"])
+
+
+def test_03_on_a_zero_noise_metric_says_exact_instead_of_zero_width_intervals(run_notebook):
+    """cpu_seconds of the fixture is identical in every replicate: the reason says so, no interval is given."""
+    out, results = run_notebook("03_cpu_limits", runs_path=str(FIXTURE), metric="cpu_seconds", n_boot=10,
+                                n_sim=2000, active_time_path="none")
+    validate(results)
+    for g in results["results"]["groups"]:
+        dz = g["dead_zones"]
+        assert "run-to-run noise is zero" in dz["reason"] and dz["monotone_p_value"] is None
+        assert all(t["slowdown_ci_pct"] is None and t["p_value"] is None for t in dz["limits"])
+    heads = (out / "headlines.json").read_text()
+    assert "exact: zero run-to-run noise" in heads and "CI" not in heads.split("Go endpoint")[0]

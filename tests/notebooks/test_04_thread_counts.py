@@ -46,3 +46,23 @@ def test_04_on_the_automaxprocs_table_names_what_clearly_loses(run_notebook):
     assert host["use_threads"] == "2" and host["change_pct"] > 150 and host["ci_low_pct"] is None
     heads = (out / "headlines.json").read_text()
     assert "use 2 threads" in heads and "24 (-50%" in heads
+
+
+def test_04_on_a_zero_noise_metric_says_the_differences_are_exact(run_notebook):
+    """cpu_seconds of the fixture is identical in every replicate: no zero-width interval, the method says why."""
+    out, results = run_notebook("04_thread_counts", runs_path=str(FIXTURE), metric="cpu_seconds")
+    validate(results)
+    [g] = results["results"]["groups"]
+    assert "run-to-run noise is zero" in g["note"] and "deterministic" in g["method"]
+    for b in g["best_threads"]:
+        assert b["noise_source"] == "zero" and b["auto_vs_best_ci_pct"] is None and b["best_seconds_ci"] is None
+        assert b["auto_vs_best_method"].startswith("exact difference")
+    assert "exact: zero run-to-run noise" in (out / "headlines.json").read_text()
+
+
+def test_04_names_the_per_limit_noise_procedure(run_notebook):
+    _, results = run_notebook("04_thread_counts", runs_path=str(FIXTURE))
+    [g] = results["results"]["groups"]
+    assert "run-to-run noise per limit" in g["method"] and "Tukey-Kramer" in g["method"]
+    assert all(b["noise_source"] in ("own cells", "trend across limits", "pooled across limits")
+               for b in g["best_threads"])

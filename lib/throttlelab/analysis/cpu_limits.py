@@ -134,6 +134,10 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
         if t.slowdown_pct is None:
             continue
         ci = t.slowdown_ci_pct
+        if ci is None:  # zero run-to-run noise: exact
+            out.append(f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (exact: zero run-to-run noise), "
+                       f"{t.runs} run(s): {t.verdict}.")
+            continue
         out.append(
             f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (simultaneous {100 * (1 - analysis.alpha):.0f}% "
             f"bounds {ci.low:+.1f}% to {ci.high:+.1f}%), "
@@ -142,6 +146,10 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
                if t.verdict == "not a dead zone" and ci.low > 0 else ".")
         )
     for z in analysis.zones:
+        if z.slowdown_ci_pct is None:
+            out.append(f"Dead zone {', '.join(z.limits_labels)}: {z.slowdown_pct:+.1f}% slower than {z.baseline_label} "
+                       "(exact: zero run-to-run noise, no test needed).")
+            continue
         out.append(
             f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "
             f"up to {z.slowdown_pct:+.1f}% (simultaneous bounds {z.slowdown_ci_pct.low:+.1f}% to "
@@ -156,6 +164,10 @@ def _metric_dead_zone_sentences(analysis: DeadZoneAnalysis, m: ResponseMetric) -
     for t in analysis.limits:
         if t.slowdown_pct is None:
             continue
+        if t.slowdown_ci_pct is None:  # zero run-to-run noise: exact
+            out.append(f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown_pct, m):+.1f}% "
+                       f"(exact: zero run-to-run noise), {t.runs} run(s): {t.verdict}.")
+            continue
         ci = metric_change_ci(t.slowdown_ci_pct, m)
         out.append(
             f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown_pct, m):+.1f}% "
@@ -163,6 +175,10 @@ def _metric_dead_zone_sentences(analysis: DeadZoneAnalysis, m: ResponseMetric) -
             f"(Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
         )
     for z in analysis.zones:
+        if z.slowdown_ci_pct is None:
+            out.append(f"Dead zone {', '.join(z.limits_labels)}: {worse_word(m)} than {z.baseline_label}: {m.label} "
+                       f"{metric_change_pct(z.slowdown_pct, m):+.1f}% (exact: zero run-to-run noise, no test needed).")
+            continue
         ci = metric_change_ci(z.slowdown_ci_pct, m)
         out.append(
             f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "

@@ -78,9 +78,10 @@ class DeadZone:
     worst_limit_label
         The zone's slowest limit.
     slowdown_pct, slowdown_ci_pct
-        Slowdown at the worst limit against the baseline (percent) with its simultaneous interval.
+        Slowdown at the worst limit against the baseline (percent) with its simultaneous interval
+        (``null`` when the run-to-run noise is zero: the slowdown is exact).
     p_value
-        Largest adjusted p-value of the zone's limits.
+        Largest adjusted p-value of the zone's limits (``null`` with zero noise: no test).
     """
 
     limits_cores: tuple[float | None, ...]
@@ -89,10 +90,10 @@ class DeadZone:
     baseline_label: str
     worst_limit_label: str
     slowdown_pct: float  # at the worst limit
-    slowdown_ci_pct: ConfidenceInterval
-    p_value: float  # largest adjusted p-value of the zone's limits
+    slowdown_ci_pct: ConfidenceInterval | None
+    p_value: float | None  # largest adjusted p-value of the zone's limits; None: exact (zero noise)
 
-    def confidence_interval(self) -> ConfidenceInterval:
+    def confidence_interval(self) -> ConfidenceInterval | None:
         return self.slowdown_ci_pct
 
 
@@ -182,7 +183,7 @@ def group_zones(limits: list[LimitTest]) -> tuple[DeadZone, ...]:
                 worst_limit_label=worst.limit_label,
                 slowdown_pct=worst.slowdown_pct,
                 slowdown_ci_pct=worst.slowdown_ci_pct,
-                p_value=max(x.p_value for x in current),
+                p_value=None if any(x.p_value is None for x in current) else max(x.p_value for x in current),
             ))
             current = []
     return tuple(zones)

@@ -49,6 +49,7 @@ from scipy import stats
 from throttlelab.analysis.dead_zone_results import TOO_FEW, DeadZoneAnalysis, LimitTest, group_zones
 from throttlelab.analysis.excess_over_best import (cholesky, excess_statistics, level_covariance, null_configuration,
                                                    per_limit_covariance, pooled_covariance, satterthwaite_df)
+from throttlelab.analysis.level_noise import ZERO_NOTE, ZERO_SIGMA
 from throttlelab.analysis.monotone_test import monotone_p_value
 from throttlelab.analysis.multiple_testing import holm, maxt_stepdown
 from throttlelab.analysis.noise import PRIOR_CV, LimitEffects, NoiseModel, estimate_effects
@@ -162,15 +163,21 @@ def analyse_effects(
     else:
         lv, G = None, None
     sigma_mid = float(np.nanmedian(lv.sigma)) if lv is not None else None
+    if sigma_mid is not None and sigma_mid <= ZERO_SIGMA:
+        sigma_mid = 0.0
     effect = 100 * ((1 + detect_pct / 100) / (1 + threshold_pct / 100) - 1)
-    need = replicates_needed(sigma_mid, effect_pct=effect, alpha=alpha,
-                             basis=(f"median per-limit noise; a {detect_pct:g}% slowdown is {effect:.0f}% beyond the "
-                                    f"{threshold_pct:g}% threshold; two-sided, before multiplicity") if lv is not None
-                             else _unreplicated_basis(mu))
+    if lv is None:
+        basis = _unreplicated_basis(mu)
+    elif not sigma_mid:
+        basis = "run-to-run noise is zero: no more runs are needed"
+    else:
+        basis = (f"median per-limit noise; a {detect_pct:g}% slowdown is {effect:.0f}% beyond the "
+                 f"{threshold_pct:g}% threshold; two-sided, before multiplicity")
+    need = replicates_needed(sigma_mid, effect_pct=effect, alpha=alpha, basis=basis)
     if lv is not None:
         noise = NoiseModel(sigma_mid, float(np.nanmedian(lv.df)), noise.source + (
             ", pooled" if lv.pooled else f", log-linear trend over the limits (x{math.exp(lv.slope):.2f} from lowest to highest)"), False,
-            noise.replicated_limits, noise.note)
+            noise.replicated_limits, ZERO_NOTE if sigma_mid == 0 else noise.note)
     common |= dict(noise=noise, assumption_based=False, replicates_needed=need)
 
     def undecided(reason: str) -> DeadZoneAnalysis:
@@ -186,6 +193,8 @@ def analyse_effects(
     if lv is None:
         return undecided(f"{TOO_FEW}: no limit has two runs, so run-to-run noise is unmeasured (no verdict from a "
                          f"prior); {_need_text(need)}")
+    if not np.nanmax(lv.sigma) > ZERO_SIGMA:
+        return _exact(mu, limits_cores, labels, effects.n, threshold_pct, common)
     rng = np.random.default_rng(seed)
     delta = math.log1p(threshold_pct / 100.0)
     sig2 = lv.sigma**2
@@ -261,6 +270,23 @@ PROCEDURES = {
     "holm": ("Bonferroni simultaneous bounds decide the verdicts (so verdicts and intervals agree); Holm step-down "
              "p-values are reported"),
 }
+
+
+def _exact(mu: np.ndarray, limits_cores: list, labels: list[str], n: np.ndarray, threshold_pct: float,
+           common: dict) -> DeadZoneAnalysis:
+    """Zero run-to-run noise: each limit's exact slowdown against its best lower limit, verdicts without a test."""
+    delta = math.log1p(threshold_pct / 100.0)
+    limits = [LimitTest(limits_cores[0], labels[0], int(n[0]), None, None, None, None, None, None, None, None,
+                        "lowest limit", 0.0)]
+    for j in range(1, len(mu)):
+        b = int(np.argmin(mu[:j]))
+        diff = float(mu[j] - mu[b])
+        limits.append(LimitTest(limits_cores[j], labels[j], int(n[j]), limits_cores[b], labels[b],
+                                100 * math.expm1(diff), None, None, None, None, None,
+                                "dead zone" if diff > delta + 1e-12 else "not a dead zone", 0.0))
+    return DeadZoneAnalysis(decidable=True, reason="exact: " + ZERO_NOTE + "; a verdict is the exact slowdown against "
+                            f"the {threshold_pct:g}% threshold", monotone_p_value=None, zones=group_zones(limits),
+                            limits=tuple(limits), **common)
 
 
 def _cv(sigma: float) -> float | None:

@@ -28,6 +28,11 @@ from scipy import optimize, stats
 
 #: The trend is used when its likelihood-ratio test against one pooled sigma has p below this.
 TREND_P = 0.25
+#: Noise (sd of log values) at or below which replicates count as identical: rounding, not run-to-run noise.
+ZERO_SIGMA = 1e-9
+#: What zero run-to-run noise means, for the results' method text and the notebooks.
+ZERO_NOTE = ("run-to-run noise is zero: replicated runs gave identical values (a deterministic metric, e.g. the CPU "
+             "seconds of fixed work), so differences are exact; no test is needed or possible, and no interval is given")
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,7 @@ def noise_trend(resid: np.ndarray, leverage: np.ndarray, level: np.ndarray, n_le
     x = x_all[k]
     pooled = math.sqrt(float(np.sum(resid**2)) / df_total)
     rep = np.unique(k)
-    if len(rep) < 2 or df_total < 3 or np.ptp(x) == 0 or pooled == 0:  # identical replicates: no trend to fit
+    if len(rep) < 2 or df_total < 3 or np.ptp(x) == 0 or pooled <= ZERO_SIGMA:  # identical replicates: no trend
         return LevelNoise(np.full(n_levels, pooled), np.full(n_levels, df_total), 0.0, True)
     w = (1 - leverage[use])  # each residual carries (1 - h) of a degree of freedom
 

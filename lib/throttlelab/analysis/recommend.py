@@ -66,7 +66,8 @@ class Recommendation:
     limit_cores, limit_label, threads
         The recommended limit and the thread count of its group.
     expected_seconds, expected_seconds_ci
-        Expected cost per run at that limit with its interval (the headline).
+        Expected cost per run at that limit with its interval (the headline); ``null`` interval when the run-to-run
+        noise is zero (identical replicates: the value is exact).
     core_seconds
         Limit x expected wall time (what a run reserves); ``null`` for unlimited or other metrics.
     reason
@@ -87,7 +88,7 @@ class Recommendation:
     limit_label: str
     threads: str | None
     expected_seconds: float
-    expected_seconds_ci: ConfidenceInterval
+    expected_seconds_ci: ConfidenceInterval | None
     core_seconds: float | None
     reason: str
     avoid: tuple[str, ...]  # limit labels in dead zones
@@ -96,7 +97,7 @@ class Recommendation:
     limit_range: tuple[str, str] | None = None  # smallest..largest limit recommended in 95% of simulated repeats
     uncertainty_note: str = ""
 
-    def confidence_interval(self) -> ConfidenceInterval:
+    def confidence_interval(self) -> ConfidenceInterval | None:
         return self.expected_seconds_ci
 
 
@@ -148,10 +149,14 @@ def recommend_limit(
     if avoid:
         reason += f"; avoid {', '.join(avoid)} (dead zone)"
     prob, rng_, note = knee_uncertainty(s, dead_zones, avoid, tolerance_pct=tolerance_pct, level=level)
+    exact = not dead_zones.noise.assumption_based and dead_zones.noise.sigma == 0  # identical replicates
+    if exact:
+        note = "exact: zero run-to-run noise (identical replicates), no interval" + (f"; {note}" if note else "")
     return Recommendation(
         limit_cores=row["cpu_limit_cores"], limit_label=row["limit_label"], threads=threads,
         expected_seconds=float(row["geomean_seconds"]),
-        expected_seconds_ci=expected_time(row["geomean_seconds"], row["runs"], dead_zones.noise, level),
+        expected_seconds_ci=None if exact else expected_time(row["geomean_seconds"], row["runs"], dead_zones.noise,
+                                                             level),
         core_seconds=row["reserved_core_seconds"], reason=reason, avoid=avoid,
         assumption_based=dead_zones.noise.assumption_based,
         probability_knee=prob, limit_range=rng_, uncertainty_note=note,

@@ -9,6 +9,8 @@ comparison of a level with its baseline
 neighbour and concurrency comparisons) and the order-statistic quantile
 intervals (:func:`~throttlelab.analysis.quantile_intervals.quantile_interval`).
 ``bench/bench_stats.py`` runs it full size; the tests run a small, seeded copy.
+The thread-count scenarios (noise per limit against one pooled noise) are
+:mod:`~throttlelab.analysis.thread_count_battery`.
 Each row gives a rate with its Monte Carlo standard error.
 """
 

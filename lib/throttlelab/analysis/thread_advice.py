@@ -8,7 +8,7 @@ throughput and p99 latency) :func:`thread_advice` compares against it
 * the host's core count (the pre-1.25 Go default, ``GOMAXPROCS = NumCPU``),
 
 as the change of that metric in % with a 95% interval and a two-sided
-p-value from the runs (t on the log scale, the noise of
+p-value from the runs (t on the log scale with the run-to-run noise of the limit from
 :func:`~throttlelab.analysis.thread_counts.analyse_thread_counts`; the run is
 the unit).  Where no cell is replicated there is no interval: the verdict of
 :mod:`throttlelab.analysis.single_numbers` (break-even noise) is given instead.
@@ -98,9 +98,12 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
                            "runs": f"{cell['runs']} vs {ref['runs']}"}
                     if a.noise.assumption_based:
                         row["verdict"] = _single_verdict(d, len(cells), alpha, ceiling_cv, floor_cv)
-                    else:
-                        row.update(_run_comparison(d, cell["runs"], ref["runs"], a.noise.sigma, a.noise.df, m,
-                                                   alpha, level))
+                    elif lim.noise_source == "zero":  # identical replicates: the difference is exact
+                        row["verdict"] = (("worse" if d > 0 else "better" if d < 0 else "same") +
+                                          " (exact: zero run-to-run noise, a deterministic metric; no test needed)")
+                    else:  # this limit's own run-to-run noise (thread_noise)
+                        sigma = math.sqrt(math.log1p((lim.noise_cv_pct / 100) ** 2))
+                        row.update(_run_comparison(d, cell["runs"], ref["runs"], sigma, lim.noise_df, m, alpha, level))
                     rows.append(row)
     return pl.DataFrame(rows, schema=SCHEMA) if rows else pl.DataFrame(schema=SCHEMA)
 

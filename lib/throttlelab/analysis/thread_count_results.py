@@ -17,6 +17,7 @@ import polars as pl
 
 from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.prepare import PreparedRuns
+from throttlelab.analysis.run_level import OutlyingRun
 from throttlelab.analysis.thread_counts import ThreadChoice, ThreadCountAnalysis
 
 
@@ -33,7 +34,13 @@ class ThreadCountGroup:
     note
         Why a comparison is not possible (e.g. only ``auto`` thread counts), else empty.
     noise
-        Run-to-run noise on the log scale the comparisons use.
+        Run-to-run noise on the log scale pooled over the group's replicated cells (each limit's own noise,
+        which its comparisons use, is in ``best_threads``).
+    method
+        The procedure: where each limit's noise came from and how "slower than the best", auto against the best
+        and the probability of being best were computed (or why there is no test).
+    outlying_runs
+        Runs flagged as outlying at their limit (robust scale), shown and left out.
     best_threads
         One entry per limit: best explicit count, auto against it, recommended count.
     recommendations
@@ -49,6 +56,8 @@ class ThreadCountGroup:
     noise: NoiseModel
     best_threads: tuple[ThreadChoice, ...]
     recommendations: Any
+    method: str = ""
+    outlying_runs: tuple[OutlyingRun, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ def thread_count_group(a: ThreadCountAnalysis) -> ThreadCountGroup:
     """One group of :func:`~throttlelab.analysis.thread_counts.analyse_thread_counts` as a :class:`ThreadCountGroup`."""
     return ThreadCountGroup(group=dict(a.group), label=a.label, has_explicit_threads=a.has_explicit_threads,
                             has_auto=a.has_auto, note=a.note, noise=a.noise, best_threads=tuple(a.limits),
-                            recommendations=a.recommendations())
+                            recommendations=a.recommendations(), method=a.method, outlying_runs=a.outlying_runs)
 
 
 def thread_count_results(prepared: PreparedRuns, analyses: list[ThreadCountAnalysis], *, runs_path: str = "",
