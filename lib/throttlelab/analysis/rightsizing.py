@@ -302,7 +302,7 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
     if censored:  # demand >= the limit is all that was observed; above it the numbers are extrapolated
         # the low end is what was observed (demand above the limit), not the bootstrap's: that one trusts the
         # throttled seconds, which on a real node varied 6x between runs of one container (wip-s3-node.md)
-        lim_lo = req_lo = _ceil(cur) + GRAIN
+        lim_lo = req_lo = round(_ceil(cur) + GRAIN, 4)
         rec_lim, rec_req = max(rec_lim, lim_lo), max(rec_req, req_lo)
         lim_hi = req_hi = None
     model_lim = rec_lim
