@@ -54,7 +54,7 @@ SCENARIO_HOURS = 72
 @pytest.fixture(scope="session")
 def prometheus_scenarios(tmp_path_factory):
     """(url, specs by pod, window end) of a local Prometheus holding the scenarios."""
-    from throttlelab.experiment.simulation.synthetic_containers import backfill, scenario_specs
+    from throttlelab.experiment.simulation.synthetic_containers import SCENARIO_NODES, backfill, scenario_specs
     from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available
 
     ok, why = prometheus_available()
@@ -62,7 +62,7 @@ def prometheus_scenarios(tmp_path_factory):
         pytest.skip(why)
     root = tmp_path_factory.mktemp("prometheus")
     specs = scenario_specs("shop")
-    backfill(specs, root / "tsdb", start=SCENARIO_START, hours=SCENARIO_HOURS)
+    backfill(specs, root / "tsdb", start=SCENARIO_START, hours=SCENARIO_HOURS, nodes=SCENARIO_NODES)
     prom = LocalPrometheus(root / "tsdb").start()
     try:
         yield prom.url, {s.pod: s for s in specs}, SCENARIO_START + SCENARIO_HOURS * 3600

@@ -46,10 +46,32 @@ def test_starved_gets_a_much_higher_limit(recs, fetched):
     assert r.decision == "raise limit"
     assert r.throttled_ratio > 0.5 and r.usage_p95_cores < r.current_limit_cores  # the case KRR and VPA miss
     assert r.recommended_limit_cores >= 3 * r.current_limit_cores
-    assert r.recommended_limit_cores == pytest.approx(_truth(spec), rel=0.15)
-    assert r.recommended_limit_low <= r.recommended_limit_cores <= r.recommended_limit_high
     assert r.krr_request_cores < r.recommended_request_cores  # usage-only sizing under-sizes a starved container
     assert "Throttled in 8" in r.reason and "raise the limit" in r.reason
+    # its node (machine_cpu_cores of node-1, joined by the node label) has 2 cores: the truth (~2.5) is out of reach
+    assert r.node_cores == 2.0 and _truth(spec) > 2.0
+    assert r.recommended_limit_cores == 2.0 and r.recommended_limit_high == 2.0 and r.recommended_request_high == 2.0
+    assert r.recommended_request_cores <= 2.0 and "Capped at the node's 2 cores" in r.reason
+    # censored: demand above 500m was not observed, so the interval starts just above it and says so
+    assert r.demand_censored and r.recommended_limit_low == r.recommended_request_low == pytest.approx(0.51)
+    assert "was not observed" in r.reason and "extrapolated" in r.reason
+
+
+def test_other_nodes_are_joined_by_label(recs):
+    assert {p: r.node_cores for p, r in recs.items()} == {
+        "starved-0": 2.0, "oversized-0": 8.0, "wellsized-0": 8.0, "bursty-0": 8.0, "nolimit-0": 8.0, "restarted-0": 8.0}
+    assert not any(r.demand_censored for p, r in recs.items() if p != "starved-0")
+    assert all(r.recommended_limit_high <= 8.0 for r in recs.values())
+
+
+def test_starved_without_a_known_node_is_uncapped_and_open_above(fetched):
+    f, specs = fetched
+    c = next(c for c in f.containers if c.pod == "starved-0")
+    r = rightsize(dataclasses.replace(c, node_cores=None))
+    assert r.decision == "raise limit" and r.node_cores is None
+    assert r.recommended_limit_cores == pytest.approx(_truth(specs["starved-0"]), rel=0.15)  # the extrapolation
+    assert r.recommended_limit_low == pytest.approx(0.51) and r.recommended_limit_high is None
+    assert "open above" in r.reason and "uncapped" in r.reason and "Capped" not in r.reason
 
 
 def test_oversized_gets_a_much_lower_limit(recs, fetched):

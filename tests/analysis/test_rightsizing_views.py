@@ -59,3 +59,14 @@ def test_throttled_ratio_frame_pools_periods_per_window():
     assert df["throttled_ratio"][0] == pytest.approx(c.throttled_periods[k].sum() / c.periods[k].sum())
     no_counters = dataclasses.replace(c, periods=np.full(len(c.times), np.nan))
     assert throttled_ratio_frame(no_counters).height == 0
+
+
+def test_censored_intervals_read_open_or_up_to_the_node():
+    c = container("starved-0", limit=0.2, mean=1.0)  # demand ~5x the limit: throttled in most periods
+    open_ = rightsize(c)
+    capped = rightsize(dataclasses.replace(c, node_cores=2.0))
+    assert open_.demand_censored and capped.demand_censored
+    assert decision_table([open_]).row(0, named=True)["limit"].endswith("[210m-open]")
+    assert decision_table([capped]).row(0, named=True)["limit"].endswith("[210m-2.00]")
+    df = recommendations_frame([open_, capped])
+    assert df["demand_censored"].to_list() == [True, True] and df["node_cores"].to_list() == [None, 2.0]

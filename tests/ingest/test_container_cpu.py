@@ -7,7 +7,7 @@ import pytest
 from throttlelab.experiment.simulation.synthetic_containers import backfill, scenario_specs
 from throttlelab.ingest.container_cpu import choose_step, fetch_containers, parse_selector
 from throttlelab.ingest.prometheus_api import PrometheusAPI, PrometheusError
-from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available
+from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
 import numpy as np
 from tests.conftest import SCENARIO_HOURS
 
@@ -21,9 +21,16 @@ def test_without_kube_state_metrics_limits_come_from_cadvisor(tmp_path):
         pytest.skip(why)
     specs = [s for s in scenario_specs("nk") if s.pod in ("starved-0", "nolimit-0")]
     backfill(specs, tmp_path / "tsdb", start=START, hours=26, kube_state_metrics=False)
+    # no machine_cpu_cores: node sizes from kube_node_status_allocatable (starved-0 is on node-1, nolimit-0 on node-0)
+    om = tmp_path / "nodes.om"
+    om.write_text("".join(f'kube_node_status_allocatable{{node="{n}",resource="cpu",unit="core"}} {v} {START + 60 * i:.0f}\n'
+                          for n, v in (("node-0", 3.5), ("node-1", 1.9)) for i in range(1, 26 * 60 + 1)) + "# EOF\n")
+    run_promtool(om, tmp_path / "tsdb")
     with LocalPrometheus(tmp_path / "tsdb") as prom:
         f = fetch_containers(PrometheusAPI(prom.url), window_s=26 * 3600, end=START + 26 * 3600, namespace="nk")
     by = {c.pod: c for c in f.containers}
+    assert (by["starved-0"].node_cores, by["nolimit-0"].node_cores) == (1.9, 3.5)
+    assert any("kube_node_status_allocatable" in q for q in f.promql)
     assert by["starved-0"].limit_cores == pytest.approx(0.5) and by["starved-0"].limit_source == "cadvisor"
     assert by["nolimit-0"].limit_cores is None and by["starved-0"].request_cores is None
     assert by["starved-0"].throttled_ratio_p95_5m > 0.8  # computed client-side from 1-min steps
@@ -69,5 +76,6 @@ def test_every_scenario_container_is_read_with_its_limit(prometheus_scenarios):
             assert c.limit_cores == pytest.approx(spec.limit)
             assert np.nanmax(c.usage) <= spec.limit * 1.05  # CFS never serves more than the quota
         assert 0 < np.nanmean(c.usage) <= spec.mean_cores * 1.5
+        assert c.node_cores == {"node-0": 8.0, "node-1": 2.0}[spec.node]  # machine_cpu_cores, joined by node label
     with pytest.raises(PrometheusError, match="no container_cpu_usage_seconds_total series in namespace 'nowhere'"):
         fetch_containers(PrometheusAPI(url), window_s=3600, end=end, namespace="nowhere")

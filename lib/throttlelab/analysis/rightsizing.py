@@ -14,6 +14,15 @@ Recommendation
     moving-block bootstrap (blocks of one day, or a twelfth of shorter windows;
     200 resamples) over steps, re-calibrating ``sigma`` in each resample; the
     limit's is widened by the model error measured in simulation (``MODEL_ERROR``).
+Censored demand
+    Throttled in most periods (``CENSORED_RATIO``), usage sits at the limit and
+    demand above it is not observed: the recommendation is an extrapolation
+    (usage + throttled seconds through the burst model), so both intervals run
+    from just above the current limit (all that was observed: demand exceeds
+    it) to the node's size, or are open above where the node's size is unknown.
+Node cap
+    Nothing (point or interval) is recommended above the CPU count of the
+    container's node (``ContainerCPU.node_cores``), and the reason says so.
     Windows shorter than ``min_history_s`` or with under half their steps
     present are "too little data".
 KRR-style
@@ -38,6 +47,7 @@ from throttlelab.results import ConfidenceInterval
 # (gamma bursts, not the model's log-normal; 72-h windows): 0.69 and 1.12.  Limit intervals are the bootstrap
 # interval widened by these (tests/analysis/test_rightsizing_coverage.py re-checks coverage on fresh seeds).
 MODEL_ERROR = (0.69, 1.12)
+CENSORED_RATIO = 0.5  # throttled in more periods than this: demand above the limit is not observed
 SIGMA_NO_LIMIT = 0.8  # no CFS counters: neither bursts nor the running share are seen
 GRAIN = 0.01  # cores: 10m
 STEP_LOG = math.log(1.03)  # demand bins and candidate limits 3% apart
@@ -75,6 +85,11 @@ class Rightsizing:
         What KRR's and VPA's rules would recommend from the same usage.
     hours_observed, steps, step_s
         Window length, samples and the step between them.
+    node_cores
+        CPU count of the container's node (``null``: unknown, recommendations uncapped); nothing recommended exceeds it.
+    demand_censored
+        Throttled in most periods: demand above the current limit was not observed, the recommendation is an
+        extrapolation and its intervals run from the current limit to the node's size (``null`` high end: open).
     reason
         One sentence a reader can act on.
     """
@@ -109,6 +124,8 @@ class Rightsizing:
     hours_observed: float
     steps: int
     step_s: float
+    node_cores: float | None
+    demand_censored: bool
     reason: str
 
     def confidence_interval(self) -> ConfidenceInterval:
@@ -157,6 +174,8 @@ def _fmt(c: float | None) -> str:
 
 
 def _range(lo: float | None, hi: float | None) -> str:
+    if lo is not None and hi is None:
+        return f"at least {_fmt(lo)}, open above"
     if lo is None or hi is None:
         return "no interval"
     if lo >= 1 and hi >= 1:
@@ -176,7 +195,7 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
     coverage = steps / (idx[-1] - idx[0] + 1) if steps else 0.0  # within the container's own lifetime in the window
     common = dict(namespace=c.namespace, pod=c.pod, container=c.container, current_request_cores=c.request_cores,
                   current_limit_cores=c.limit_cores, hours_observed=hours, steps=steps, step_s=c.step_s,
-                  throttled_ratio_p95_5m=c.throttled_ratio_p95_5m)
+                  throttled_ratio_p95_5m=c.throttled_ratio_p95_5m, node_cores=getattr(c, "node_cores", None))
     none = dict.fromkeys(["recommended_request_cores", "recommended_request_low", "recommended_request_high",
                           "recommended_limit_cores", "recommended_limit_low", "recommended_limit_high",
                           "usage_p50_cores", "usage_p95_cores", "usage_p99_cores", "usage_max_cores", "demand_p95_cores",
@@ -188,7 +207,8 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
                f"about {need:.0f} h more would decide" if span < s.min_history_s else
                f"usage present in {coverage:.0%} of the steps between its first and last sample (needs {s.min_coverage:.0%}); "
                f"too sparse to decide")
-        return Rightsizing(**common, **none, burst_sigma_source="none", decision="too little data", reason=why)
+        return Rightsizing(**common, **none, burst_sigma_source="none", decision="too little data",
+                           demand_censored=False, reason=why)
 
     u = np.where(have, usage, 0.0)[have]
     ts = np.nan_to_num(c.throttled_seconds[have])
@@ -276,7 +296,34 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
         lim_lo, lim_hi = _ceil(lim_lo / MODEL_ERROR[1]), _ceil(lim_hi / MODEL_ERROR[0])
     lim_lo, lim_hi = min(lim_lo, rec_lim), max(lim_hi, rec_lim)
     req_lo, req_hi = min(req_lo, rec_req), max(req_hi, rec_req)
+    cur = c.limit_cores
+    node = common["node_cores"]
+    censored = bool(limited and ratio is not None and ratio > CENSORED_RATIO)
+    if censored:  # demand >= the limit is all that was observed; above it the numbers are extrapolated
+        # the low end is what was observed (demand above the limit), not the bootstrap's: that one trusts the
+        # throttled seconds, which on a real node varied 6x between runs of one container (wip-s3-node.md)
+        lim_lo = req_lo = round(_ceil(cur) + GRAIN, 4)
+        rec_lim, rec_req = max(rec_lim, lim_lo), max(rec_req, req_lo)
+        lim_hi = req_hi = None
+    model_lim = rec_lim
+    if node:  # nothing above what the node can give
+        cap = round(math.floor(round(node / GRAIN, 6)) * GRAIN, 4)
+        rec_lim, rec_req = min(rec_lim, cap), min(rec_req, cap)
+        lim_lo, req_lo = min(lim_lo, cap), min(req_lo, cap)
+        lim_hi = cap if lim_hi is None else min(lim_hi, cap)
+        req_hi = cap if req_hi is None else min(req_hi, cap)
     predicted = float(throttle_curve(mean_active, active, np.array([rec_lim]), float(sig[0]))[0])
+    if censored:
+        note = (f" Demand above the current {_fmt(cur)} limit was not observed (usage is censored there): "
+                f"{_fmt(model_lim)} is extrapolated from usage plus throttled seconds through the burst model, so the "
+                f"interval runs from just above the current limit to "
+                + (f"the node's {node:g} cores" if node else "an open upper end") + ".")
+    else:
+        note = ""
+    if node and model_lim > rec_lim:
+        note += f" Capped at the node's {node:g} cores."
+    elif not node and (censored or cur is None):
+        note += " The node's size is unknown: the extrapolation is uncapped."
 
     # KRR-style and VPA-style
     krr_req = _ceil(float(np.quantile(u, 0.95)))
@@ -289,7 +336,6 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
     if c.limit_cores is not None and c.request_cores:
         vpa_lim = _ceil(vpa_req * c.limit_cores / c.request_cores)
 
-    cur = c.limit_cores
     usage_p95 = float(np.quantile(u, 0.95))
     if s.limit_policy == "none":
         decision = "no limit (policy)"
@@ -311,7 +357,7 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
             reason = (f"Throttled in {ratio:.0%} of CFS periods at {_fmt(cur)} ({thr_s_h:,.0f} throttled s/h) although usage "
                       f"p95 is {_fmt(usage_p95)}: raise the limit to {_fmt(rec_lim)} ({_range(lim_lo, lim_hi)}) to bring "
                       f"the predicted ratio to {predicted:.1%} (target {s.throttle_target:.0%}).")
-        elif lim_hi < cur * 0.9:
+        elif lim_hi is not None and lim_hi < cur * 0.9:
             decision = "lower limit"
             reason = (f"Throttled in {ratio:.1%} of periods at {_fmt(cur)} with demand p95 {_fmt(point_req)}: "
                       f"{_fmt(rec_lim)} ({_range(lim_lo, lim_hi)}) keeps the predicted ratio at {predicted:.1%} "
@@ -323,6 +369,7 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
                       f"clearly different: keep it.")
         if s.limit_policy == "keep":
             decision = "keep (policy)" if cur is not None else decision
+    reason += note
     return Rightsizing(
         **common, decision=decision,
         recommended_request_cores=rec_req, recommended_request_low=req_lo, recommended_request_high=req_hi,
@@ -331,7 +378,7 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
         usage_max_cores=float(u.max()), demand_p95_cores=point_req, throttled_ratio=ratio,
         throttled_seconds_per_hour=thr_s_h if limited else None, predicted_throttled_ratio=predicted_out,
         burst_sigma=float(sig[0]), burst_sigma_source=source, krr_request_cores=krr_req, krr_limit_cores=None,
-        vpa_request_cores=vpa_req, vpa_limit_cores=vpa_lim, reason=reason,
+        vpa_request_cores=vpa_req, vpa_limit_cores=vpa_lim, demand_censored=censored, reason=reason,
     )
 
 

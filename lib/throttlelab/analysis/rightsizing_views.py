@@ -26,7 +26,7 @@ COLUMNS = [f.name for f in dataclasses.fields(Rightsizing)]
 def recommendations_frame(recs: list[Rightsizing]) -> pl.DataFrame:
     """One row per container, every field of :class:`Rightsizing` (None -> null)."""
     schema = {f.name: (pl.String if f.type in ("str",) else pl.Float64) for f in dataclasses.fields(Rightsizing)}
-    schema.update(steps=pl.Int64)
+    schema.update(steps=pl.Int64, demand_censored=pl.Boolean)
     rows = [dataclasses.asdict(r) for r in recs]
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
@@ -39,6 +39,8 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
 
     def span(r, lo, hi):
         a, b = getattr(r, lo), getattr(r, hi)
+        if a is not None and b is None and r.demand_censored:
+            return f" [{cores(a)}-open]"  # censored demand, node size unknown
         return "" if a is None or b is None else f" [{cores(a)}-{cores(b)}]"
 
     def pct(v):

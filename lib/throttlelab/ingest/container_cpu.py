@@ -8,7 +8,10 @@ cAdvisor's ``container_spec_cpu_quota / container_spec_cpu_period``).
 
 Metrics read: ``container_cpu_usage_seconds_total``, ``container_cpu_cfs_periods_total``,
 ``container_cpu_cfs_throttled_periods_total``, ``container_cpu_cfs_throttled_seconds_total``,
-``kube_pod_container_resource_requests`` / ``_limits`` (``resource="cpu"``), ``kube_pod_labels``.
+``kube_pod_container_resource_requests`` / ``_limits`` (``resource="cpu"``), ``kube_pod_labels``, and the
+node's size: ``machine_cpu_cores`` (kubelet cAdvisor) or kube-state-metrics'
+``kube_node_status_allocatable{resource="cpu"}``, joined to the container by its ``node`` or ``instance`` label
+(the largest node where the join finds none; ``None`` where neither metric exists).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ class ContainerCPU:
     periods: np.ndarray  # CFS periods per second
     throttled_periods: np.ndarray  # throttled periods per second
     throttled_ratio_p95_5m: float | None = None
+    node_cores: float | None = None  # CPU count of its node (None: unknown)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -183,6 +187,7 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     if 300 % step != 0:  # 5-minute windows are not whole steps: let the server compute them
         promql.append(p95_q)
         p95 = api.query_values(p95_q, time=end)
+    node_of = _node_cores(api, keys, m, w, end, promql)
     grid = np.arange(start + step, end + step / 2, step)
     out = []
     for key in sorted(keys):
@@ -203,8 +208,35 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         out.append(ContainerCPU(*key, request_cores=requests.get(key), limit_cores=limit, limit_source=source,
                                 step_s=step, times=grid, usage=arrays["usage"],
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
-                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=ratio_p95))
+                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=ratio_p95,
+                                node_cores=node_of(key)))
     return Fetch(out, start, end, step, api.queries - q0, promql)
+
+
+def _node_cores(api: PrometheusAPI, keys, m: str, w: str, end: float, promql: list[str]):
+    """``key -> CPU count of the container's node`` (``None`` when no node metric exists)."""
+    sizes: dict[tuple, float] = {}
+    for q in (f"max by (node, instance) (last_over_time(machine_cpu_cores[{w}]))",
+              f'max by (node, instance) (last_over_time(kube_node_status_allocatable{{resource="cpu"}}[{w}]))'):
+        promql.append(q)
+        sizes = {k: v for k, v in api.query_values(q, time=end, keys=("node", "instance")).items() if v > 0}
+        if sizes:
+            break
+    if not sizes:
+        return lambda key: None
+    largest = max(sizes.values())
+    if len(set(sizes.values())) == 1:  # one size (or one node): no join needed
+        return lambda key: largest
+    by_node = {n: v for (n, _), v in sizes.items() if n}
+    by_inst = {i: v for (_, i), v in sizes.items() if i}
+    q = f"group by ({BY}, node, instance) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
+    promql.append(q)
+    where: dict[tuple, float] = {}
+    for (*key, node, inst) in api.query_values(q, time=end, keys=(*KEY, "node", "instance")):
+        size = by_node.get(node) or by_inst.get(inst)
+        if size:
+            where[tuple(key)] = max(where.get(tuple(key), 0.0), size)
+    return lambda key: where.get(key, largest)
 
 
 def _p95_5m(arrays: dict[str, np.ndarray], step: float) -> float | None:

@@ -9,7 +9,9 @@ is what the limit lets through and the throttled seconds are the demand it did
 not.  (The recommender models bursts with a log-normal: the generator is not
 the model it tests.)  Counters are cumulative with ``_total`` names and restart
 from zero (with a new ``id`` label) where a container restarts; requests and
-limits are kube-state-metrics gauges scraped every minute.
+limits are kube-state-metrics gauges scraped every minute.  Container series
+carry their node's ``node`` and ``instance`` labels; given ``nodes`` (name ->
+cores), each node's size is a cAdvisor ``machine_cpu_cores`` gauge.
 
 >>> spec = ContainerSpec("shop", "web-0", "web", request=0.5, limit=1.0, mean_cores=0.3)
 >>> text = openmetrics_text([spec], start=1_700_000_000, hours=1)
@@ -52,6 +54,7 @@ class ContainerSpec:
     spike_factor: float = 4.0
     restart_at: float | None = None  # fraction of the window where the container restarts
     seed: int = 0
+    node: str = "node-0"  # the node it runs on (labels ``node`` and ``instance``)
 
 
 def _burst_tables(cv: float, seed: int, n: int = 60_000):
@@ -161,8 +164,23 @@ def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hou
     return hi
 
 
+def _instance(node: str) -> str:
+    return f"{node}:10250"
+
+
 def _labels(spec: ContainerSpec, cid: str) -> str:
-    return f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}",id="{cid}"'
+    return (f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}",id="{cid}",'
+            f'node="{spec.node}",instance="{_instance(spec.node)}"')
+
+
+def node_lines(nodes: dict[str, float] | None, *, start: float, hours: float,
+               gauge_every_s: float = 60.0) -> tuple[np.ndarray, list[str]]:
+    """Each node's ``machine_cpu_cores`` gauge (what the kubelet's /metrics/cadvisor exports), every minute."""
+    t = start + gauge_every_s * np.arange(1, int(hours * 3600 / gauge_every_s) + 1)
+    lines: list[str] = []
+    for node, cores in (nodes or {}).items():
+        lines += _lines("machine_cpu_cores", f'node="{node}",instance="{_instance(node)}"', t, np.full(len(t), cores), "g")
+    return np.tile(t, len(nodes or {})), lines
 
 
 def _lines(name: str, labels: str, times: np.ndarray, values: np.ndarray, fmt: str) -> list[str]:
@@ -212,19 +230,21 @@ def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s
 
 
 def openmetrics_text(specs, *, start: float, hours: float, scrape_s: float = 15.0, kube_state_metrics: bool = True,
-                     gauge_every_s: float = 60.0) -> str:
-    """OpenMetrics text of ``specs`` over ``hours`` from ``start`` (``# EOF`` last)."""
+                     gauge_every_s: float = 60.0, nodes: dict[str, float] | None = None) -> str:
+    """OpenMetrics text of ``specs`` (and ``nodes``' sizes) over ``hours`` from ``start`` (``# EOF`` last)."""
     out: list[str] = []
     for spec in specs:
         out += container_lines(spec, start=start, hours=hours, scrape_s=scrape_s, kube_state_metrics=kube_state_metrics,
                                gauge_every_s=gauge_every_s)[1]
+    out += node_lines(nodes, start=start, hours=hours, gauge_every_s=gauge_every_s)[1]
     out.append("# EOF")
     return "\n".join(out) + "\n"
 
 
 def backfill(specs, tsdb_dir: str | Path, *, start: float, hours: float, scrape_s: float = 15.0,
-             kube_state_metrics: bool = True, work_dir: str | Path | None = None, promtool: str = "promtool") -> int:
-    """Backfill ``specs`` into ``tsdb_dir`` with ``promtool``, one OpenMetrics file per UTC day (24-h blocks).
+             kube_state_metrics: bool = True, work_dir: str | Path | None = None, promtool: str = "promtool",
+             nodes: dict[str, float] | None = None) -> int:
+    """Backfill ``specs`` (and ``nodes``' sizes) into ``tsdb_dir`` with ``promtool``, one OpenMetrics file per UTC day.
 
     Containers are simulated one at a time and their lines appended to the day files, so memory stays small.
     Returns the number of sample lines written.
@@ -236,9 +256,12 @@ def backfill(specs, tsdb_dir: str | Path, *, start: float, hours: float, scrape_
     files: dict[int, object] = {}
     total = 0
     try:
-        for spec in specs:
-            stamps, lines = container_lines(spec, start=start, hours=hours, scrape_s=scrape_s,
-                                            kube_state_metrics=kube_state_metrics)
+        parts = [lambda spec=spec: container_lines(spec, start=start, hours=hours, scrape_s=scrape_s,
+                                                   kube_state_metrics=kube_state_metrics) for spec in specs]
+        if nodes:
+            parts.append(lambda: node_lines(nodes, start=start, hours=hours))
+        for part in parts:
+            stamps, lines = part()
             days = (stamps // 86400).astype(np.int64)
             order = np.argsort(days, kind="stable")
             days_sorted = days[order]
@@ -260,12 +283,17 @@ def backfill(specs, tsdb_dir: str | Path, *, start: float, hours: float, scrape_
     return total
 
 
+#: The scenarios' nodes (cores): the starved container (true smallest limit ~2.5 cores) sits on the small one.
+SCENARIO_NODES = {"node-0": 8.0, "node-1": 2.0}
+
+
 def scenario_specs(namespace: str = "shop") -> list[ContainerSpec]:
-    """The six test scenarios: starved, oversized, well-sized, bursty, no limit, restarted."""
+    """The six test scenarios: starved, oversized, well-sized, bursty, no limit, restarted (nodes: ``SCENARIO_NODES``)."""
     base = ContainerSpec(namespace, "x", "app")
     rep = dataclasses.replace
     return [
-        rep(base, pod="starved-0", container="api", request=0.25, limit=0.5, mean_cores=0.8, threads=3.0, burst_cv=0.6, seed=1),
+        rep(base, pod="starved-0", container="api", request=0.25, limit=0.5, mean_cores=0.8, threads=3.0, burst_cv=0.6, seed=1,
+            node="node-1"),
         rep(base, pod="oversized-0", container="worker", request=2.0, limit=4.0, mean_cores=0.2, threads=2.0, burst_cv=0.6, seed=2),
         rep(base, pod="wellsized-0", container="web", request=0.5, limit=1.0, mean_cores=0.4, threads=4.0, burst_cv=0.35, seed=3),
         rep(base, pod="bursty-0", container="batch", request=0.3, limit=1.0, mean_cores=0.25, threads=4.0, burst_cv=1.5,
@@ -276,8 +304,9 @@ def scenario_specs(namespace: str = "shop") -> list[ContainerSpec]:
     ]
 
 
-def container_cpu(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0, step_s: float = 60.0):
-    """The per-step rates a Prometheus would return for ``spec`` (no server: for simulations of the recommender)."""
+def container_cpu(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0, step_s: float = 60.0,
+                  node_cores: float | None = None):
+    """The per-step rates a Prometheus would return for ``spec`` on a node of ``node_cores`` (no server)."""
     from throttlelab.ingest.container_cpu import ContainerCPU
 
     sim = simulate(spec, start, hours, scrape_s)
@@ -297,4 +326,4 @@ def container_cpu(spec: ContainerSpec, *, start: float, hours: float, scrape_s: 
     return ContainerCPU(spec.namespace, spec.pod, spec.container, spec.request, spec.limit,
                         "kube-state-metrics" if limited else "none", step_s, sim["times"][k - 1 :: k][:n],
                         rate("usage"), rate("throttled_s") if limited else nan, rate("periods") if limited else nan,
-                        rate("throttled") if limited else nan)
+                        rate("throttled") if limited else nan, node_cores=node_cores)
