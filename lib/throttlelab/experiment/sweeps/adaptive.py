@@ -3,16 +3,21 @@
 The design, given the runs already stored (so it resumes like a grid sweep):
 
 1. warm-up runs as the grid would do them (``warmup``);
-2. the initial design: every cell (contention x limit x threads) once, in a
-   seeded random order, the extreme thread counts last; run time is taken to
-   be unimodal in the thread count (one sweet spot), so an extreme count
-   beyond a clearly slower one is not run (``dominated_cells``);
-3. then, one run at a time, at the cell where a run removes the most doubt
-   (:meth:`AdaptiveDesign._best_cell`): the open decisions'
-   (:mod:`~throttlelab.experiment.sweeps.adaptive_decisions`) doubt weighted by how
-   much the cell sways each, per usable run it already has; a cell stops at
+2. the initial design: with ``model: smooth`` (the default) a connected half
+   of the cells (:func:`~throttlelab.experiment.sweeps.adaptive_model.initial_cells`),
+   whose model predicts the rest; with ``model: cells`` every cell once, the
+   extreme thread counts last, leaving out a thread count beyond a clearly
+   slower one (run time is taken to be unimodal in the thread count,
+   ``dominated_cells``);
+3. a lone run slower than both its neighbours gets a second run (it may be
+   an outlying run hiding the best cell);
+4. then, one run at a time, at the cell whose run is worth most: the expected
+   rise in the probability that every decision is right
+   (:mod:`~throttlelab.experiment.sweeps.adaptive_value`); when no run is
+   expected to change anything, the cell with the most doubt of the open
+   decisions (:meth:`AdaptiveDesign._best_cell`); a cell stops at
    ``max_replicates`` runs;
-4. it stops when every decision is resolved, when the budget is spent
+5. it stops when every decision is resolved, when the budget is spent
    (default: half the full grid's runs, at least one per cell), or when no
    open decision can get another run.
 
@@ -39,7 +44,7 @@ from throttlelab.experiment.sweeps.adaptive_decisions import (
     dominated_cells,
 )
 from throttlelab.experiment.sweeps.adaptive_model import initial_cells
-from throttlelab.experiment.sweeps.adaptive_value import run_values
+from throttlelab.experiment.sweeps.adaptive_value import RunValue, run_values
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, make_run_id
 
 if TYPE_CHECKING:
@@ -223,7 +228,7 @@ class AdaptiveDesign:
                     return c, axis
         return None
 
-    def _most_valuable(self):
+    def _most_valuable(self) -> RunValue | None:
         """The cell whose next run most raises the chance that every decision is right (None: no gain)."""
         cand = [c for c in self.layout.cells if (self.times[c] or self.settings.model == "smooth")
                 and self.attempts[c] < self.max_replicates

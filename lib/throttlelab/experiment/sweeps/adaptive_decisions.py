@@ -19,6 +19,12 @@ its wall time.  Per cell (contention, limit, threads):
   (which only ever adds time), so with probability ``outlier_prior`` its mean
   may lie up to 3x lower than the run says.
 
+With ``model: smooth`` (the default) the cells' posterior is not taken one
+cell at a time but from a model shared across the grid
+(:mod:`~throttlelab.experiment.sweeps.adaptive_model`: limit effect + thread
+effect + an interaction smooth in the limit) fitted to the same run-level cell
+means and noise; cells without runs are predicted from their neighbours.
+
 Decisions, per contention level, on the *envelope* (the best thread count's
 time at each limit); ``r = log(1 + resolution_pct/100)`` is the indifference
 zone: differences smaller than the resolution are ties, either answer counts:

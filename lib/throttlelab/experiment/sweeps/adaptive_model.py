@@ -11,8 +11,13 @@ the cells' run-level means (outlying runs already set aside by
 standard errors.  ``tau`` is not fixed: its posterior on a grid (flat in
 ``log tau``, from the restricted likelihood) is mixed over, so the data
 decide how much a cell borrows from its neighbours; cells without runs are
-predicted from them.  Draws are multivariate Student-t (5 degrees of
-freedom) for heavy tails.
+predicted from them.  The cells' noise levels are scaled by a common factor
+``kappa`` (0.4-1.6, log-normal prior with sd 0.5), mixed over in the same way
+from the within-cell spread and the fit, since with single runs the noise is
+mostly the prior's.  Contention levels are linked the same way: the change of
+each thread count's time from no neighbour to a neighbour, minus the mean
+change, is ``N(0, tau^2)`` at each limit.  Draws are multivariate Student-t
+(5 degrees of freedom) for heavy tails.
 """
 
 from __future__ import annotations
