@@ -27,6 +27,8 @@ THREADS = [1, 2, 4, 8]
 REPLICATES = int(os.environ.get("BENCH_ADAPTIVE_REPLICATES", "3"))
 PER_KIND = int(os.environ.get("BENCH_ADAPTIVE_PER_KIND", "40"))
 BUDGET_PCT = float(os.environ.get("BENCH_ADAPTIVE_BUDGET_PCT", "0"))  # 0: the default budget (half the grid)
+SEED_OFFSET = int(os.environ.get("BENCH_ADAPTIVE_SEED_OFFSET", "0"))  # tune on other seeds (e.g. 1000), report on 0
+JOBS = int(os.environ.get("BENCH_ADAPTIVE_JOBS", "1"))  # scenarios in parallel processes
 
 
 def scenario(kind: str, seed: int) -> dict:
@@ -64,67 +66,81 @@ def evaluate(decisions, truth) -> tuple[bool, int, int]:
     return right == len(decisions), right, len(decisions)
 
 
-def main() -> int:
-    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings, acceptable_answers, decide
+def run_scenario(kind: str, seed: int, root: str) -> dict:
+    """Sweep one scenario as the grid and adaptively; what each got right and how many runs it took."""
     from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+    from throttlelab.experiment.sweeps.adaptive_decisions import acceptable_answers, decide
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
+    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+
+    doc = scenario(kind, seed)
+    grid = spec_from_mapping({**doc, "name": f"{kind}-{seed}-grid", "data_root": root})
+    budget = {}
+    if BUDGET_PCT:
+        cells = len(grid.limits) * len(grid.threads) * len(grid.contention)
+        budget = {"adaptive": {"budget": max(cells, round(cells * grid.replicates * BUDGET_PCT / 100))}}
+    adap = spec_from_mapping({**doc, "name": f"{kind}-{seed}-adaptive", "design": "adaptive",
+                              "data_root": root, **budget})
+    design = AdaptiveDesign(grid.replace(design="adaptive"))
+    truth_model = truth_from_options(doc["simulated"])
+    truth = acceptable_answers({c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells},
+                               design.layout, grid.adaptive)
+    try:
+        g_runs = run_sweep(grid, progress=False)
+        g_design = AdaptiveDesign(grid.replace(design="adaptive"), g_runs)
+        g_dec = decide(g_design.times, design.layout, grid.adaptive, seed=grid.seed)  # the same decision code
+        a_runs = run_sweep(adap, progress=False)
+        a_status = AdaptiveDesign(adap, a_runs).status()
+    finally:
+        shutil.rmtree(grid.experiment_dir, ignore_errors=True)
+        shutil.rmtree(adap.experiment_dir, ignore_errors=True)
+    g_ok, g_right, n_dec = evaluate(g_dec, truth)
+    a_ok, a_right, _ = evaluate(a_status.decisions, truth)
+    return {"kind": kind, "scenarios": 1, "grid_runs": g_runs.height, "adaptive_runs": a_runs.height,
+            "grid_ok": g_ok, "adaptive_ok": a_ok, "decisions": n_dec, "grid_right": g_right,
+            "adaptive_right": a_right, "stopped_confident": not a_status.open}
+
+
+def main() -> int:
+    from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
 
     root = tempfile.mkdtemp(prefix="bench-adaptive-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     t0 = time.perf_counter()
-    per = defaultdict(lambda: defaultdict(float))
+    per: dict = defaultdict(lambda: defaultdict(float))
+    jobs = [(kind, SEED_OFFSET + i, root) for kind in KINDS for i in range(PER_KIND)]
     try:
-        for kind in KINDS:
-            for seed in range(PER_KIND):
-                doc = scenario(kind, seed)
-                grid = spec_from_mapping({**doc, "name": f"{kind}-{seed}-grid", "data_root": root})
-                budget = {}
-                if BUDGET_PCT:
-                    cells = len(grid.limits) * len(grid.threads) * len(grid.contention)
-                    budget = {"adaptive": {"budget": max(cells, round(cells * grid.replicates * BUDGET_PCT / 100))}}
-                adap = spec_from_mapping({**doc, "name": f"{kind}-{seed}-adaptive", "design": "adaptive",
-                                          "data_root": root, **budget})
-                design = AdaptiveDesign(grid.replace(design="adaptive"))
-                truth_model = truth_from_options(doc["simulated"])
-                truth = acceptable_answers({c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells},
-                                           design.layout, grid.adaptive)
-                g_runs = run_sweep(grid, progress=False)
-                g_design = AdaptiveDesign(grid.replace(design="adaptive"), g_runs)
-                g_dec = decide(g_design.times, design.layout, grid.adaptive, seed=grid.seed)
-                a_runs = run_sweep(adap, progress=False)
-                a_status = AdaptiveDesign(adap, a_runs).status()
-                g_ok, g_right, n_dec = evaluate(g_dec, truth)
-                a_ok, a_right, _ = evaluate(a_status.decisions, truth)
-                p = per[kind]
-                p["scenarios"] += 1
-                p["grid_runs"] += g_runs.height
-                p["adaptive_runs"] += a_runs.height
-                p["grid_ok"] += g_ok
-                p["adaptive_ok"] += a_ok
-                p["decisions"] += n_dec
-                p["grid_right"] += g_right
-                p["adaptive_right"] += a_right
-                p["stopped_confident"] += not a_status.open
-                shutil.rmtree(grid.experiment_dir, ignore_errors=True)
-                shutil.rmtree(adap.experiment_dir, ignore_errors=True)
+        if JOBS > 1:
+            from multiprocessing import Pool
+
+            with Pool(JOBS) as pool:
+                results = pool.starmap(run_scenario, jobs)
+        else:
+            results = [run_scenario(*j) for j in jobs]
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    for r in results:
+        p = per[r.pop("kind")]
+        for k, v in r.items():
+            p[k] += v
     seconds = time.perf_counter() - t0
     S = AdaptiveSettings()
-    print(f"generator: {PER_KIND} seeded scenarios per kind ({', '.join(KINDS)}); limits {LIMITS}, threads {THREADS}, "
+    print(f"generator: {PER_KIND} seeded scenarios per kind ({', '.join(KINDS)}), seeds {SEED_OFFSET}.."
+          f"{SEED_OFFSET + PER_KIND - 1}; limits {LIMITS}, threads {THREADS}, "
           f"machine 4 cores; grid: every cell x {REPLICATES} replicates; adaptive: defaults (confidence {S.confidence:g}, "
-          f"budget {f'{BUDGET_PCT:g}% of' if BUDGET_PCT else 'half'} the grid, knee tolerance {S.knee_tolerance_pct:g}%, dead-zone threshold {S.dead_zone_threshold_pct:g}%, resolution {S.resolution_pct:g}%); noise: lognormal-t(5) "
+          f"budget {f'{BUDGET_PCT:g}% of' if BUDGET_PCT else 'half'} the grid, knee tolerance {S.knee_tolerance_pct:g}%, "
+          f"dead-zone threshold {S.dead_zone_threshold_pct:g}%, resolution {S.resolution_pct:g}%); both analysed by "
+          f"decide() with model '{S.model}'; noise: lognormal-t(5) "
           f"run-to-run sd 3-10% growing 25%/core, 1-5% outlying runs x1.3-2.5")
     print(f"{'kind':<11} {'scen':>4} {'grid runs':>9} {'adapt runs':>10} {'runs %':>6} {'grid ok':>7} {'adapt ok':>8} "
           f"{'grid dec':>8} {'adapt dec':>9} {'confident':>9}")
-    tot = defaultdict(float)
+    tot: dict = defaultdict(float)
     for kind, p in per.items():
         for k, v in p.items():
             tot[k] += v
         _row(kind, p)
     _row("all", tot)
-    print(f"{tot['scenarios']:.0f} scenarios x 2 sweeps in {seconds:.1f} s")
+    print(f"{tot['scenarios']:.0f} scenarios x 2 sweeps in {seconds:.1f} s ({JOBS} process{'es' if JOBS > 1 else ''})")
     x = 100 * tot["adaptive_runs"] / tot["grid_runs"]
     a = 100 * tot["adaptive_ok"] / tot["scenarios"]
     g = 100 * tot["grid_ok"] / tot["scenarios"]

@@ -3,16 +3,21 @@
 The design, given the runs already stored (so it resumes like a grid sweep):
 
 1. warm-up runs as the grid would do them (``warmup``);
-2. the initial design: every cell (contention x limit x threads) once, in a
-   seeded random order, the extreme thread counts last; run time is taken to
-   be unimodal in the thread count (one sweet spot), so an extreme count
-   beyond a clearly slower one is not run (``dominated_cells``);
-3. then, one run at a time, at the cell where a run removes the most doubt
-   (:meth:`AdaptiveDesign._best_cell`): the open decisions'
-   (:mod:`~throttlelab.experiment.sweeps.adaptive_decisions`) doubt weighted by how
-   much the cell sways each, per usable run it already has; a cell stops at
+2. the initial design: with ``model: smooth`` (the default) a connected half
+   of the cells (:func:`~throttlelab.experiment.sweeps.adaptive_model.initial_cells`),
+   whose model predicts the rest; with ``model: cells`` every cell once, the
+   extreme thread counts last, leaving out a thread count beyond a clearly
+   slower one (run time is taken to be unimodal in the thread count,
+   ``dominated_cells``);
+3. a lone run slower than both its neighbours gets a second run (it may be
+   an outlying run hiding the best cell);
+4. then, one run at a time, at the cell whose run is worth most: the expected
+   rise in the probability that every decision is right
+   (:mod:`~throttlelab.experiment.sweeps.adaptive_value`); when no run is
+   expected to change anything, the cell with the most doubt of the open
+   decisions (:meth:`AdaptiveDesign._best_cell`); a cell stops at
    ``max_replicates`` runs;
-4. it stops when every decision is resolved, when the budget is spent
+5. it stops when every decision is resolved, when the budget is spent
    (default: half the full grid's runs, at least one per cell), or when no
    open decision can get another run.
 
@@ -38,6 +43,8 @@ from throttlelab.experiment.sweeps.adaptive_decisions import (
     decide,
     dominated_cells,
 )
+from throttlelab.experiment.sweeps.adaptive_model import initial_cells
+from throttlelab.experiment.sweeps.adaptive_value import RunValue, run_values
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, make_run_id
 
 if TYPE_CHECKING:
@@ -134,9 +141,12 @@ class AdaptiveDesign:
         skipped = dominated_cells(cell_stats(self.times, self.settings), self.layout)
         if missing:
             done = sum(1 for c in self.layout.cells if self.times[c])
+            if self.settings.model == "smooth":
+                return self._plan(missing[0]), (f"initial design: a connected half of the cells, the model "
+                                                f"predicts the rest ({done + 1} of {len(self._initial_order())})")
             return self._plan(missing[0]), (f"initial design: every cell once unless its thread count is dominated "
                                             f"({done + 1} of at most {len(self.layout.cells)})")
-        if any(not self.times[c] and c not in skipped for c in self.layout.cells):
+        if self.settings.model != "smooth" and any(not self.times[c] and c not in skipped for c in self.layout.cells):
             return None
         bump = self._lone_bump()
         if bump is not None:
@@ -144,7 +154,16 @@ class AdaptiveDesign:
             return self._plan(cell), (f"lone run out of line with its neighbours (slower than both along {axis}): "
                                       f"checking {cell_label(cell)} for an outlying run")
         decisions = self.decisions() or []
-        best = self._best_cell([d for d in decisions if not d.resolved])
+        open_ = [d for d in decisions if not d.resolved]
+        if not open_:
+            return None
+        valued = self._most_valuable()
+        if valued is not None:
+            v = valued
+            return self._plan(v.cell), (f"value of one more run: P(every decision right) {_pct(v.now)} -> "
+                                        f"{_pct(v.now + v.gain)} expected; {cell_label(v.cell)} had "
+                                        f"{len(self.times[v.cell])} run(s)")
+        best = self._best_cell(open_)
         if best is None:
             return None
         cell, d = best
@@ -209,6 +228,17 @@ class AdaptiveDesign:
                     return c, axis
         return None
 
+    def _most_valuable(self) -> RunValue | None:
+        """The cell whose next run most raises the chance that every decision is right (None: no gain)."""
+        cand = [c for c in self.layout.cells if (self.times[c] or self.settings.model == "smooth")
+                and self.attempts[c] < self.max_replicates
+                and self.failures[c] < MAX_FAILURES_PER_CELL]
+        vals = run_values(self.times, self.layout, self.settings, cand, seed=self.spec.seed + self.runs_used)
+        if not vals:
+            return None
+        best = max(vals, key=lambda v: v.gain)
+        return best if best.gain > 1e-4 else None
+
     def _best_cell(self, open_: list[Decision]) -> tuple[Cell, Decision] | None:
         """The cell whose next run removes the most doubt, and the most doubtful decision it serves.
 
@@ -248,6 +278,8 @@ class AdaptiveDesign:
         count beyond a clearly slower one is never run (:func:`dominated_cells`).
         """
         cells = list(self.layout.cells)
+        if self.settings.model == "smooth":  # a connected half; the model predicts the rest
+            cells = initial_cells(self.layout)
         random.Random(self.spec.seed).shuffle(cells)
         numeric = [int(t) for t in self.layout.threads if t.isdigit()]
         if len(numeric) >= 3 and len(numeric) == len(self.layout.threads):

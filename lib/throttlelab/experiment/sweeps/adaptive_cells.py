@@ -5,6 +5,7 @@ See :mod:`~throttlelab.experiment.sweeps.adaptive_decisions` for the model these
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ class AdaptiveSettings:
     prior_cv: float = 0.15
     outlier_prior: float = 0.05  # chance that a lone run was slowed by interference (up to 3x)
     draws: int = 2000
+    model: str = "smooth"  # smooth: shared across the grid (adaptive_model); cells: each cell on its own
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class CellStats:
     mean_log: float
     sd_log: float  # shrunk towards the pooled sd
     df: float
+    ss_log: float = 0.0  # sum of squared deviations of the used runs' log times from their mean
 
     @property
     def seconds(self) -> float:
@@ -109,7 +112,8 @@ def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveS
         n = used.size
         s2 = float(np.var(used, ddof=1)) if n >= 2 else 0.0
         sd = math.sqrt((nu0 * s0**2 + (n - 1) * s2) / (nu0 + n - 1))
-        out[cell] = CellStats(cell, int(y.size), int(n), float(used.mean()), sd, nu0 + n - 1)
+        out[cell] = CellStats(cell, int(y.size), int(n), float(used.mean()), sd, nu0 + n - 1,
+                              float(((used - used.mean()) ** 2).sum()))
     return out
 
 
@@ -129,12 +133,17 @@ def pooled_sd(logs, prior_cv: float = 0.15, *, prior_sd: float | None = None) ->
     for y in logs:
         if y.size >= 2:
             df = y.size - 1
-            ests.append(float(np.var(y, ddof=1)) * df / stats.chi2.median(df))
+            ests.append(float(np.var(y, ddof=1)) * df / _chi2_median(df))
     prior = (prior_sd if prior_sd is not None else math.log1p(prior_cv)) ** 2
     if not ests:
         return math.sqrt(prior)
     k = len(ests)
     return math.sqrt((2 * prior + k * float(np.median(ests))) / (2 + k))
+
+
+@functools.lru_cache(maxsize=64)
+def _chi2_median(df: int) -> float:
+    return float(stats.chi2.median(df))
 
 
 def dominated_cells(st: Mapping[Cell, CellStats], layout: Layout, sure: float = 0.9) -> set[Cell]:

@@ -19,6 +19,12 @@ its wall time.  Per cell (contention, limit, threads):
   (which only ever adds time), so with probability ``outlier_prior`` its mean
   may lie up to 3x lower than the run says.
 
+With ``model: smooth`` (the default) the cells' posterior is not taken one
+cell at a time but from a model shared across the grid
+(:mod:`~throttlelab.experiment.sweeps.adaptive_model`: limit effect + thread
+effect + an interaction smooth in the limit) fitted to the same run-level cell
+means and noise; cells without runs are predicted from their neighbours.
+
 Decisions, per contention level, on the *envelope* (the best thread count's
 time at each limit); ``r = log(1 + resolution_pct/100)`` is the indifference
 zone: differences smaller than the resolution are ties, either answer counts:
@@ -159,25 +165,11 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
         beyond it to be left out (:func:`dominated_cells`).
     """
     settings = settings or AdaptiveSettings()
-    st = cell_stats(observations, settings)
-    cells = layout.cells
-    skipped = dominated_cells(st, layout, dominance_sure)
-    if any(c not in st and c not in skipped for c in cells):
+    post = posterior_draws(observations, layout, settings, seed=seed, dominance_sure=dominance_sure)
+    if post is None:
         return None
-    missing = np.array([c not in st for c in cells])
-    mean = np.array([st[c].mean_log if c in st else 0.0 for c in cells])
-    se = np.array([st[c].sd_log / math.sqrt(st[c].used) if c in st else 0.0 for c in cells])
-    df = np.array([st[c].df if c in st else 1.0 for c in cells])
-    rng = np.random.default_rng(seed)
-    x = mean + se * rng.standard_t(df, size=(settings.draws, len(cells)))
-    x[:, missing] = np.inf  # dominated thread counts: never the best, never on the envelope
-    mean = np.where(missing, np.inf, mean)
-    lone = np.array([c in st and st[c].used == 1 for c in cells])
-    if settings.outlier_prior > 0 and lone.any():
-        hit = (rng.random((settings.draws, len(cells))) < settings.outlier_prior) & lone
-        x -= hit * rng.uniform(0, math.log(3), size=hit.shape)
-    x = x.reshape(settings.draws, *layout.shape)
-    point = mean.reshape(1, *layout.shape)
+    st, x, point = post
+    cells = layout.cells
     thr_hi = math.log1p(settings.dead_zone_threshold_pct / 100) + math.log1p(settings.resolution_pct / 100)
     flat = np.where(np.isinf(x), 0.0, x).reshape(settings.draws, len(cells))
     z = (flat - flat.mean(axis=0)) / np.maximum(flat.std(axis=0), 1e-12)
@@ -192,7 +184,7 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
             a = 0 if clear >= 0.5 else 1
         conf = float(prob[a])
         piv = _pivotal(kind, ci, li, a, point[0], layout)
-        used = min(st[c].used for c in piv)
+        used = min(st[c].used if c in st else 0 for c in piv)
         resolved = conf >= target and used >= settings.min_replicates
         need = None
         if not resolved:
@@ -215,6 +207,42 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
         decisions.append(Decision(kind, layout.contentions[ci], None if li < 0 else layout.limits[li],
                                   _answer_text(kind, a, layout), conf, resolved, piv, need, target, infl, cont))
     return decisions
+
+
+def posterior_draws(observations: Mapping[Cell, Sequence[float]], layout: Layout, settings: AdaptiveSettings,
+                    *, seed: int = 0, dominance_sure: float = 0.9
+                    ) -> tuple[dict[Cell, CellStats], np.ndarray, np.ndarray] | None:
+    """``(cell stats, draws [draws, C, L, T] of the cells' mean log times, point estimates [1, C, L, T])``.
+
+    Dominated thread counts without runs are ``inf`` (never the best); ``None``
+    while a cell that is not dominated has no usable run.
+    """
+    st = cell_stats(observations, settings)
+    cells = layout.cells
+    rng = np.random.default_rng(seed)
+    if settings.model == "smooth":
+        from throttlelab.experiment.sweeps.adaptive_model import smooth_draws
+
+        sm = smooth_draws(st, layout, settings.draws, rng)
+        if sm is None:
+            return None
+        x, mean, _ = sm
+    else:
+        skipped = dominated_cells(st, layout, dominance_sure)
+        if any(c not in st and c not in skipped for c in cells):
+            return None
+        missing = np.array([c not in st for c in cells])
+        mean = np.array([st[c].mean_log if c in st else 0.0 for c in cells])
+        se = np.array([st[c].sd_log / math.sqrt(st[c].used) if c in st else 0.0 for c in cells])
+        df = np.array([st[c].df if c in st else 1.0 for c in cells])
+        x = mean + se * rng.standard_t(df, size=(settings.draws, len(cells)))
+        x[:, missing] = np.inf  # dominated thread counts: never the best, never on the envelope
+        mean = np.where(missing, np.inf, mean)
+    lone = np.array([c in st and st[c].used == 1 for c in cells])
+    if settings.outlier_prior > 0 and lone.any():
+        hit = (rng.random((settings.draws, len(cells))) < settings.outlier_prior) & lone
+        x -= hit * rng.uniform(0, math.log(3), size=hit.shape)
+    return st, x.reshape(settings.draws, *layout.shape), mean.reshape(1, *layout.shape)
 
 
 def _dead_zone_slowdown(x: np.ndarray, ci: int, li: int) -> np.ndarray:

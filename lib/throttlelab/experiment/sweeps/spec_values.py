@@ -169,6 +169,10 @@ def parse_adaptive(value: Any, fail: Fail) -> AdaptiveSettings:
         elif key in ("budget", "max_replicates"):
             if v is not None:
                 kw[key] = parse_int(v, name, 1, fail)
+        elif key == "model":
+            if v not in ("cells", "smooth"):
+                raise fail(name, f"must be 'cells' or 'smooth', got {v!r}")
+            kw[key] = v
         elif key in ("min_replicates", "draws"):
             kw[key] = parse_int(v, name, 1 if key == "min_replicates" else 100, fail)
         else:
