@@ -82,3 +82,12 @@ def test_zero_noise_metric_says_exact_and_gives_no_zero_width_interval():
         assert g.recommendation.expected_seconds_ci is None and "exact" in g.recommendation.uncertainty_note
         text = " ".join(dead_zone_sentences(g.primary_dead_zones, "cpu_seconds"))
         assert "run-to-run noise is zero" in text and "exact" in text and "CI" not in text
+
+
+def test_zone_label_is_one_limit_or_a_range():
+    from types import SimpleNamespace
+
+    from throttlelab.analysis.cpu_limits import zone_label
+
+    assert zone_label(SimpleNamespace(limits_labels=["6000m"])) == "6000m"
+    assert zone_label(SimpleNamespace(limits_labels=["5000m", "6000m", "7000m"])) == "5000m-7000m"

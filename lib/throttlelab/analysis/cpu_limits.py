@@ -108,6 +108,12 @@ def analyse_cpu_limits(
     return out
 
 
+def zone_label(zone) -> str:
+    """A dead zone's limits as one label: ``6000m`` or ``6000m-7000m``."""
+    labels = zone.limits_labels
+    return labels[0] if len(labels) == 1 else f"{labels[0]}-{labels[-1]}"
+
+
 def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric | None = None) -> list[str]:
     """One plain sentence per tested limit: slowdown, interval, adjusted p, verdict.
 
@@ -147,11 +153,11 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
         )
     for z in analysis.zones:
         if z.slowdown_ci_pct is None:
-            out.append(f"Dead zone {', '.join(z.limits_labels)}: {z.slowdown_pct:+.1f}% slower than {z.baseline_label} "
+            out.append(f"Dead zone {zone_label(z)}: {z.slowdown_pct:+.1f}% slower than {z.baseline_label} "
                        "(exact: zero run-to-run noise, no test needed).")
             continue
         out.append(
-            f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "
+            f"Dead zone {zone_label(z)}: "
             f"up to {z.slowdown_pct:+.1f}% (simultaneous bounds {z.slowdown_ci_pct.low:+.1f}% to "
             f"{z.slowdown_ci_pct.high:+.1f}%) slower than {z.baseline_label}, max-T adjusted p = {z.p_value:.3f}."
         )
@@ -176,12 +182,12 @@ def _metric_dead_zone_sentences(analysis: DeadZoneAnalysis, m: ResponseMetric) -
         )
     for z in analysis.zones:
         if z.slowdown_ci_pct is None:
-            out.append(f"Dead zone {', '.join(z.limits_labels)}: {worse_word(m)} than {z.baseline_label}: {m.label} "
+            out.append(f"Dead zone {zone_label(z)}: {worse_word(m)} than {z.baseline_label}: {m.label} "
                        f"{metric_change_pct(z.slowdown_pct, m):+.1f}% (exact: zero run-to-run noise, no test needed).")
             continue
         ci = metric_change_ci(z.slowdown_ci_pct, m)
         out.append(
-            f"Dead zone {'-'.join([z.limits_labels[0], z.limits_labels[-1]]) if len(z.limits_labels) > 1 else z.limits_labels[0]}: "
+            f"Dead zone {zone_label(z)}: "
             f"{worse_word(m)} than {z.baseline_label}: {m.label} {metric_change_pct(z.slowdown_pct, m):+.1f}% "
             f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), p = {z.p_value:.3f}."
         )
