@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -93,6 +93,9 @@ class Fit:
         Confidence level and how the parameter intervals were computed.
     warnings
         Things a reader must know, e.g. ``"gamma at its bound 0"``.
+    derived
+        Quantities read off the fitted model, each with its interval (e.g. a response curve's ``knee``); empty when
+        the model has none.
     """
 
     model: str
@@ -102,9 +105,55 @@ class Fit:
     level: float = 0.95
     interval_method: str = ""
     warnings: tuple[str, ...] = ()
+    derived: dict[str, Estimate] = field(default_factory=dict)
 
     def confidence_interval(self, parameter: str) -> ConfidenceInterval:
-        return self.parameters[parameter].confidence_interval()
+        """Interval of one parameter (or of a derived quantity)."""
+        return (self.parameters.get(parameter) or self.derived[parameter]).confidence_interval()
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Marks a table field: ``Annotated[Any, Rows(RowClass)]`` holds a polars frame written as a list of rows.
+
+    ``RowClass`` is a dataclass whose fields are the table's columns (types and numpydoc ``Attributes``): the JSON
+    Schema's row schema is generated from it and :func:`table` gives a frame exactly those columns.
+    """
+
+    row: type
+
+
+def table(frame: Any, row: type) -> Any:
+    """``frame`` with exactly the columns of the row class ``row``, in its field order.
+
+    A missing column raises ``ValueError`` (the row class is the table's contract) unless its field has a default
+    (an optional column, e.g. a metric only service runs record: added as nulls); so does an undocumented extra
+    column, so a new column is added to the row class, not slipped into ``results.json``.  An empty frame without
+    columns (nothing to show) is returned as it is.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> @dataclass(frozen=True)
+    ... class Row:
+    ...     limit: str
+    ...     runs: int
+    >>> table(pl.DataFrame({"runs": [2], "limit": ["1000m"]}), Row).columns
+    ['limit', 'runs']
+    """
+    if frame.width == 0:
+        return frame
+    import polars as pl
+
+    fields = dataclasses.fields(row)
+    names = [f.name for f in fields]
+    optional = {f.name for f in fields if f.default is None}
+    missing = [n for n in names if n not in frame.columns and n not in optional]
+    extra = [c for c in frame.columns if c not in names]
+    if missing or extra:
+        raise ValueError(f"table {row.__name__}: missing columns {missing}, undocumented columns {extra}")
+    absent = [pl.lit(None, pl.Float64).alias(n) for n in names if n not in frame.columns]
+    return (frame.with_columns(absent) if absent else frame).select(names)
 
 
 def to_jsonable(obj: Any) -> Any:

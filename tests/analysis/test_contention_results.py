@@ -16,7 +16,7 @@ from throttlelab.ingest.published import load_contention
 @pytest.fixture(scope="module")
 def published():
     data = load_contention()
-    return cp.paper_table1(data), *fit_summary(data, n_boot=30)
+    return cp.paper_table1(data), fit_summary(data, n_boot=30)[1]
 
 
 def test_published_table_headlines(published):

@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.response_curve_models import MODELS, fit_params, knee_doubling_pole
-from throttlelab.results import ConfidenceInterval, Estimate
+from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,15 @@ class ResponseCurveFit:
     def confidence_interval(self) -> ConfidenceInterval:
         """Interval of the knee."""
         return self.knee.confidence_interval()
+
+    def as_fit(self) -> Fit:
+        """The fit as the shared :class:`~throttlelab.results.Fit` (knee, doubling and pole as derived estimates)."""
+        level, method = self.knee.level, self.knee.method
+        params = {k: Estimate(v, self.param_low[k], self.param_high[k], level, method, n_samples=self.n)
+                  for k, v in self.params.items()}
+        return Fit(self.model, params, {"rss": self.rss, "aic": self.aic, "r_squared": self.r2}, self.n, level,
+                   method, tuple(w for w in self.note.split("; ") if w),
+                   {"knee": self.knee, "doubling": self.doubling, "pole": self.pole})
 
 
 
