@@ -112,50 +112,6 @@ class Fit:
         return (self.parameters.get(parameter) or self.derived[parameter]).confidence_interval()
 
 
-@dataclass(frozen=True)
-class Rows:
-    """Marks a table field: ``Annotated[Any, Rows(RowClass)]`` holds a polars frame written as a list of rows.
-
-    ``RowClass`` is a dataclass whose fields are the table's columns (types and numpydoc ``Attributes``): the JSON
-    Schema's row schema is generated from it and :func:`table` gives a frame exactly those columns.
-    """
-
-    row: type
-
-
-def table(frame: Any, row: type) -> Any:
-    """``frame`` with exactly the columns of the row class ``row``, in its field order.
-
-    A missing column raises ``ValueError`` (the row class is the table's contract) unless its field has a default
-    (an optional column, e.g. a metric only service runs record: added as nulls); so does an undocumented extra
-    column, so a new column is added to the row class, not slipped into ``results.json``.  An empty frame without
-    columns (nothing to show) is returned as it is.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> @dataclass(frozen=True)
-    ... class Row:
-    ...     limit: str
-    ...     runs: int
-    >>> table(pl.DataFrame({"runs": [2], "limit": ["1000m"]}), Row).columns
-    ['limit', 'runs']
-    """
-    if frame.width == 0:
-        return frame
-    import polars as pl
-
-    fields = dataclasses.fields(row)
-    names = [f.name for f in fields]
-    optional = {f.name for f in fields if f.default is None}
-    missing = [n for n in names if n not in frame.columns and n not in optional]
-    extra = [c for c in frame.columns if c not in names]
-    if missing or extra:
-        raise ValueError(f"table {row.__name__}: missing columns {missing}, undocumented columns {extra}")
-    absent = [pl.lit(None, pl.Float64).alias(n) for n in names if n not in frame.columns]
-    return (frame.with_columns(absent) if absent else frame).select(names)
-
-
 def to_jsonable(obj: Any) -> Any:
     """Convert ``obj`` to JSON-compatible Python values.
 

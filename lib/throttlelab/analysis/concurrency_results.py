@@ -15,7 +15,9 @@ from typing import Annotated, Any
 import polars as pl
 
 from throttlelab.analysis import concurrency as cc
-from throttlelab.results import Estimate, Rows, table
+from throttlelab.analysis import measured_sections as ms
+from throttlelab.results import Estimate
+from throttlelab.result_tables import Rows, table
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,8 @@ class ConcurrencyResults:
     headline_avg_total_30vus: Estimate
     headline_p95_total_30vus: Estimate
     workers12_total_avg: Annotated[Any, Rows(LoadChangeRow)]
-    measured: dict[str, Any] | None
-    live_sweep: dict[str, Any] | None
+    measured: ms.MeasuredStages | None
+    live_sweep: ms.LiveSweep | None
 
 
 def wiki_table_check(repro: pl.DataFrame) -> WikiTableCheck:
@@ -115,17 +117,6 @@ def wiki_table_check(repro: pl.DataFrame) -> WikiTableCheck:
                            WikiCellRow),
         tests=cc.TESTS_UNAVAILABLE,
     )
-
-
-def measured_section(requests: pl.DataFrame, measured: dict[str, Any]) -> dict[str, Any]:
-    """The measured part: request counts and, unless the analysis left a ``note``, its configurations and tests."""
-    out: dict[str, Any] = {"requests": requests.height,
-                           "by_status": dict(requests.group_by("status").len().iter_rows())}
-    if "note" in measured:
-        return out | {"note": measured["note"]}
-    t = measured["tests"]
-    return out | {"base": measured["base"], "other": measured["other"], "tests": t,
-                  "verdicts": dict(t.group_by("verdict").len().iter_rows())}
 
 
 def concurrency_results(published: pl.DataFrame, *, requests: pl.DataFrame | None = None,
@@ -147,6 +138,6 @@ def concurrency_results(published: pl.DataFrame, *, requests: pl.DataFrame | Non
         headline_p95_total_30vus=cc.published_change(published, stat="p95"),
         workers12_total_avg=table(w12.filter((pl.col("stage") == "total") & (pl.col("stat") == "avg")).select(
             *LoadChangeRow.__dataclass_fields__), LoadChangeRow),
-        measured=measured_section(requests, measured) if requests is not None and measured is not None else None,
-        live_sweep=live_sweep,
+        measured=ms.measured_stages(requests, measured) if requests is not None and measured is not None else None,
+        live_sweep=ms.live_sweep(live_sweep),
     )

@@ -17,11 +17,10 @@ from typing import Annotated, Any
 import polars as pl
 
 from throttlelab.analysis import contention_paper as cp
+from throttlelab.analysis import measured_sections as ms
 from throttlelab.analysis.response_curves import ResponseCurveFit
-from throttlelab.results import Estimate, Fit, Rows, table
-
-WORKER_FIELDS = ("share", "baseline_workers", "workers", "summary", "runs", "change", "tests", "trend", "note")
-
+from throttlelab.results import Estimate, Fit
+from throttlelab.result_tables import Rows, table
 
 @dataclass(frozen=True)
 class PaperCellRow:
@@ -95,9 +94,9 @@ class ContentionResults:
     headline_increase: Estimate
     headline_knee: Estimate
     published_fit: dict[str, Fit]
-    measured: dict[str, Any] | None
-    measured_workers: dict[str, Any] | None
-    live_sweep: dict[str, Any] | None
+    measured: ms.MeasuredContention | None
+    measured_workers: ms.MeasuredWorkers | None
+    live_sweep: ms.LiveSweep | None
 
 
 def paper_table_check(table1: pl.DataFrame) -> PaperTableCheck:
@@ -113,12 +112,6 @@ def paper_table_check(table1: pl.DataFrame) -> PaperTableCheck:
 def takeoff_share(fit: ResponseCurveFit) -> Estimate:
     """The knee of a hyperbolic fit as the headline estimate (its R² in the note)."""
     return dataclasses.replace(fit.knee, note=f"{fit.knee.note}; R² {fit.r2:.2f}".lstrip("; "))
-
-
-def measured_section(requests: pl.DataFrame, measured: dict[str, Any]) -> dict[str, Any]:
-    """Request counts by status and the measured summary, inflation and fits."""
-    return {"requests": requests.height, "by_status": dict(requests.group_by("status").len().iter_rows()),
-            **{k: measured[k] for k in ("neighbour_workers", "summary", "inflation_mean", "fits")}}
 
 
 def contention_results(table1: pl.DataFrame, fits: dict, *,
@@ -145,8 +138,7 @@ def contention_results(table1: pl.DataFrame, fits: dict, *,
         headline_increase=cp.published_increase(table1),
         headline_knee=takeoff_share(fits[("hyperbolic", "all")]),
         published_fit={m: fits[(m, "all")].as_fit() for m in ("hyperbolic", "mm1") if (m, "all") in fits},
-        measured=measured_section(requests, measured) if requests is not None and measured is not None else None,
-        measured_workers=(None if workers is None else {k: workers[k] for k in WORKER_FIELDS} if "summary" in workers
-                          else {"note": workers["note"]}),
-        live_sweep=live_sweep,
+        measured=ms.measured_contention(requests, measured) if requests is not None and measured is not None else None,
+        measured_workers=None if workers is None else ms.measured_workers(workers),
+        live_sweep=ms.live_sweep(live_sweep),
     )

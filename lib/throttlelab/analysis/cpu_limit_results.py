@@ -22,7 +22,8 @@ from throttlelab.analysis.cpu_limits import GroupAnalysis
 from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.prepare import GROUP_KEYS, PreparedRuns
 from throttlelab.analysis.recommend import Knee, Recommendation
-from throttlelab.results import Estimate, Fit, Rows, table
+from throttlelab.results import Estimate, Fit
+from throttlelab.result_tables import Rows, table
 
 
 @dataclass(frozen=True)

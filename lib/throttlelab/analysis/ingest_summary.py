@@ -15,7 +15,7 @@ import polars as pl
 
 from throttlelab.ingest.intervals import summary_by_limit
 from throttlelab.ingest.result import IngestResult
-from throttlelab.results import Rows, table
+from throttlelab.result_tables import Rows, table
 
 
 @dataclass(frozen=True)

@@ -235,7 +235,8 @@ def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0
     Returns a dict of tables: ``summary`` (per config/load/share/workers, with
     intervals), ``inflation_mean`` and ``inflation_p95`` (vs share 0), ``fits`` (one
     row per config and load: knee, doubling, pole with intervals; "not enough
-    data" notes where a fit is impossible) and the fit objects ``fit_objects``.
+    data" notes where a fit is impossible), the fit objects ``fit_objects`` (by model and load, for charts) and
+    ``fit_by_group`` (by config and load).
     """
     from throttlelab.analysis.latency import inflation_vs_baseline, summarize_latency
 
@@ -248,7 +249,7 @@ def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0
                             | pl.col("neighbour_workers").is_null())
     inf_mean = inflation_vs_baseline(sweep, by=("config", "load"), stat="mean", n_boot=n_boot, seed=seed)
     inf_p95 = inflation_vs_baseline(sweep, by=("config", "load"), stat="p95", n_boot=n_boot, seed=seed)
-    rows, objs = [], {}
+    rows, objs, by_group = [], {}, {}
     for (config, load), g in sweep.partition_by(["config", "load"], as_dict=True, maintain_order=True).items():
         levels = g.filter(pl.col("status") == "ok")["contention"].n_unique()
         if levels < 4:
@@ -261,9 +262,10 @@ def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0
             rows.append({"config": config, "load": load, "model": model, "note": f"no fit: {exc}"})
             continue
         objs[(model, f"{load:g}")] = f
+        by_group[(config, load)] = f
         rows.append({"config": config, "load": load} | fit_row(f))
     return {"summary": summary, "inflation_mean": inf_mean, "inflation_p95": inf_p95,
-            "fits": pl.DataFrame(rows, infer_schema_length=None), "fit_objects": objs,
+            "fits": pl.DataFrame(rows, infer_schema_length=None), "fit_objects": objs, "fit_by_group": by_group,
             "neighbour_workers": main_workers}
 
 

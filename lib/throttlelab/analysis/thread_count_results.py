@@ -19,7 +19,7 @@ from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.prepare import PreparedRuns
 from throttlelab.analysis.run_level import OutlyingRun
 from throttlelab.analysis.thread_counts import ThreadChoice, ThreadCountAnalysis
-from throttlelab.results import Rows, table
+from throttlelab.result_tables import Rows, table
 
 
 @dataclass(frozen=True)

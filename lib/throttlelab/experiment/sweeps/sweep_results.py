@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import polars as pl
 
 from throttlelab.experiment.sweeps.adaptive_tables import decisions_table
-from throttlelab.results import Rows, table
+from throttlelab.result_tables import Rows, table
 
 
 @dataclass(frozen=True)
