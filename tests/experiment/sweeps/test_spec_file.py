@@ -23,6 +23,14 @@ def test_defaults():
     ({"name": "x", "period_us": 500}, "key 'period_us': Input should be greater than or equal to 1000"),
     ({"name": "x", "backend": "docker"}, "key 'backend': Input should be 'local', 'kubernetes' or 'simulated'"),
     ({"name": "x", "limit": [1]}, "key 'limit': unknown key (did you mean 'limits'? allowed: adaptive, backend, burst_us,"),
+    ({"name": "x", "local": {"parent_weight": 8}}, "key 'local.parent_weight': unknown key (did you mean "
+                                                   "'parent_weight_tasks'?"),
+    ({"name": "x", "local": {"parent_weight_tasks": 0}}, "key 'local.parent_weight_tasks': Input should be greater"),
+    ({"name": "x", "adaptive": {"confidence": 0.4}}, "key 'adaptive.confidence': Input should be greater than 0.5"),
+    ({"name": "x", "adaptive": {"model": "grid"}}, "key 'adaptive.model': Input should be 'cells' or 'smooth'"),
+    ({"name": "x", "simulated": {"outlier_factor": [3, 1]}}, "key 'simulated.outlier_factor': a range [low, high]"),
+    ({"name": "x", "simulated": {"dead_zone": {"from": 1, "to": 2}}}, "key 'simulated.dead_zone.slowdown_pct': "
+                                                                      "required"),
 ])
 def test_bad_keys_are_named(doc, message):
     with pytest.raises(SpecError) as err:

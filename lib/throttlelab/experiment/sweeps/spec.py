@@ -200,6 +200,8 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyL
     if name is None:
         raise fail("name", "required: an experiment name of letters, digits, '_', '-' or '.'")
     opts = getattr(model, model.backend) or {}
+    if model.backend in ("simulated", "local") and opts:  # validated by their models: keep what was written
+        opts = opts.model_dump(exclude_unset=True, by_alias=True)
     kw: dict[str, Any] = {"name": name, "backend": model.backend, "backend_options": dict(opts),
                           "source": Path(source) if source is not None else None, "source_lines": lines}
     kw["workload"] = parse_workload(model.workload, fail)
@@ -214,11 +216,7 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyL
     for key in ("cooldown_s", "timeout_s", "sampling_interval_s"):
         kw[key] = float(getattr(model, key))
     if model.adaptive is not None:
-        kw["adaptive"] = parse_adaptive(model.adaptive, fail)
-    if model.backend == "simulated":
-        from throttlelab.experiment.simulation.simulated_backend import truth_from_options
-
-        truth_from_options(opts, str(source) if source is not None else "<spec>")
+        kw["adaptive"] = parse_adaptive(model.adaptive)
     kw["data_root"] = Path(model.data_root)
     spec = SweepSpec(**kw)
     cells = len(spec.limits) * len(spec.threads) * len(spec.contention)
