@@ -200,7 +200,7 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyL
     if name is None:
         raise fail("name", "required: an experiment name of letters, digits, '_', '-' or '.'")
     opts = getattr(model, model.backend) or {}
-    if model.backend in ("simulated", "local") and opts:  # validated by their models: keep what was written
+    if opts:  # validated by the backend's options model: keep what was written
         opts = opts.model_dump(exclude_unset=True, by_alias=True)
     kw: dict[str, Any] = {"name": name, "backend": model.backend, "backend_options": dict(opts),
                           "source": Path(source) if source is not None else None, "source_lines": lines}

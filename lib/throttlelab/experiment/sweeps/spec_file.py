@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel, SimpleName
+from throttlelab.experiment.kubernetes.options import KubernetesOptions
 
 Number = StrictInt | StrictFloat
 Cores = Number | str | None
@@ -85,7 +86,7 @@ class SweepSpecFile(ConfigModel):
     backend: Literal["local", "kubernetes", "simulated"] = Field(
         "local", description="where runs execute (simulated: drawn from a ground-truth curve with realistic noise)")
     local: LocalOptions | None = Field(None, description="local backend options")
-    kubernetes: dict[str, Any] | None = Field(None, description="Kubernetes backend options (see `KubernetesOptions`)")
+    kubernetes: KubernetesOptions | None = Field(None, description="Kubernetes backend options")
     simulated: SimulatedOptions | None = Field(None, description="simulated backend: the true curve and its noise")
     design: Literal["grid", "adaptive"] = Field(
         "grid", description="grid: every cell x replicates; adaptive: runs chosen where decisions are uncertain")
