@@ -62,13 +62,14 @@ def test_expected_time_covers_the_true_geometric_mean():
 
 def test_recommendation_steps_past_a_dead_zone():
     times = {1: 40.0, 2: 21.0, 4: 11.5, 6: 15.0, 8: 10.8}
-    def test(c, base, pct, lo, hi, p, verdict):
+
+    def limit_test(c, base, pct, lo, hi, p, verdict):
         est = Estimate(pct, lo, hi, 0.95, "simultaneous bound", p, 6, "pct")
         return LimitTest(c, f"{c * 1000:.0f}m", 3, base, f"{base * 1000:.0f}m", est, p, p, p, verdict, 5.0)
 
     limits = [LimitTest(1.0, "1000m", 3, verdict="lowest limit", noise_cv_pct=5.0)]
-    limits += [test(c, 1.0, -50.0, -55.0, -45.0, 0.9, "not a dead zone") for c in (2.0, 4.0)]
-    limits += [test(6.0, 4.0, 30.0, 20.0, 40.0, 0.001, "dead zone"), test(8.0, 4.0, -6.0, -10.0, -2.0, 0.9,
+    limits += [limit_test(c, 1.0, -50.0, -55.0, -45.0, 0.9, "not a dead zone") for c in (2.0, 4.0)]
+    limits += [limit_test(6.0, 4.0, 30.0, 20.0, 40.0, 0.001, "dead zone"), limit_test(8.0, 4.0, -6.0, -10.0, -2.0, 0.9,
                                                                           "not a dead zone")]
     s = summary_of(times)
     r = recommend_limit(s, analysis(limits), tolerance_pct=10)
@@ -76,7 +77,7 @@ def test_recommendation_steps_past_a_dead_zone():
     assert r.expected_seconds.low < 11.5 < r.expected_seconds.high and r.core_seconds == pytest.approx(46.0)
     assert abs(sum(r.probability_knee.values()) - 1) < 1e-9 and "6000m" not in r.probability_knee
     r2 = recommend_limit(summary_of({1: 40.0, 2: 21.0, 4: 15.0, 6: 11.5, 8: 11.2}), analysis(
-        [*limits[:2], test(4.0, 2.0, 0.0, -1.0, 1.0, 0.5, "not a dead zone"), *limits[3:]]), tolerance_pct=10)
+        [*limits[:2], limit_test(4.0, 2.0, 0.0, -1.0, 1.0, 0.5, "not a dead zone"), *limits[3:]]), tolerance_pct=10)
     assert r2.limit_label == "8000m" and "6000m lies in a dead zone" in r2.reason
 
 
