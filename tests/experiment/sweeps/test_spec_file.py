@@ -6,6 +6,7 @@ import pytest
 
 from throttlelab.config_file import validate
 from throttlelab.errors import SpecError
+from throttlelab.experiment.sweeps.spec import load_spec
 from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
 
 
@@ -14,6 +15,21 @@ def test_defaults():
     assert (spec.backend, spec.workload, spec.threads, spec.replicates, spec.order) == (
         "local", "burner", "auto", 1, "random")
     assert spec.period_us == 100_000 and spec.data_root == "data/raw"
+
+
+@pytest.mark.parametrize("workload, message", [
+    ("{kind: ffmpeg, presett: fast}", "s.yaml:3: key 'workload.presett': unknown key (did you mean 'preset'?"),
+    ("{kind: ffmpeg, size: big}", "s.yaml:3: key 'workload.size': String should match pattern"),
+    ("{kind: go, work: 0}", "s.yaml:3: key 'workload.work': Input should be greater than or equal to 1"),
+    ("{kind: burner, cpu_second: 1}", "s.yaml:3: key 'workload.cpu_second': unknown key (did you mean 'cpu_seconds'?"),
+    ("{kind: command, command: 'x {threads}', threads: 2}", "s.yaml:3: key 'workload.threads': unknown key"),
+])
+def test_workload_options_are_checked_per_kind_with_their_line(tmp_path, workload, message):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"name: x\nbackend: local\nworkload: {workload}\n")
+    with pytest.raises(SpecError) as err:
+        load_spec(path)
+    assert message in str(err.value), str(err.value)
 
 
 @pytest.mark.parametrize("doc, message", [

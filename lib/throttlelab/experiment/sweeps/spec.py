@@ -59,7 +59,7 @@ from throttlelab.config_file import KeyLines, config_error, read_yaml, validate
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
-from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
+from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, SweepSpecFile
 from throttlelab.experiment.sweeps.spec_values import (
     parse_adaptive,
     parse_contention,
@@ -205,6 +205,8 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyL
     kw: dict[str, Any] = {"name": name, "backend": model.backend, "backend_options": dict(opts),
                           "source": Path(source) if source is not None else None, "source_lines": lines}
     kw["workload"] = parse_workload(model.workload, fail)
+    validate(WORKLOAD_OPTIONS[kw["workload"].kind], kw["workload"].options, source=source, lines=lines,
+             prefix=("workload",))
     if "limits" in doc:
         kw["limits"] = parse_limits(model.limits, fail)
     if "threads" in doc:

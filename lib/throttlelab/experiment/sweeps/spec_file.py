@@ -77,6 +77,56 @@ class LocalOptions(ConfigModel):
         None, gt=0, description="CPU weight of the sweep's parent cgroup, in tasks' worth (null: the machine's cores)")
 
 
+Positive = Annotated[Number, Field(gt=0)]
+
+
+class FfmpegOptions(ConfigModel):
+    """Options of ``workload: {kind: ffmpeg, ...}``: a synthetic clip encoded with libx264 (unset: the backend's default)."""
+
+    duration: Positive | None = Field(None, description="seconds of testsrc2 video (local default 2, kubernetes 10)")
+    rate: Positive | None = Field(None, description="frames per second of the clip (default 30)")
+    size: Annotated[str, Field(pattern=r"^\d+x\d+$")] | None = Field(
+        None, description="frame size WIDTHxHEIGHT (local default 640x360, kubernetes 1280x720)")
+    preset: str | None = Field(None, description="x264 preset (default veryfast)")
+    frames: StrictInt | None = Field(None, ge=1, description="local: encode this many frames instead of duration x rate")
+    ffmpeg: str | None = Field(None, description="local: the ffmpeg binary (default: on PATH, else imageio-ffmpeg's)")
+
+
+class BurnerOptions(ConfigModel):
+    """Options of ``workload: {kind: burner, ...}``: busy loops, one per thread."""
+
+    cpu_seconds: Positive | None = Field(None, description="local: CPU seconds of work per run (default 1.0)")
+    iterations: StrictInt | None = Field(None, ge=1, description="kubernetes: sh loop iterations per thread "
+                                                                 "(default 2,000,000)")
+
+
+class GoOptions(ConfigModel):
+    """Options of ``workload: {kind: go, ...}``: the Go spinner (GOMAXPROCS = threads)."""
+
+    work: StrictInt | None = Field(None, ge=1, description="work units per run (default 300)")
+
+
+class ServiceOptions(ConfigModel):
+    """Options of ``workload: {kind: service, ...}``: the Go HTTP service under a load from this machine."""
+
+    work: Share | None = Field(None, description="work units per request (default 30)")
+    vus: Share | None = Field(None, description="closed loop: virtual users (default 16; 0: open loop only)")
+    rate: Share | None = Field(None, description="open loop: requests/s (default 100; 0: closed loop only)")
+    warmup_s: Share | None = Field(None, description="warm-up before the measured window (s, default 1)")
+    window_s: Positive | None = Field(None, description="measured window (s, default 5)")
+    request_timeout_s: Positive | None = Field(None, description="a request not answered by then failed (s, default 2)")
+    ready_timeout_s: Share | None = Field(None, description="wait this long for the service to listen (s, default 10)")
+
+
+class CommandOptions(ConfigModel):
+    """``workload: {kind: command, command: ...}`` takes no other option."""
+
+
+#: Workload kind -> the model of its options (the keys besides ``kind`` and ``command``).
+WORKLOAD_OPTIONS = {"ffmpeg": FfmpegOptions, "burner": BurnerOptions, "go": GoOptions, "service": ServiceOptions,
+                    "command": CommandOptions}
+
+
 class SweepSpecFile(ConfigModel):
     """A sweep spec (``studies/sweeps/*.yaml``): what a CPU-limit x thread-count sweep runs."""
 
@@ -92,7 +142,8 @@ class SweepSpecFile(ConfigModel):
         "grid", description="grid: every cell x replicates; adaptive: runs chosen where decisions are uncertain")
     adaptive: AdaptiveOptions | None = Field(None, description="adaptive design settings")
     workload: str | dict[str, Any] = Field(
-        "burner", description="ffmpeg / burner / go / command, or a mapping with `kind`, `command` and options")
+        "burner", description="ffmpeg / burner / go / service / command, or a mapping with `kind`, `command` and that "
+                              "kind's options (`FfmpegOptions`, `BurnerOptions`, `GoOptions`, `ServiceOptions`)")
     limits: list[Cores] | Cores | dict[str, Number] = Field(
         None, description="CPU limits: 0.5, '1500m', 'unlimited', or {from, to, step}")
     threads: list[StrictInt | str] | StrictInt | str = Field("auto", description="thread counts: integers or 'auto'")
