@@ -172,9 +172,9 @@ tn.save_table(dead_zone_table, "dead_zones")
 rec_rows = []
 for g in groups:
     r, k = g.recommendation, g.knee
-    ci = metric_ci(r.expected_seconds_ci, m) if r.expected_seconds_ci else None  # None: zero noise, exact
+    ci = metric_ci(r.confidence_interval(), m) if r.confidence_interval() else None  # None: zero noise, exact
     rec_rows.append({"group": g.label, "limit": r.limit_label, "threads": r.threads, "metric": m.name,
-                     "expected": metric_value(r.expected_seconds, m), "ci_low": ci.low if ci else None,
+                     "expected": metric_value(r.expected_seconds.value, m), "ci_low": ci.low if ci else None,
                      "ci_high": ci.high if ci else None,
                      "unit": m.unit, "core_seconds": r.core_seconds if m.name == "wall_seconds" else None,
                      "knee": k.limit_label, "best": k.best_limit_label, "reason": r.reason,
@@ -207,19 +207,19 @@ for g in groups[:2]:
     primary = g.primary_dead_zones
     block = " (experiment as a block)" if primary is g.dead_zones_block else ""
     for z in primary.zones[:1]:
-        if z.slowdown_ci_pct is None:  # zero run-to-run noise: the slowdown is exact, no test
+        if z.slowdown.low is None:  # zero run-to-run noise: the slowdown is exact, no test
             tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — {m.label} "
-                        f"{metric_change_pct(z.slowdown_pct, m):+.0f}% against {z.baseline_label} (exact: zero "
+                        f"{metric_change_pct(z.slowdown.value, m):+.0f}% against {z.baseline_label} (exact: zero "
                         f"run-to-run noise, a deterministic metric; no test needed){block}")
         elif m.name == "wall_seconds":
-            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — up to {z.slowdown_pct:+.0f}% "
-                        f"(simultaneous 95% bounds {z.slowdown_ci_pct.low:+.0f}% to {z.slowdown_ci_pct.high:+.0f}%) slower "
-                        f"than {z.baseline_label}, max-T adjusted p = {z.p_value:.3f}{block}")
+            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — up to {z.slowdown.value:+.0f}% "
+                        f"(simultaneous 95% bounds {z.slowdown.low:+.0f}% to {z.slowdown.high:+.0f}%) slower "
+                        f"than {z.baseline_label}, max-T adjusted p = {z.slowdown.p_value:.3f}{block}")
         else:
-            zci = metric_change_ci(z.slowdown_ci_pct, m)
+            zci = metric_change_ci(z.slowdown.confidence_interval(), m)
             tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — {m.label} "
-                        f"{metric_change_pct(z.slowdown_pct, m):+.0f}% (simultaneous 95% bounds {zci.low:+.0f}% to "
-                        f"{zci.high:+.0f}%) against {z.baseline_label}, max-T adjusted p = {z.p_value:.3f}{block}")
+                        f"{metric_change_pct(z.slowdown.value, m):+.0f}% (simultaneous 95% bounds {zci.low:+.0f}% to "
+                        f"{zci.high:+.0f}%) against {z.baseline_label}, max-T adjusted p = {z.slowdown.p_value:.3f}{block}")
     if not primary.decidable:
         tn.headline(f"{g.label}: dead zones {primary.reason}")
     r = g.recommendation
@@ -227,38 +227,38 @@ for g in groups[:2]:
     if r.probability_knee:
         sure = (f"; recommended in {r.probability_knee.get(r.limit_label, 0):.0%} of simulated repeats, 95% range "
                 + " to ".join(dict.fromkeys(r.limit_range)))
-    if r.expected_seconds_ci is None:  # identical replicates: the value is exact
-        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} "
+    if r.expected_seconds.low is None:  # identical replicates: the value is exact
+        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} "
                     "(exact: zero run-to-run noise, a deterministic metric)")
     elif m.name == "wall_seconds":
-        tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds:.3g} s (95% CI {r.expected_seconds_ci.low:.3g}-"
-                    f"{r.expected_seconds_ci.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run{sure}")
+        tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds.value:.3g} s (95% CI {r.expected_seconds.low:.3g}-"
+                    f"{r.expected_seconds.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run{sure}")
     else:
-        rci = metric_ci(r.expected_seconds_ci, m)
-        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} "
+        rci = metric_ci(r.confidence_interval(), m)
+        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} "
                     f"(95% CI {rci.low:.4g}-{rci.high:.4g} {m.unit}){sure}")
 if groups:
     g = groups[0]
     r = g.recommendation
     primary = g.primary_dead_zones
     zone = primary.zones[0] if primary.zones else None
-    if zone and zone.slowdown_ci_pct is None:
-        avoid = (f"; avoid {', '.join(zone.limits_labels)}: {zone.slowdown_pct:+.0f}% worse than {zone.baseline_label} "
+    if zone and zone.slowdown.low is None:
+        avoid = (f"; avoid {', '.join(zone.limits_labels)}: {zone.slowdown.value:+.0f}% worse than {zone.baseline_label} "
                  "(exact: zero run-to-run noise)")
     elif zone:
-        avoid = (f"; avoid {', '.join(zone.limits_labels)}: up to {zone.slowdown_pct:+.0f}% worse than "
-                 f"{zone.baseline_label} (simultaneous 95% bounds {zone.slowdown_ci_pct.low:+.0f}% to "
-                 f"{zone.slowdown_ci_pct.high:+.0f}%, max-T adjusted p = {zone.p_value:.3f})")
+        avoid = (f"; avoid {', '.join(zone.limits_labels)}: up to {zone.slowdown.value:+.0f}% worse than "
+                 f"{zone.baseline_label} (simultaneous 95% bounds {zone.slowdown.low:+.0f}% to "
+                 f"{zone.slowdown.high:+.0f}%, max-T adjusted p = {zone.slowdown.p_value:.3f})")
     else:
         avoid = "; no limit is a proven dead zone" if primary.decidable else f"; dead zones: {primary.reason}"
-    if r.expected_seconds_ci is None:
-        value = f"{m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} (exact: zero run-to-run noise)"
+    if r.expected_seconds.low is None:
+        value = f"{m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} (exact: zero run-to-run noise)"
     elif m.name == "wall_seconds":
-        value = (f"{r.expected_seconds:.3g} s per run (95% CI {r.expected_seconds_ci.low:.3g}-"
-                 f"{r.expected_seconds_ci.high:.3g} s)")
+        value = (f"{r.expected_seconds.value:.3g} s per run (95% CI {r.expected_seconds.low:.3g}-"
+                 f"{r.expected_seconds.high:.3g} s)")
     else:
-        rci = metric_ci(r.expected_seconds_ci, m)
-        value = f"{m.label} {metric_value(r.expected_seconds, m):.4g} {m.unit} (95% CI {rci.low:.4g}-{rci.high:.4g})"
+        rci = metric_ci(r.confidence_interval(), m)
+        value = f"{m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} (95% CI {rci.low:.4g}-{rci.high:.4g})"
     sure = (f", recommended in {r.probability_knee.get(r.limit_label, 0):.0%} of simulated repeats"
             if r.probability_knee else "")
     per_limit = g.summary["runs"] if "runs" in g.summary.columns else None
@@ -269,7 +269,7 @@ if groups:
                        f"simultaneous bounds at alpha {alpha}, practical threshold {threshold_pct:g}%")
 if active:
     sf = active.slowdown_factor
-    tn.headline(f"Go endpoint: CPU time / wall time = {active.fit.slope:.2f} x limit share; at "
+    tn.headline(f"Go endpoint: CPU time / wall time = {active.fit.parameters['slope'].value:.2f} x limit share; at "
                 f"{1000 * active.smallest_limit_share:.0f}m a request takes {sf.value:.1f}x "
                 f"(95% CI {sf.low:.1f}-{sf.high:.1f}x) its CPU time")
 

@@ -205,24 +205,24 @@ for a in analyses[:2]:
     if not a.has_explicit_threads:
         tn.headline(f"{a.label}: only `auto` thread counts in the data — no thread-count comparison possible")
         continue
-    worst = max((c for c in a.limits if c.auto_vs_best_pct is not None), key=lambda c: c.auto_vs_best_pct, default=None)
-    if worst is not None and worst.auto_vs_best_ci_pct is not None:
+    worst = max((c for c in a.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value, default=None)
+    if worst is not None and worst.auto_vs_best is not None and worst.auto_vs_best.low is not None:
         prob = (worst.probability_best or {}).get(worst.best_threads)
-        ci = metric_change_ci(worst.auto_vs_best_ci_pct, m)
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best_pct, m):+.0f}% "
+        ci = metric_change_ci(worst.auto_vs_best.confidence_interval(), m)
+        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
                     f"(95% CI {ci.low:+.0f}% to {ci.high:+.0f}%, "
-                    f"selection-adjusted p = {worst.auto_vs_best_p_value:.3g}) vs {worst.best_threads} threads"
+                    f"selection-adjusted p = {worst.auto_vs_best.p_value:.3g}) vs {worst.best_threads} threads"
                     + (f" (best in {prob:.0%} of run bootstraps)" if prob is not None else ""))
     elif worst is not None and a.noise.sigma == 0 and not a.noise.assumption_based:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best_pct, m):+.0f}% "
+        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
                     f"vs {worst.best_threads} threads (exact: zero run-to-run noise, a deterministic metric)")
     elif worst is not None:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best_pct, m):+.0f}% "
-                    f"vs {worst.best_threads} threads: {worst.auto_vs_best_method}")
+        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
+                    f"vs {worst.best_threads} threads: {worst.auto_vs_best.method}")
     cheapest = min((c for c in a.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
     if cheapest is not None and m.name == "wall_seconds":
         tn.headline(f"{a.label}: cheapest per run: {cheapest.limit_label} with {cheapest.recommended_threads} threads, "
-                    f"{cheapest.recommended_seconds:.3g} s, {cheapest.core_seconds:.3g} core-seconds")
+                    f"{cheapest.recommended_seconds.value:.3g} s, {cheapest.core_seconds:.3g} core-seconds")
 
 first = analyses[0] if analyses else None
 n_runs = prepared.summary()["runs_analysed"]
@@ -238,17 +238,17 @@ elif m.name != "wall_seconds" and answer:  # a service metric: what single numbe
               rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
 else:
     cheap = min((c for c in first.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
-    worst = max((c for c in first.limits if c.auto_vs_best_pct is not None), key=lambda c: c.auto_vs_best_pct,
+    worst = max((c for c in first.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value,
                 default=None)
     lead = (f"{first.label}: run {cheap.recommended_threads} threads at {cheap.limit_label} "
-            f"({cheap.recommended_seconds:.3g} s, {cheap.core_seconds:.3g} core-seconds per run)") if cheap else first.label
+            f"({cheap.recommended_seconds.value:.3g} s, {cheap.core_seconds:.3g} core-seconds per run)") if cheap else first.label
     cost = ""
-    if worst is not None and worst.auto_vs_best_ci_pct is not None:
-        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best_pct:+.0f}% against {worst.best_threads} threads "
-                f"(95% CI {worst.auto_vs_best_ci_pct.low:+.0f}% to {worst.auto_vs_best_ci_pct.high:+.0f}%)")
+    if worst is not None and worst.auto_vs_best is not None and worst.auto_vs_best.low is not None:
+        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} threads "
+                f"(95% CI {worst.auto_vs_best.low:+.0f}% to {worst.auto_vs_best.high:+.0f}%)")
     elif worst is not None:
-        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best_pct:+.0f}% against {worst.best_threads} threads "
-                f"({worst.auto_vs_best_method.split(':')[0]})")
+        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} threads "
+                f"({worst.auto_vs_best.method.split(':')[0]})")
     tn.answer(lead + cost + ".", rests_on=f"{n_runs} runs ({source}); alpha {alpha}")
 
 tn.write_results(thread_count_results(

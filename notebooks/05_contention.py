@@ -260,5 +260,5 @@ tn.answer(f"Keep co-located stress below about {hyper_all['knee']:.0%} of the no
                    f"request rates x {table1['contention'].n_unique()} stress shares), residual bootstrap "
                    f"({n_boot} resamples)"
                    + (f"; {requests.height:,d} measured requests" if measured is not None else ""))
-tn.write_results(contention_results(table1, fits_table, fits, requests=requests, measured=measured, workers=workers,
+tn.write_results(contention_results(table1, fits, requests=requests, measured=measured, workers=workers,
                                     live_sweep=live))

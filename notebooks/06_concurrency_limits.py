@@ -135,7 +135,7 @@ elif measured is not None:
         tn.save_table(measured[name], f"measured_{name}")
     for line in cc.measured_headlines(measured, alpha=alpha):
         tn.headline(line)
-why_no_measured = ((results.measured or {}).get("note")
+why_no_measured = ((results.measured.note if results.measured else "")
                    or "no measured stage timings (set `requests_path` or `live_sweep`)")
 if measured:
     tn.show_table(measured["tests"], title="Tests per stage (Mann-Whitney U, Holm-corrected)")
@@ -172,5 +172,5 @@ tn.answer(f"Yes: a semaphore of 4 on the CPU-heavy stage cuts the mean total tim
           + "; no interval: the wiki publishes only k6 summaries, so no test is possible.",
           rests_on=f"the wiki's k6 summaries (max_workers=8, one run per load); {verdicts.get('reproduced', 0)} of "
                    f"{repro.height} printed %-changes reproduce exactly"
-                   + (f"; {results.measured['requests']:,d} measured requests" if measured else ""))
+                   + (f"; {results.measured.requests:,d} measured requests" if measured else ""))
 tn.write_results(results)

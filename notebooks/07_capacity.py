@@ -78,7 +78,7 @@ tn.show_table(cost_table, title="Measured cost per stream", labels={"cpu_pct_per
 kw = dict(limit_cores=limit_cores, threshold=threshold, fixed_overhead_max=fixed_overhead_max, noise_cv=noise_cv,
           n_sim=n_sim, seed=seed)
 projections = [project_capacity(c, units=target_units, **kw) for c in costs]
-top = max(target_units, max(p.capacity_units for p in projections)) * 1.2
+top = max(target_units, max(p.capacity_units.value for p in projections)) * 1.2
 grid = np.linspace(0, top, 25)
 curves = pl.concat([projection_curve(c, grid, **{**kw, "n_sim": min(n_sim, 4000)}) for c in costs])
 measured = pl.DataFrame({"variant": [c.variant for c in costs], "units": [c.units for c in costs],
@@ -86,9 +86,9 @@ measured = pl.DataFrame({"variant": [c.variant for c in costs], "units": [c.unit
 display(capacity_chart(curves, measured, threshold_cores=threshold * limit_cores, unit="streams",
                        title="Projected CPU vs streams, before (asis) and after (tobe)"))
 proj_table = pl.DataFrame([{
-    "variant": p.variant, "streams": p.units, "cpu_cores": p.cpu_cores, "cpu_ci_low": p.cpu_cores_ci.low,
-    "cpu_ci_high": p.cpu_cores_ci.high, "cpu_pct_of_limit": p.cpu_pct_of_limit, "capacity_streams": p.capacity_units,
-    "capacity_ci_low": p.capacity_units_ci.low, "capacity_ci_high": p.capacity_units_ci.high,
+    "variant": p.variant, "streams": p.units, "cpu_cores": p.cpu_cores.value, "cpu_ci_low": p.cpu_cores.low,
+    "cpu_ci_high": p.cpu_cores.high, "cpu_pct_of_limit": p.cpu_pct_of_limit, "capacity_streams": p.capacity_units.value,
+    "capacity_ci_low": p.capacity_units.low, "capacity_ci_high": p.capacity_units.high,
 } for p in projections])
 tn.save_table(proj_table, "projections")
 tn.show_table(proj_table, title="Projected CPU and capacity (95% range under the assumption below)",
@@ -113,8 +113,8 @@ else:
     display(Markdown("*Only one variant: nothing to compare.*"))
 for p in projections:
     tn.headline(f"{p.variant}: {p.units:.0f} streams ≈ {p.cpu_pct_of_limit:.0f}% of {p.limit_cores:g} core "
-                f"(range {100 * p.cpu_cores_ci.low / p.limit_cores:.0f}-{100 * p.cpu_cores_ci.high / p.limit_cores:.0f}%); "
-                f"capacity at {100 * p.threshold:.0f}%: {p.capacity_units:.0f} streams")
+                f"(range {100 * p.cpu_cores.low / p.limit_cores:.0f}-{100 * p.cpu_cores.high / p.limit_cores:.0f}%); "
+                f"capacity at {100 * p.threshold:.0f}%: {p.capacity_units.value:.0f} streams")
 if comparison:
     c = comparison.cpu_change
     tn.headline(f"{comparison.after} vs {comparison.before}: CPU/stream {comparison.cpu_change_pct:+.1f}% (range "
@@ -123,8 +123,8 @@ if comparison:
                 f"x{comparison.capacity_ratio:.2f}")
 
 last = projections[-1]
-tn.answer(f"{last.variant}: {last.capacity_units:.0f} streams fit under {100 * last.threshold:.0f}% of "
-          f"{last.limit_cores:g} core (95% range {last.capacity_units_ci.low:.0f}-{last.capacity_units_ci.high:.0f})"
+tn.answer(f"{last.variant}: {last.capacity_units.value:.0f} streams fit under {100 * last.threshold:.0f}% of "
+          f"{last.limit_cores:g} core (95% range {last.capacity_units.low:.0f}-{last.capacity_units.high:.0f})"
           + (f", x{comparison.capacity_ratio:.2f} the {comparison.before} capacity (CPU per stream "
              f"{comparison.cpu_change_pct:+.0f}%)" if comparison else "") + ".",
           rests_on=f"one measured load level per variant ({', '.join(f'{c.variant}: {c.units:g} streams' for c in costs)}); "

@@ -45,13 +45,12 @@ def notebooks_section() -> str:
 
 def config_section() -> str:
     from throttlelab.config_file import reference_markdown
-    from throttlelab.experiment.kubernetes.options import KubernetesOptions
     from throttlelab.experiment.latency.latency_sweep import LatencySweepFile
-    from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
+    from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, SweepSpecFile
     from throttlelab.report.study import StudyFile
 
-    return "\n" + "\n".join(reference_markdown(m) for m in (StudyFile, SweepSpecFile, KubernetesOptions,
-                                                             LatencySweepFile))
+    return "\n" + "\n".join(reference_markdown(m) for m in (StudyFile, SweepSpecFile, *[m for m in WORKLOAD_OPTIONS.values()
+                                                                                if m.model_fields], LatencySweepFile))
 
 
 SECTIONS = {"tables": tables_section, "notebooks": notebooks_section, "config": config_section}

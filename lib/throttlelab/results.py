@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -93,6 +93,9 @@ class Fit:
         Confidence level and how the parameter intervals were computed.
     warnings
         Things a reader must know, e.g. ``"gamma at its bound 0"``.
+    derived
+        Quantities read off the fitted model, each with its interval (e.g. a response curve's ``knee``); empty when
+        the model has none.
     """
 
     model: str
@@ -102,9 +105,11 @@ class Fit:
     level: float = 0.95
     interval_method: str = ""
     warnings: tuple[str, ...] = ()
+    derived: dict[str, Estimate] = field(default_factory=dict)
 
     def confidence_interval(self, parameter: str) -> ConfidenceInterval:
-        return self.parameters[parameter].confidence_interval()
+        """Interval of one parameter (or of a derived quantity)."""
+        return (self.parameters.get(parameter) or self.derived[parameter]).confidence_interval()
 
 
 def to_jsonable(obj: Any) -> Any:

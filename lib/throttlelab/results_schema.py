@@ -48,7 +48,6 @@ RESULT_CLASSES = (
     "throttlelab.analysis.capacity:UnitCost",
     "throttlelab.analysis.capacity:CapacityProjection",
     "throttlelab.analysis.capacity:VariantComparison",
-    "throttlelab.analysis.active_time:ActiveTimeFit",
     "throttlelab.analysis.rightsizing:Rightsizing",
     *NOTEBOOK_RESULTS.values(),
 )
@@ -95,6 +94,12 @@ def _type_schema(tp: Any, defs: dict) -> dict:
     args = typing.get_args(tp)
     if tp is type(None):
         return {"type": "null"}
+    if origin is typing.Annotated:
+        rows = [m for m in tp.__metadata__ if type(m).__name__ == "Rows"]
+        if rows:
+            _add(rows[0].row, defs)
+            return {"type": "array", "items": {"$ref": f"#/$defs/{rows[0].row.__name__}"}}
+        return _type_schema(args[0], defs)
     if origin is typing.Literal:
         return {"enum": list(args)}
     if origin in (typing.Union, types.UnionType):
@@ -123,14 +128,14 @@ def _type_schema(tp: Any, defs: dict) -> dict:
     if dataclasses.is_dataclass(tp):
         _add(tp, defs)
         return {"$ref": f"#/$defs/{tp.__name__}"}
-    return {}  # arrays, frames: any JSON
+    return {}  # Any: free-form JSON (parameters, provenance)
 
 
 def _add(cls: type, defs: dict) -> None:
     if cls.__name__ in defs:
         return
     defs[cls.__name__] = {}  # placeholder against recursion
-    hints = typing.get_type_hints(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)
     docs = field_docs(cls)
     props, required = {}, []
     for f in dataclasses.fields(cls):
@@ -170,7 +175,7 @@ def _type_name(s: dict) -> str:
         inner = s.get("additionalProperties")
         return f"{{name: {_type_name(inner)}}}" if isinstance(inner, dict) and inner else "object"
     if isinstance(t, list):
-        return " or ".join(t)
+        return " or ".join(_type_name(s | {"type": x}) for x in t)
     return t
 
 

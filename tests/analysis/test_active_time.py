@@ -23,6 +23,10 @@ def test_go_active_time_is_proportional_to_the_limit():
     assert t["quota_only_slowdown"][0] == pytest.approx(7.8125)
     free = fit_active_time(d["limit_share"], d["active_over_wall"], through_origin=False)
     assert free.intercept_ci.low < 0 < free.intercept_ci.high
+    shared = f.as_fit()  # the shared Fit: slope only when through the origin, both with an intercept
+    assert set(shared.parameters) == {"slope"} and shared.confidence_interval("slope") == f.slope_ci
+    assert shared.goodness["r_squared"] == f.r_squared and shared.n == f.n
+    assert set(free.as_fit().parameters) == {"slope", "intercept"}
 
 
 def test_active_time_from_runs_uses_cpu_seconds():

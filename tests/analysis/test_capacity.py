@@ -16,9 +16,9 @@ def test_mediamtx_projection_reproduces_the_report():
     assert asis.memory_bytes_per_unit / 2**20 == pytest.approx(3.95, abs=0.01)  # 3.95 MB per stream
     pa, pt = project_capacity(asis, units=100), project_capacity(tobe, units=100)
     assert round(pa.cpu_pct_of_limit) == 71 and round(pt.cpu_pct_of_limit) == 52
-    assert pa.cpu_cores_ci.low < pa.cpu_cores < pa.cpu_cores_ci.high
+    assert pa.cpu_cores.low < pa.cpu_cores.value < pa.cpu_cores.high
     assert "assumed" in pa.assumption
-    assert pa.capacity_units == pytest.approx(0.7 / asis.cpu_cores_per_unit)
+    assert pa.capacity_units.value == pytest.approx(0.7 / asis.cpu_cores_per_unit)
     c = compare_variants(pa, pt, asis, tobe)
     assert c.cpu_change_pct == pytest.approx(-27.2, abs=0.1)
     assert c.memory_change_pct == pytest.approx(-86.6, abs=0.1)

@@ -17,7 +17,9 @@ def test_published_capacity_document():
     doc = validate_object(capacity_results(costs, projections, comparison, parameters={"target_units": 100}))
     p = {x["variant"]: x for x in doc["projections"]}
     assert round(p["asis"]["cpu_pct_of_limit"]) == 71 and round(p["tobe"]["cpu_pct_of_limit"]) == 52
-    assert all(x["cpu_cores_ci"]["low"] <= x["cpu_cores"] <= x["cpu_cores_ci"]["high"] for x in doc["projections"])
+    assert all(x["cpu_cores"]["low"] <= x["cpu_cores"]["value"] <= x["cpu_cores"]["high"] for x in doc["projections"])
+    assert all(x["capacity_units"]["low"] <= x["capacity_units"]["value"] <= x["capacity_units"]["high"]
+               for x in doc["projections"])
     assert doc["comparison"]["cpu_change_pct"] < -27 and doc["assumption"] == projections[0].assumption
     assert doc["input"] == {"capacity_path": "published:mediamtx_optimization.csv"} and doc["unit"] == "streams"
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import doctest
 
-import polars as pl
 
 from tests.notebooks.results_schemas import validate_object
 from throttlelab.analysis import concurrency_results as mod
@@ -21,15 +20,6 @@ def test_published_semaphore_headlines():
     assert len(doc["wiki_table"]["inconsistent"]) == 17
     assert doc["measured"] is None and doc["live_sweep"] is None
     assert [r["load"] for r in doc["workers12_total_avg"]] == sorted(r["load"] for r in doc["workers12_total_avg"])
-
-
-def test_measured_section_counts_requests_or_keeps_the_note():
-    requests = pl.DataFrame({"status": ["ok", "ok", "timeout"]})
-    assert mod.measured_section(requests, {"note": "not enough data to decide"}) == {
-        "requests": 3, "by_status": {"ok": 2, "timeout": 1}, "note": "not enough data to decide"}
-    tests = pl.DataFrame({"verdict": ["better", "better", "worse"]})
-    m = mod.measured_section(requests, {"base": "a", "other": "b", "tests": tests})
-    assert m["verdicts"] == {"better": 2, "worse": 1} and m["base"] == "a"
 
 
 def test_docstring_example():

@@ -16,7 +16,7 @@ from throttlelab.ingest.published import load_contention
 @pytest.fixture(scope="module")
 def published():
     data = load_contention()
-    return cp.paper_table1(data), *fit_summary(data, n_boot=30)
+    return cp.paper_table1(data), fit_summary(data, n_boot=30)[1]
 
 
 def test_published_table_headlines(published):
@@ -33,7 +33,9 @@ def test_published_table_headlines(published):
 
 def test_worker_section_keeps_only_the_note_when_there_is_nothing_to_compare(published):
     r = mod.contention_results(*published, workers={"note": "not enough data to decide: one worker count"})
-    assert r.measured_workers == {"note": "not enough data to decide: one worker count"}
+    assert r.measured_workers.note == "not enough data to decide: one worker count"
+    assert r.measured_workers.share is None and len(r.measured_workers.summary) == 0
+    validate_object(r)
 
 
 def test_docstring_example():

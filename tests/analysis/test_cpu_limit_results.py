@@ -31,10 +31,11 @@ def test_published_sweep_gives_a_valid_document_with_its_headlines(results):
     assert g["dead_zones_primary"] == "dead_zones_with_block"
     [zone] = g["dead_zones_with_block"]["zones"]
     assert 6.0 in zone["limits_cores"] and zone["baseline_label"] == "4000m"
-    assert zone["slowdown_ci_pct"]["low"] <= zone["slowdown_pct"] <= zone["slowdown_ci_pct"]["high"]
+    assert zone["slowdown"]["low"] <= zone["slowdown"]["value"] <= zone["slowdown"]["high"]
+    assert zone["slowdown"]["unit"] == "pct" and 0 < zone["slowdown"]["p_value"] < 0.05
     rec = g["recommendation"]
     assert rec["limit_label"] == "12000m"
-    assert rec["expected_seconds_ci"]["low"] < rec["expected_seconds"] < rec["expected_seconds_ci"]["high"]
+    assert rec["expected_seconds"]["low"] < rec["expected_seconds"]["value"] < rec["expected_seconds"]["high"]
     assert {f["model"] for f in g["fits"]} == {"amdahl", "usl", "quota"}
     assert all(set(p) >= {"value", "low", "high"} for f in g["fits"] for p in f["parameters"].values())
     assert doc["input"] == {"runs_path": "published:ffmpeg_cpu_limit_sweep.csv"}

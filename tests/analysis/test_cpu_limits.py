@@ -56,7 +56,7 @@ def test_sentences_say_every_tested_limit_and_the_zone(fixture_groups):
     _, groups = fixture_groups
     dz = groups[0].dead_zones
     lines = dead_zone_sentences(dz)
-    tested = [t for t in dz.limits if t.slowdown_pct is not None]
+    tested = [t for t in dz.limits if t.slowdown is not None]
     assert sum(" vs " in s and "run(s):" in s for s in lines) == len(tested)
     assert lines[0].startswith(dz.label) and "noise" in lines[0]
     assert all("\n" not in s for s in lines)
@@ -79,7 +79,7 @@ def test_zero_noise_metric_says_exact_and_gives_no_zero_width_interval():
         prepared = prepare_runs(load_runs(str(FIXTURE)), metric="cpu_seconds")
         groups = analyse_cpu_limits(prepared, n_boot=0, n_sim=2000)
     for g in groups:
-        assert g.recommendation.expected_seconds_ci is None and "exact" in g.recommendation.uncertainty_note
+        assert g.recommendation.expected_seconds.low is None and "exact" in g.recommendation.uncertainty_note
         text = " ".join(dead_zone_sentences(g.primary_dead_zones, "cpu_seconds"))
         assert "run-to-run noise is zero" in text and "exact" in text and "CI" not in text
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from throttlelab.analysis.dead_zone_results import TOO_FEW, VERDICTS, DeadZoneAnalysis, LimitTest, group_zones
 from throttlelab.analysis.noise import NoiseModel
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import ConfidenceInterval, Estimate
 
 
 def _test(cores, verdict, pct=None, ci=None, p=None, base=(4.0, "4000m")):
-    return LimitTest(cores, f"{cores * 1000:.0f}m", 2, *base, pct, ci, p, p, p, p, verdict, 5.0)
+    est = Estimate(pct, ci.low, ci.high, 0.95, "simultaneous bound", p, 4, "pct")
+    return LimitTest(cores, f"{cores * 1000:.0f}m", 2, *base, est, p, p, p, verdict, 5.0)
 
 
-LOWEST = LimitTest(1.0, "1000m", 2, None, None, None, None, None, None, None, None, "lowest limit", 4.0)
+LOWEST = LimitTest(1.0, "1000m", 2, verdict="lowest limit", noise_cv_pct=4.0)
 LIMITS = [
     LOWEST,
     _test(4.0, "not a dead zone", -60.0, ConfidenceInterval(-65.0, -55.0), 0.99, base=(1.0, "1000m")),
@@ -25,9 +26,9 @@ LIMITS = [
 def test_consecutive_dead_zone_limits_form_one_zone_named_by_its_worst_limit():
     first, second = group_zones(LIMITS)
     assert first.limits_labels == ("5000m", "6000m") and first.limits_cores == (5.0, 6.0)
-    assert first.worst_limit_label == "6000m" and first.slowdown_pct == 30.0
+    assert first.worst_limit_label == "6000m" and first.slowdown.value == 30.0
     assert first.confidence_interval() == ConfidenceInterval(20.0, 40.0)
-    assert first.p_value == 0.01  # the zone is as sure as its least sure limit
+    assert first.slowdown.p_value == 0.01  # the zone is as sure as its least sure limit
     assert first.baseline_label == "4000m"
     assert second.limits_labels == ("8000m",)
 

@@ -23,14 +23,14 @@ def test_published_ffmpeg_dead_zone_is_found_with_experiment_as_block(ffmpeg):
     assert a.decidable and a.noise.df == 3
     [zone] = a.zones
     assert zone.limits_cores == (6.0, 7.0) and zone.baseline_label == "4000m"  # 6 and 7 cores slower than 4
-    assert zone.p_value < 0.05 and zone.slowdown_ci_pct.low > 5.0
+    assert zone.slowdown.p_value < 0.05 and zone.slowdown.low > 5.0
     by = {t.limit_label: t for t in a.limits}
-    assert by["6000m"].slowdown_pct == pytest.approx(34.2, abs=5)
+    assert by["6000m"].slowdown.value == pytest.approx(34.2, abs=5)
     assert by["5000m"].verdict == "undecided" and by["16000m"].verdict != "dead zone"
     assert by["6000m"].p_value_holm >= by["6000m"].p_value_maxt
     # verdicts are read off the intervals: they never disagree
     for t in a.limits[1:]:
-        lo, hi = t.slowdown_ci_pct
+        lo, hi = t.slowdown.confidence_interval()
         assert (t.verdict == "dead zone") == (lo > 5.0) and (t.verdict == "not a dead zone") == (hi < 5.0)
     assert "max-T" in a.procedure
 
@@ -41,8 +41,8 @@ def test_published_ffmpeg_without_block_has_noise_per_limit(ffmpeg):
     [a] = find_dead_zones(ffmpeg, n_sim=20000, seed=0)
     by = {t.limit_label: t for t in a.limits}
     assert "trend" in a.noise.source and by["4000m"].noise_cv_pct > by["8000m"].noise_cv_pct
-    assert by["7000m"].verdict == "undecided" and by["7000m"].slowdown_pct > 40
-    assert by["16000m"].slowdown_pct == pytest.approx(1.8, abs=0.1)
+    assert by["7000m"].verdict == "undecided" and by["7000m"].slowdown.value > 40
+    assert by["16000m"].slowdown.value == pytest.approx(1.8, abs=0.1)
 
 
 def test_no_replicates_is_too_few_to_decide():
@@ -53,7 +53,7 @@ def test_no_replicates_is_too_few_to_decide():
     }), "runs")
     [a] = find_dead_zones(prepare_runs(runs).runs, n_sim=4000)
     assert not a.decidable and a.reason.startswith("too few to decide")
-    assert not a.zones and all(t.p_value is None for t in a.limits)
+    assert not a.zones and all(t.slowdown is None for t in a.limits)
     assert a.replicates_needed is not None and a.replicates_needed.runs_per_level is None
 
 
@@ -145,8 +145,9 @@ def test_zero_run_to_run_noise_gives_exact_verdicts_without_intervals_or_warning
     assert a.noise.sigma == 0 and "exact" in a.reason and a.monotone_p_value is None
     assert a.replicates_needed.runs_per_level is None and "zero" in a.replicates_needed.basis
     by = {t.limit_label: t for t in a.limits}
-    assert by["6000m"].verdict == "dead zone" and by["6000m"].slowdown_pct == pytest.approx(30.0)
+    assert by["6000m"].verdict == "dead zone" and by["6000m"].slowdown.value == pytest.approx(30.0)
     assert by["5000m"].verdict == "not a dead zone" and by["7000m"].verdict == "not a dead zone"
-    assert all(t.slowdown_ci_pct is None and t.p_value is None for t in a.limits)
+    assert all(t.slowdown.low is None and t.slowdown.p_value is None for t in a.limits[1:])
+    assert a.limits[0].slowdown is None
     [zone] = a.zones
-    assert zone.limits_labels == ("6000m",) and zone.slowdown_ci_pct is None and zone.p_value is None
+    assert zone.limits_labels == ("6000m",) and zone.slowdown.low is None and zone.slowdown.p_value is None

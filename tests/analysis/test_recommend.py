@@ -15,7 +15,7 @@ from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.prepare import limit_summary, prepare_runs
 from throttlelab.analysis.recommend import expected_time, find_knee, knee_uncertainty, recommend_limit
 from throttlelab.analysis.runs_input import load_runs
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import Estimate
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
 
@@ -62,21 +62,22 @@ def test_expected_time_covers_the_true_geometric_mean():
 
 def test_recommendation_steps_past_a_dead_zone():
     times = {1: 40.0, 2: 21.0, 4: 11.5, 6: 15.0, 8: 10.8}
-    limits = [LimitTest(1.0, "1000m", 3, None, None, None, None, None, None, None, None, "lowest limit", 5.0)]
-    limits += [LimitTest(c, f"{c * 1000:.0f}m", 3, 1.0, "1000m", -50.0, ConfidenceInterval(-55.0, -45.0), 0.9, 0.9,
-                         0.9, 0.9, "not a dead zone", 5.0) for c in (2.0, 4.0)]
-    limits += [LimitTest(6.0, "6000m", 3, 4.0, "4000m", 30.0, ConfidenceInterval(20.0, 40.0), 0.001, 0.001, 0.001,
-                         0.001, "dead zone", 5.0),
-               LimitTest(8.0, "8000m", 3, 4.0, "4000m", -6.0, ConfidenceInterval(-10.0, -2.0), 0.9, 0.9, 0.9, 0.9,
-                         "not a dead zone", 5.0)]
+
+    def limit_test(c, base, pct, lo, hi, p, verdict):
+        est = Estimate(pct, lo, hi, 0.95, "simultaneous bound", p, 6, "pct")
+        return LimitTest(c, f"{c * 1000:.0f}m", 3, base, f"{base * 1000:.0f}m", est, p, p, p, verdict, 5.0)
+
+    limits = [LimitTest(1.0, "1000m", 3, verdict="lowest limit", noise_cv_pct=5.0)]
+    limits += [limit_test(c, 1.0, -50.0, -55.0, -45.0, 0.9, "not a dead zone") for c in (2.0, 4.0)]
+    limits += [limit_test(6.0, 4.0, 30.0, 20.0, 40.0, 0.001, "dead zone"), limit_test(8.0, 4.0, -6.0, -10.0, -2.0, 0.9,
+                                                                          "not a dead zone")]
     s = summary_of(times)
     r = recommend_limit(s, analysis(limits), tolerance_pct=10)
     assert r.limit_label == "4000m" and r.avoid == ("6000m",) and "avoid 6000m" in r.reason
-    assert r.expected_seconds_ci.low < 11.5 < r.expected_seconds_ci.high and r.core_seconds == pytest.approx(46.0)
+    assert r.expected_seconds.low < 11.5 < r.expected_seconds.high and r.core_seconds == pytest.approx(46.0)
     assert abs(sum(r.probability_knee.values()) - 1) < 1e-9 and "6000m" not in r.probability_knee
     r2 = recommend_limit(summary_of({1: 40.0, 2: 21.0, 4: 15.0, 6: 11.5, 8: 11.2}), analysis(
-        [*limits[:2], LimitTest(4.0, "4000m", 3, 2.0, "2000m", 0.0, ConfidenceInterval(-1.0, 1.0), 0.5, 0.5, 0.5,
-                                0.5, "not a dead zone", 5.0), *limits[3:]]), tolerance_pct=10)
+        [*limits[:2], limit_test(4.0, 2.0, 0.0, -1.0, 1.0, 0.5, "not a dead zone"), *limits[3:]]), tolerance_pct=10)
     assert r2.limit_label == "8000m" and "6000m lies in a dead zone" in r2.reason
 
 

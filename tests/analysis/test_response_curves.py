@@ -39,6 +39,11 @@ def test_published_fits_give_knee_with_interval():
     assert row["knee_low"] <= row["knee"] <= row["knee_high"]
     assert 0.3 < row["knee"] < 0.6
     assert set(tab["group"]) == {"5.0", "10.0", "15.0", "all"}
+    fit = fits[("hyperbolic", "all")].as_fit()  # the shared Fit: parameters, goodness, derived knee
+    assert fit.model == "hyperbolic" and set(fit.parameters) == {"a", "b", "c"} and fit.n == row["n"]
+    assert fit.derived["knee"].value == row["knee"] and fit.confidence_interval("knee") == (row["knee_low"],
+                                                                                          row["knee_high"])
+    assert fit.parameters["c"].low == row["c_low"] and fit.goodness["r_squared"] == row["r2"]
 
 
 def test_fit_from_requests_bootstraps_requests():

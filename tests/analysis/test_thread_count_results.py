@@ -29,7 +29,7 @@ def test_fixture_gives_a_valid_document_with_auto_against_best(built):
     assert doc["runs"]["excluded_by_reason"] == {"status failed": 1, "warm-up run": 1}
     [g] = doc["groups"]
     one = next(c for c in g["best_threads"] if c["limit_label"] == "1000m")
-    assert one["auto_vs_best_ci_pct"]["low"] > 0 and one["auto_vs_best_p_value"] < 0.05  # auto oversubscribes 1 core
+    assert one["auto_vs_best"]["low"] > 0 and one["auto_vs_best"]["p_value"] < 0.05  # auto oversubscribes 1 core
     assert len(g["recommendations"]) == 4 and g["noise"]["assumption_based"] is False
     assert doc["single_number_verdicts"] == [] and doc["parameters"] == {"metric": "wall_seconds", "alpha": 0.05}
 

@@ -23,11 +23,11 @@ def test_best_thread_count_and_auto_comparison():
     # At 1 core, one thread is best and auto (8 threads) is significantly slower.
     one = by["1000m"]
     assert one.best_threads in one.near_best_threads and "1" in one.near_best_threads
-    assert one.auto_vs_best_pct > 15 and one.auto_vs_best_p_value < 0.01
-    assert one.auto_vs_best_ci_pct.low > 0
-    assert one.best_seconds_ci.low < one.best_seconds < one.best_seconds_ci.high
+    assert one.auto_vs_best.value > 15 and one.auto_vs_best.p_value < 0.01
+    assert one.auto_vs_best.low > 0
+    assert one.best_seconds.low < one.best_seconds.value < one.best_seconds.high and one.best_seconds.unit == "seconds"
     # At 6 cores auto (8) is as good as the best explicit count.
-    assert by["6000m"].auto_vs_best_p_value > 0.05
+    assert by["6000m"].auto_vs_best.p_value > 0.05
     rec = a.recommendations()
     assert rec.columns == ["group", "limit", "limit_cores", "threads", "expected_seconds", "expected_seconds_ci_low",
                            "expected_seconds_ci_high", "core_seconds"]
@@ -69,8 +69,8 @@ def test_each_limit_uses_its_own_noise_and_names_the_procedure():
     low, high = a.limits[0], a.limits[-1]
     assert low.noise_source == high.noise_source == "own cells" and low.noise_df == 10
     assert low.noise_cv_pct < 6 < 15 < high.noise_cv_pct
-    assert high.auto_vs_best_ci_pct.high - high.auto_vs_best_ci_pct.low > 3 * (
-        low.auto_vs_best_ci_pct.high - low.auto_vs_best_ci_pct.low)
+    assert high.auto_vs_best.high - high.auto_vs_best.low > 3 * (
+        low.auto_vs_best.high - low.auto_vs_best.low)
     assert "own replicated cells" in a.method and "Tukey-Kramer" in a.method
     assert all(set(c.worse_than_best_p_values) == {"1", "2", "4", "8"} for c in a.limits)
     [p] = analyse_thread_counts(_sweep(0.03, 0.25), n_sim=4000, noise_model="pooled")
@@ -98,6 +98,6 @@ def test_zero_run_to_run_noise_says_so_instead_of_zero_width_intervals():
         [a] = analyse_thread_counts(prepare_runs(load_runs(FIXTURE), metric="cpu_seconds").runs)
     assert a.noise.sigma == 0 and "run-to-run noise is zero" in a.note and "deterministic" in a.method
     for c in a.limits:
-        assert c.noise_source == "zero" and c.auto_vs_best_ci_pct is None and c.auto_vs_best_p_value is None
-        assert c.best_seconds_ci is None and c.recommended_seconds_ci is None and c.auto_vs_best_pct > 13
-        assert c.auto_vs_best_method.startswith("exact difference") and c.probability_best[c.best_threads] == 1.0
+        assert c.noise_source == "zero" and c.auto_vs_best.low is None and c.auto_vs_best.p_value is None
+        assert c.best_seconds.low is None and c.recommended_seconds.low is None and c.auto_vs_best.value > 13
+        assert c.auto_vs_best.method.startswith("exact difference") and c.probability_best[c.best_threads] == 1.0

@@ -16,8 +16,8 @@ def test_04_with_explicit_threads(run_notebook):
     assert r["thread_comparison_possible"]
     [g] = r["groups"]
     one = next(b for b in g["best_threads"] if b["limit_label"] == "1000m")
-    assert one["auto_vs_best_ci_pct"]["low"] > 0
-    assert one["auto_vs_best_method"].startswith("selection-adjusted")
+    assert one["auto_vs_best"]["low"] > 0
+    assert one["auto_vs_best"]["method"].startswith("selection-adjusted")
     probs = one["probability_best"]
     assert abs(sum(probs.values()) - 1) < 1e-9 and max(probs, key=probs.get) == one["best_threads"]
     assert len(g["recommendations"]) == 4
@@ -55,8 +55,8 @@ def test_04_on_a_zero_noise_metric_says_the_differences_are_exact(run_notebook):
     [g] = results["results"]["groups"]
     assert "run-to-run noise is zero" in g["note"] and "deterministic" in g["method"]
     for b in g["best_threads"]:
-        assert b["noise_source"] == "zero" and b["auto_vs_best_ci_pct"] is None and b["best_seconds_ci"] is None
-        assert b["auto_vs_best_method"].startswith("exact difference")
+        assert b["noise_source"] == "zero" and b["auto_vs_best"]["low"] is None and b["best_seconds"]["low"] is None
+        assert b["auto_vs_best"]["method"].startswith("exact difference")
     assert "exact: zero run-to-run noise" in (out / "headlines.json").read_text()
 
 

@@ -64,11 +64,11 @@ class CapacityProjection:
     ----------
     variant, units
         The variant and the target load.
-    cpu_cores, cpu_cores_ci
-        Projected CPU at the target load with its 95% range under ``assumption``.
+    cpu_cores
+        Projected CPU at the target load (cores) with its 95% range under ``assumption`` (no test: ``null`` p-value).
     cpu_pct_of_limit
         That CPU as a percentage of the limit (the headline).
-    capacity_units, capacity_units_ci
+    capacity_units
         Load at which CPU reaches ``threshold x limit_cores``, with its 95% range.
     threshold, limit_cores
         The share of the limit counted as full, and the limit.
@@ -80,18 +80,16 @@ class CapacityProjection:
 
     variant: str
     units: float
-    cpu_cores: float
-    cpu_cores_ci: ConfidenceInterval
+    cpu_cores: Estimate
     cpu_pct_of_limit: float
-    capacity_units: float
-    capacity_units_ci: ConfidenceInterval
+    capacity_units: Estimate
     threshold: float
     limit_cores: float
     memory_bytes: float | None
     assumption: str
 
     def confidence_interval(self) -> ConfidenceInterval:
-        return self.cpu_cores_ci
+        return self.cpu_cores.confidence_interval()
 
 
 @dataclass(frozen=True)
@@ -183,12 +181,16 @@ def project_capacity(
     a = (1 - level) / 2
     central = cost.cpu_cores_per_unit * units
     central_cap = threshold * limit_cores / cost.cpu_cores_per_unit
+    method = (f"simulated: fixed overhead uniform 0-{100 * fixed_overhead_max:.0f}% of the measured usage, "
+              f"{100 * noise_cv:.0f}% log-normal measurement noise ({n_sim} draws, equal tails)")
+    note = "assumed, not measured: one load level"
+    cpu_lo, cpu_hi = map(float, np.quantile(at_units, [a, 1 - a]))
+    cap_lo, cap_hi = map(float, np.quantile(cap, [a, 1 - a]))
     return CapacityProjection(
-        variant=cost.variant, units=units, cpu_cores=central,
-        cpu_cores_ci=ConfidenceInterval(*map(float, np.quantile(at_units, [a, 1 - a]))),
+        variant=cost.variant, units=units,
+        cpu_cores=Estimate(central, cpu_lo, cpu_hi, level, method, None, 1, "cores", note),
         cpu_pct_of_limit=100.0 * central / limit_cores,
-        capacity_units=central_cap,
-        capacity_units_ci=ConfidenceInterval(*map(float, np.quantile(cap, [a, 1 - a]))),
+        capacity_units=Estimate(central_cap, cap_lo, cap_hi, level, method, None, 1, "units", note),
         threshold=threshold, limit_cores=limit_cores,
         memory_bytes=cost.memory_bytes_per_unit * units if cost.memory_bytes_per_unit is not None else None,
         assumption=(
@@ -214,10 +216,10 @@ def compare_variants(before: CapacityProjection, after: CapacityProjection,
         before=before.variant, after=after.variant,
         cpu_change_pct=100 * (after_cost.cpu_cores_per_unit / before_cost.cpu_cores_per_unit - 1),
         memory_change_pct=mem,
-        capacity_change_pct=100 * (after.capacity_units / before.capacity_units - 1),
-        capacity_ratio=after.capacity_units / before.capacity_units,
+        capacity_change_pct=100 * (after.capacity_units.value / before.capacity_units.value - 1),
+        capacity_ratio=after.capacity_units.value / before.capacity_units.value,
         cpu_change=_ratio_estimate(after_cost.cpu_cores_per_unit / before_cost.cpu_cores_per_unit, noise_cv, level),
-        capacity_change=_ratio_estimate(after.capacity_units / before.capacity_units, noise_cv, level),
+        capacity_change=_ratio_estimate(after.capacity_units.value / before.capacity_units.value, noise_cv, level),
     )
 
 
@@ -236,8 +238,8 @@ def projection_curve(cost: UnitCost, units: np.ndarray, **kwargs) -> pl.DataFram
     rows = []
     for u in np.asarray(units, float):
         p = project_capacity(cost, units=float(u), **kwargs)
-        rows.append({"variant": cost.variant, "units": float(u), "cpu_cores": p.cpu_cores,
-                     "cpu_cores_low": p.cpu_cores_ci.low, "cpu_cores_high": p.cpu_cores_ci.high})
+        rows.append({"variant": cost.variant, "units": float(u), "cpu_cores": p.cpu_cores.value,
+                     "cpu_cores_low": p.cpu_cores.low, "cpu_cores_high": p.cpu_cores.high})
     return pl.DataFrame(rows)
 
 

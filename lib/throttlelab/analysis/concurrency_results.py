@@ -10,12 +10,51 @@ rounding only, one run per configuration).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import polars as pl
 
 from throttlelab.analysis import concurrency as cc
+from throttlelab.analysis import measured_sections as ms
 from throttlelab.results import Estimate
+from throttlelab.result_tables import Rows, table
+
+
+@dataclass(frozen=True)
+class WikiCellRow:
+    """A printed cell of the wiki's %-change table that its own per-run tables do not reproduce.
+
+    Attributes
+    ----------
+    load, stage, stat
+        Virtual users, pipeline stage and statistic (``avg``, ``p95``, ``max``) of the cell.
+    percent_change
+        The change with the semaphore recomputed from the printed per-run values, percent.
+    percent_printed
+        The change the wiki prints, percent.
+    """
+
+    load: float
+    stage: str
+    stat: str
+    percent_change: float
+    percent_printed: float
+
+
+@dataclass(frozen=True)
+class LoadChangeRow:
+    """A row of ``workers12_total_avg``: the semaphore's change at one load.
+
+    Attributes
+    ----------
+    load
+        Virtual users.
+    percent_change
+        %-change of the mean total time with the semaphore (max_workers=12), percent (negative = faster).
+    """
+
+    load: float
+    percent_change: float
 
 
 @dataclass(frozen=True)
@@ -29,14 +68,14 @@ class WikiTableCheck:
     verdicts
         Verdict -> cells: ``reproduced`` (inside the rounding range), ``close`` (within 1 point), ``inconsistent``.
     inconsistent
-        The inconsistent cells: ``load``, ``stage``, ``stat``, ``percent_change`` (recomputed), ``percent_printed``.
+        The inconsistent cells, recomputed against printed.
     tests
         Why no test is possible on the published data.
     """
 
     cells: int
     verdicts: dict[str, int]
-    inconsistent: Any
+    inconsistent: Annotated[Any, Rows(WikiCellRow)]
     tests: str
 
 
@@ -53,7 +92,7 @@ class ConcurrencyResults:
     headline_p95_total_30vus
         %-change of the p95 total time at 30 virtual users with the semaphore (the headline, about -55%).
     workers12_total_avg
-        %-change of the mean total time per load at max_workers=12: ``load``, ``percent_change``.
+        %-change of the mean total time per load at max_workers=12.
     measured
         Measured stage timings (``null`` when none were given): ``requests``, ``by_status``, ``base``, ``other``,
         the per-stage ``tests`` (run-level verdicts) and ``verdicts`` counted, or a ``note`` why not.
@@ -64,9 +103,9 @@ class ConcurrencyResults:
     wiki_table: WikiTableCheck
     headline_avg_total_30vus: Estimate
     headline_p95_total_30vus: Estimate
-    workers12_total_avg: Any
-    measured: dict[str, Any] | None
-    live_sweep: dict[str, Any] | None
+    workers12_total_avg: Annotated[Any, Rows(LoadChangeRow)]
+    measured: ms.MeasuredStages | None
+    live_sweep: ms.LiveSweep | None
 
 
 def wiki_table_check(repro: pl.DataFrame) -> WikiTableCheck:
@@ -74,21 +113,10 @@ def wiki_table_check(repro: pl.DataFrame) -> WikiTableCheck:
     return WikiTableCheck(
         cells=repro.height,
         verdicts=dict(repro.group_by("verdict").len().sort("verdict").iter_rows()),
-        inconsistent=repro.filter(pl.col("verdict") == "inconsistent").select(
-            "load", "stage", "stat", "percent_change", "percent_printed"),
+        inconsistent=table(repro.filter(pl.col("verdict") == "inconsistent").select(*WikiCellRow.__dataclass_fields__),
+                           WikiCellRow),
         tests=cc.TESTS_UNAVAILABLE,
     )
-
-
-def measured_section(requests: pl.DataFrame, measured: dict[str, Any]) -> dict[str, Any]:
-    """The measured part: request counts and, unless the analysis left a ``note``, its configurations and tests."""
-    out: dict[str, Any] = {"requests": requests.height,
-                           "by_status": dict(requests.group_by("status").len().iter_rows())}
-    if "note" in measured:
-        return out | {"note": measured["note"]}
-    t = measured["tests"]
-    return out | {"base": measured["base"], "other": measured["other"], "tests": t,
-                  "verdicts": dict(t.group_by("verdict").len().iter_rows())}
 
 
 def concurrency_results(published: pl.DataFrame, *, requests: pl.DataFrame | None = None,
@@ -108,8 +136,8 @@ def concurrency_results(published: pl.DataFrame, *, requests: pl.DataFrame | Non
         wiki_table=wiki_table_check(cc.wiki_reproduction(published, max_workers=8)),
         headline_avg_total_30vus=cc.published_change(published, stat="avg"),
         headline_p95_total_30vus=cc.published_change(published, stat="p95"),
-        workers12_total_avg=w12.filter((pl.col("stage") == "total") & (pl.col("stat") == "avg")).select(
-            "load", "percent_change"),
-        measured=measured_section(requests, measured) if requests is not None and measured is not None else None,
-        live_sweep=live_sweep,
+        workers12_total_avg=table(w12.filter((pl.col("stage") == "total") & (pl.col("stat") == "avg")).select(
+            *LoadChangeRow.__dataclass_fields__), LoadChangeRow),
+        measured=ms.measured_stages(requests, measured) if requests is not None and measured is not None else None,
+        live_sweep=ms.live_sweep(live_sweep),
     )

@@ -12,15 +12,35 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import polars as pl
 
 from throttlelab.analysis import contention_paper as cp
+from throttlelab.analysis import measured_sections as ms
 from throttlelab.analysis.response_curves import ResponseCurveFit
-from throttlelab.results import Estimate
+from throttlelab.results import Estimate, Fit
+from throttlelab.result_tables import Rows, table
 
-WORKER_FIELDS = ("share", "baseline_workers", "workers", "summary", "runs", "change", "tests", "trend", "note")
+@dataclass(frozen=True)
+class PaperCellRow:
+    """A cell of the paper's table 1 whose printed % increase its printed milliseconds do not reproduce.
+
+    Attributes
+    ----------
+    requests_per_30s, contention
+        The load (requests per 30 s) and the neighbour's share of the node.
+    mean_ms
+        The printed mean response time, ms.
+    percent, percent_printed
+        The increase over no contention recomputed from the printed milliseconds, and as printed, percent.
+    """
+
+    requests_per_30s: int
+    contention: float
+    mean_ms: float
+    percent: float
+    percent_printed: int
 
 
 @dataclass(frozen=True)
@@ -34,14 +54,14 @@ class PaperTableCheck:
     consistent
         Cells whose printed % increase the printed milliseconds reproduce (within rounding).
     inconsistent_cells
-        The others: ``requests_per_30s``, ``contention``, ``mean_ms``, ``percent`` (recomputed), ``percent_printed``.
+        The others, recomputed against printed.
     max_percent_printed
         The largest printed increase (the paper's headline, +361%).
     """
 
     cells: int
     consistent: int
-    inconsistent_cells: Any
+    inconsistent_cells: Annotated[Any, Rows(PaperCellRow)]
     max_percent_printed: int
 
 
@@ -59,8 +79,9 @@ class ContentionResults:
         Neighbour share at which response time takes off (hyperbolic fit over all published points), with its
         bootstrap interval: the share to stay below.
     published_fit
-        The pooled fits of the published points: ``hyperbolic`` and ``mm1`` rows (parameters, knee, doubling, pole
-        with intervals, ``r2``, ``aic``, ``note``).
+        The pooled fits of the published points by model (``hyperbolic``, ``mm1``): parameters with bootstrap
+        intervals, ``rss``/``aic``/``r_squared``, warnings, and the knee, doubling and pole shares as derived
+        estimates.
     measured
         Measured requests (``null`` when none): counts by status, per-share summary, inflation and fits.
     measured_workers
@@ -72,18 +93,18 @@ class ContentionResults:
     paper_table1: PaperTableCheck
     headline_increase: Estimate
     headline_knee: Estimate
-    published_fit: dict[str, dict[str, Any]]
-    measured: dict[str, Any] | None
-    measured_workers: dict[str, Any] | None
-    live_sweep: dict[str, Any] | None
+    published_fit: dict[str, Fit]
+    measured: ms.MeasuredContention | None
+    measured_workers: ms.MeasuredWorkers | None
+    live_sweep: ms.LiveSweep | None
 
 
 def paper_table_check(table1: pl.DataFrame) -> PaperTableCheck:
     """Count the cells of :func:`~throttlelab.analysis.contention_paper.paper_table1` that reproduce."""
     return PaperTableCheck(
         cells=table1.height, consistent=int(table1["consistent"].sum()),
-        inconsistent_cells=table1.filter(~pl.col("consistent")).select(
-            "requests_per_30s", "contention", "mean_ms", "percent", "percent_printed"),
+        inconsistent_cells=table(table1.filter(~pl.col("consistent")).select(*PaperCellRow.__dataclass_fields__),
+                                 PaperCellRow),
         max_percent_printed=int(table1["percent_printed"].max()),
     )
 
@@ -93,20 +114,14 @@ def takeoff_share(fit: ResponseCurveFit) -> Estimate:
     return dataclasses.replace(fit.knee, note=f"{fit.knee.note}; R² {fit.r2:.2f}".lstrip("; "))
 
 
-def measured_section(requests: pl.DataFrame, measured: dict[str, Any]) -> dict[str, Any]:
-    """Request counts by status and the measured summary, inflation and fits."""
-    return {"requests": requests.height, "by_status": dict(requests.group_by("status").len().iter_rows()),
-            **{k: measured[k] for k in ("neighbour_workers", "summary", "inflation_mean", "fits")}}
-
-
-def contention_results(table1: pl.DataFrame, fits_table: pl.DataFrame, fits: dict, *,
+def contention_results(table1: pl.DataFrame, fits: dict, *,
                        requests: pl.DataFrame | None = None, measured: dict[str, Any] | None = None,
                        workers: dict[str, Any] | None = None,
                        live_sweep: dict[str, Any] | None = None) -> ContentionResults:
     """Notebook 05's :class:`ContentionResults`.
 
-    ``fits_table`` and ``fits`` are :func:`~throttlelab.analysis.response_curves.fit_summary` of the published
-    points; ``measured`` is :func:`~throttlelab.analysis.response_curves.analyse_measured` of ``requests`` and
+    ``fits`` are the fits of :func:`~throttlelab.analysis.response_curves.fit_summary` of the published points
+    (by ``(model, group)``); ``measured`` is :func:`~throttlelab.analysis.response_curves.analyse_measured` of ``requests`` and
     ``workers`` :func:`~throttlelab.analysis.neighbour_workers.analyse_neighbour_workers`.
 
     Examples
@@ -114,19 +129,16 @@ def contention_results(table1: pl.DataFrame, fits_table: pl.DataFrame, fits: dic
     >>> from throttlelab.analysis.response_curves import fit_summary
     >>> from throttlelab.ingest.published import load_contention
     >>> table1 = cp.paper_table1(load_contention())
-    >>> r = contention_results(table1, *fit_summary(load_contention(), n_boot=20))
+    >>> r = contention_results(table1, fit_summary(load_contention(), n_boot=20)[1])
     >>> r.paper_table1.consistent, r.paper_table1.max_percent_printed, r.headline_increase.unit
     (18, 361, 'pct')
     """
-    rows = {m: fits_table.filter((pl.col("model") == m) & (pl.col("group") == "all")).row(0, named=True)
-            for m in ("hyperbolic", "mm1")}
     return ContentionResults(
         paper_table1=paper_table_check(table1),
         headline_increase=cp.published_increase(table1),
         headline_knee=takeoff_share(fits[("hyperbolic", "all")]),
-        published_fit=rows,
-        measured=measured_section(requests, measured) if requests is not None and measured is not None else None,
-        measured_workers=(None if workers is None else {k: workers[k] for k in WORKER_FIELDS} if "summary" in workers
-                          else {"note": workers["note"]}),
-        live_sweep=live_sweep,
+        published_fit={m: fits[(m, "all")].as_fit() for m in ("hyperbolic", "mm1") if (m, "all") in fits},
+        measured=ms.measured_contention(requests, measured) if requests is not None and measured is not None else None,
+        measured_workers=None if workers is None else ms.measured_workers(workers),
+        live_sweep=ms.live_sweep(live_sweep),
     )

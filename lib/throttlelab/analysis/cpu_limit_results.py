@@ -13,7 +13,7 @@ slowdown (:attr:`ActiveTimeResults.slowdown_factor`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import polars as pl
 
@@ -23,9 +23,58 @@ from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.prepare import GROUP_KEYS, PreparedRuns
 from throttlelab.analysis.recommend import Knee, Recommendation
 from throttlelab.results import Estimate, Fit
+from throttlelab.result_tables import Rows, table
 
-LIMIT_COLUMNS = ("limit_label", "cpu_limit_cores", "runs", "geomean_seconds", "min_seconds", "max_seconds",
-                 "reserved_core_seconds")
+
+@dataclass(frozen=True)
+class LimitRow:
+    """A row of a group's ``limits``: the runs at one CPU limit (``*_seconds``: the metric's cost).
+
+    Attributes
+    ----------
+    limit, cpu_limit_cores
+        The limit's label and cores (``null``: unlimited).
+    runs
+        Runs at this limit (outlying runs included).
+    geomean_seconds, min_seconds, max_seconds
+        Geometric mean, smallest and largest cost of the runs.
+    reserved_core_seconds
+        Limit x geometric-mean time: what a run reserves (``null`` for unlimited).
+    """
+
+    limit: str
+    cpu_limit_cores: float
+    runs: int
+    geomean_seconds: float
+    min_seconds: float
+    max_seconds: float
+    reserved_core_seconds: float
+
+
+@dataclass(frozen=True)
+class ActiveTimeRow:
+    """A row of the active-time ``table``: one limit of the Go write-up, measured against the fit.
+
+    Attributes
+    ----------
+    cpu_limit_cores, limit_share
+        The limit in cores and as a share of one core.
+    active_over_wall, observed_slowdown
+        Measured CPU time / wall time and its inverse (wall / CPU).
+    fitted_slowdown, fitted_slowdown_ci_low, fitted_slowdown_ci_high
+        Wall / CPU time implied by the fit, with its interval.
+    quota_only_slowdown
+        ``1 / limit_share``: the slowdown if the quota were the only wait.
+    """
+
+    cpu_limit_cores: float
+    limit_share: float
+    active_over_wall: float
+    observed_slowdown: float
+    fitted_slowdown: float
+    fitted_slowdown_ci_low: float
+    fitted_slowdown_ci_high: float
+    quota_only_slowdown: float
 
 
 @dataclass(frozen=True)
@@ -37,8 +86,7 @@ class CpuLimitGroup:
     group, label
         The group's key columns and its label.
     limits
-        One row per limit: ``limit``, ``cpu_limit_cores``, ``runs``, ``geomean_seconds``, ``min_seconds``,
-        ``max_seconds``, ``reserved_core_seconds`` (``*_seconds``: the metric's cost).
+        One row per limit: runs and the metric's cost.
     fits
         Scaling models (Amdahl, USL, quota), best AIC first; parameters with profile-likelihood intervals.
     fit_note
@@ -59,7 +107,7 @@ class CpuLimitGroup:
 
     group: dict[str, Any]
     label: str
-    limits: Any
+    limits: Annotated[Any, Rows(LimitRow)]
     fits: tuple[Fit, ...]
     fit_note: str
     best_fit: str | None
@@ -77,7 +125,7 @@ class ActiveTimeResults:
     Attributes
     ----------
     fit
-        ``active_over_wall = slope x limit_share`` with its interval.
+        ``active_over_wall = slope x limit_share``: the slope with its interval, R² and residual SD.
     table
         Per limit: measured and fitted active share and the implied slowdown.
     smallest_limit_share
@@ -86,8 +134,8 @@ class ActiveTimeResults:
         Wall time / CPU time implied by the fit at the smallest limit (the headline), with its interval.
     """
 
-    fit: ActiveTimeFit
-    table: Any
+    fit: Fit
+    table: Annotated[Any, Rows(ActiveTimeRow)]
     smallest_limit_share: float
     slowdown_factor: Estimate
 
@@ -126,7 +174,7 @@ def group_result(g: GroupAnalysis) -> CpuLimitGroup:
     return CpuLimitGroup(
         group={k: g.group.get(k) for k in GROUP_KEYS if k in g.group},
         label=g.label,
-        limits=g.summary.select(*LIMIT_COLUMNS).rename({"limit_label": "limit"}),
+        limits=table(g.summary.rename({"limit_label": "limit"}).select(*LimitRow.__dataclass_fields__), LimitRow),
         fits=tuple(f.as_fit() for f in g.fits),
         fit_note=g.fit_note,
         best_fit=g.fits[0].model if g.fits else None,
@@ -144,7 +192,7 @@ def active_time_results(data: pl.DataFrame, fit: ActiveTimeFit) -> ActiveTimeRes
     value, ci = fit.slowdown_factor(smallest)
     est = Estimate(value, ci.low, ci.high, fit.level, "1 / (slope x limit share), least squares through the origin",
                    None, None, "ratio", f"wall time / CPU time at {1000 * smallest:.0f}m")
-    return ActiveTimeResults(fit=fit, table=slowdown_table(data, fit), smallest_limit_share=smallest,
+    return ActiveTimeResults(fit=fit.as_fit(), table=table(slowdown_table(data, fit), ActiveTimeRow), smallest_limit_share=smallest,
                              slowdown_factor=est)
 
 

@@ -137,29 +137,29 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
     if analysis.monotone_p_value is not None:
         out.append(f"Monotonicity (isotonic fit vs means, flat null): p = {analysis.monotone_p_value:.3f}.")
     for t in analysis.limits:
-        if t.slowdown_pct is None:
+        if t.slowdown is None:
             continue
-        ci = t.slowdown_ci_pct
+        ci = t.slowdown.confidence_interval()
         if ci is None:  # zero run-to-run noise: exact
-            out.append(f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (exact: zero run-to-run noise), "
+            out.append(f"{t.limit_label} vs {t.baseline_label}: {t.slowdown.value:+.1f}% (exact: zero run-to-run noise), "
                        f"{t.runs} run(s): {t.verdict}.")
             continue
         out.append(
-            f"{t.limit_label} vs {t.baseline_label}: {t.slowdown_pct:+.1f}% (simultaneous {100 * (1 - analysis.alpha):.0f}% "
+            f"{t.limit_label} vs {t.baseline_label}: {t.slowdown.value:+.1f}% (simultaneous {100 * (1 - analysis.alpha):.0f}% "
             f"bounds {ci.low:+.1f}% to {ci.high:+.1f}%), "
-            f"adjusted p = {t.p_value:.3f} (Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}"
+            f"adjusted p = {t.slowdown.p_value:.3f} (Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}"
             + (f" (slower, but by less than the {analysis.threshold_pct:g}% threshold)."
                if t.verdict == "not a dead zone" and ci.low > 0 else ".")
         )
     for z in analysis.zones:
-        if z.slowdown_ci_pct is None:
-            out.append(f"Dead zone {zone_label(z)}: {z.slowdown_pct:+.1f}% slower than {z.baseline_label} "
+        if z.slowdown.low is None:
+            out.append(f"Dead zone {zone_label(z)}: {z.slowdown.value:+.1f}% slower than {z.baseline_label} "
                        "(exact: zero run-to-run noise, no test needed).")
             continue
         out.append(
             f"Dead zone {zone_label(z)}: "
-            f"up to {z.slowdown_pct:+.1f}% (simultaneous bounds {z.slowdown_ci_pct.low:+.1f}% to "
-            f"{z.slowdown_ci_pct.high:+.1f}%) slower than {z.baseline_label}, max-T adjusted p = {z.p_value:.3f}."
+            f"up to {z.slowdown.value:+.1f}% (simultaneous bounds {z.slowdown.low:+.1f}% to "
+            f"{z.slowdown.high:+.1f}%) slower than {z.baseline_label}, max-T adjusted p = {z.slowdown.p_value:.3f}."
         )
     return out
 
@@ -168,27 +168,27 @@ def _metric_dead_zone_sentences(analysis: DeadZoneAnalysis, m: ResponseMetric) -
     out = [f"{analysis.label} ({m.label}, {m.direction}): {analysis.reason}; noise {analysis.noise.cv_pct:.1f}% "
            f"({analysis.noise.source}, df={analysis.noise.df:g})."]
     for t in analysis.limits:
-        if t.slowdown_pct is None:
+        if t.slowdown is None:
             continue
-        if t.slowdown_ci_pct is None:  # zero run-to-run noise: exact
-            out.append(f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown_pct, m):+.1f}% "
+        if t.slowdown.low is None:  # zero run-to-run noise: exact
+            out.append(f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown.value, m):+.1f}% "
                        f"(exact: zero run-to-run noise), {t.runs} run(s): {t.verdict}.")
             continue
-        ci = metric_change_ci(t.slowdown_ci_pct, m)
+        ci = metric_change_ci(t.slowdown.confidence_interval(), m)
         out.append(
-            f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown_pct, m):+.1f}% "
-            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), adjusted p = {t.p_value:.3f} "
+            f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown.value, m):+.1f}% "
+            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), adjusted p = {t.slowdown.p_value:.3f} "
             f"(Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
         )
     for z in analysis.zones:
-        if z.slowdown_ci_pct is None:
+        if z.slowdown.low is None:
             out.append(f"Dead zone {zone_label(z)}: {worse_word(m)} than {z.baseline_label}: {m.label} "
-                       f"{metric_change_pct(z.slowdown_pct, m):+.1f}% (exact: zero run-to-run noise, no test needed).")
+                       f"{metric_change_pct(z.slowdown.value, m):+.1f}% (exact: zero run-to-run noise, no test needed).")
             continue
-        ci = metric_change_ci(z.slowdown_ci_pct, m)
+        ci = metric_change_ci(z.slowdown.confidence_interval(), m)
         out.append(
             f"Dead zone {zone_label(z)}: "
-            f"{worse_word(m)} than {z.baseline_label}: {m.label} {metric_change_pct(z.slowdown_pct, m):+.1f}% "
-            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), p = {z.p_value:.3f}."
+            f"{worse_word(m)} than {z.baseline_label}: {m.label} {metric_change_pct(z.slowdown.value, m):+.1f}% "
+            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), p = {z.slowdown.p_value:.3f}."
         )
     return out

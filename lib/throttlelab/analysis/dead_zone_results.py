@@ -9,13 +9,14 @@ Frozen dataclasses in the style of ``scipy.stats`` results (named fields,
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import polars as pl
 
 from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.run_level import OutlyingRun, ReplicatesNeeded
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import ConfidenceInterval, Estimate
 
 TOO_FEW = "too few to decide"
 VERDICTS = ("dead zone", "not a dead zone", "undecided", "lowest limit", TOO_FEW)
@@ -33,13 +34,13 @@ class LimitTest:
         Runs at this limit used in the test (outlying runs left out).
     baseline_limit_cores, baseline_label
         The best (fastest) lower limit it is compared with.
-    slowdown_pct
-        Geometric-mean time against the baseline, percent (positive = slower).
-    slowdown_ci_pct
-        Simultaneous interval of the slowdown (the verdict is read off it).
-    p_value_raw, p_value, p_value_holm, p_value_maxt
-        Unadjusted, adjusted by the group's procedure, Holm and step-down max-T p-values of
-        "at most ``threshold_pct`` slower".
+    slowdown
+        Geometric-mean time against the baseline, percent (positive = slower), with its simultaneous interval (the
+        verdict is read off it) and the p-value adjusted by the group's procedure of "at most ``threshold_pct``
+        slower"; interval and p-value ``null`` when the run-to-run noise is zero (the slowdown is exact); ``null``
+        for the lowest limit and when there are too few runs to decide.
+    p_value_raw, p_value_holm, p_value_maxt
+        Unadjusted, Holm and step-down max-T p-values of the same hypothesis (for reference).
     verdict
         ``dead zone`` (lower bound above the threshold), ``not a dead zone`` (upper bound below it),
         ``undecided``, ``lowest limit`` or ``too few to decide``.
@@ -50,19 +51,17 @@ class LimitTest:
     limit_cores: float | None
     limit_label: str
     runs: int
-    baseline_limit_cores: float | None
-    baseline_label: str | None
-    slowdown_pct: float | None
-    slowdown_ci_pct: ConfidenceInterval | None
-    p_value_raw: float | None
-    p_value: float | None  # adjusted with the chosen correction
-    p_value_holm: float | None
-    p_value_maxt: float | None
-    verdict: str
+    baseline_limit_cores: float | None = None
+    baseline_label: str | None = None
+    slowdown: Estimate | None = None
+    p_value_raw: float | None = None
+    p_value_holm: float | None = None
+    p_value_maxt: float | None = None
+    verdict: str = TOO_FEW
     noise_cv_pct: float | None = None
 
     def confidence_interval(self) -> ConfidenceInterval | None:
-        return self.slowdown_ci_pct
+        return None if self.slowdown is None else self.slowdown.confidence_interval()
 
 
 @dataclass(frozen=True)
@@ -77,11 +76,10 @@ class DeadZone:
         The best lower limit they are slower than.
     worst_limit_label
         The zone's slowest limit.
-    slowdown_pct, slowdown_ci_pct
-        Slowdown at the worst limit against the baseline (percent) with its simultaneous interval
-        (``null`` when the run-to-run noise is zero: the slowdown is exact).
-    p_value
-        Largest adjusted p-value of the zone's limits (``null`` with zero noise: no test).
+    slowdown
+        Slowdown at the worst limit against the baseline (percent) with its simultaneous interval; its p-value is the
+        largest adjusted p-value of the zone's limits (interval and p-value ``null`` when the run-to-run noise is
+        zero: the slowdown is exact, no test).
     """
 
     limits_cores: tuple[float | None, ...]
@@ -89,12 +87,10 @@ class DeadZone:
     baseline_limit_cores: float | None
     baseline_label: str
     worst_limit_label: str
-    slowdown_pct: float  # at the worst limit
-    slowdown_ci_pct: ConfidenceInterval | None
-    p_value: float | None  # largest adjusted p-value of the zone's limits; None: exact (zero noise)
+    slowdown: Estimate
 
-    def confidence_interval(self) -> ConfidenceInterval | None:
-        return self.slowdown_ci_pct
+    def confidence_interval(self) -> ConfidenceInterval:
+        return self.slowdown.confidence_interval()
 
 
 @dataclass(frozen=True)
@@ -154,16 +150,19 @@ class DeadZoneAnalysis:
     def limits_table(self) -> pl.DataFrame:
         rows = []
         for t in self.limits:
-            ci = t.slowdown_ci_pct
+            e = t.slowdown or Estimate(None, None, None)
             rows.append({
                 "group": self.label, "limit": t.limit_label, "limit_cores": t.limit_cores, "runs": t.runs,
-                "baseline": t.baseline_label, "slowdown_pct": t.slowdown_pct,
-                "slowdown_ci_low_pct": ci.low if ci else None, "slowdown_ci_high_pct": ci.high if ci else None,
-                "p_value_raw": t.p_value_raw, "p_value": t.p_value, "p_value_holm": t.p_value_holm,
+                "baseline": t.baseline_label, "slowdown_pct": e.value,
+                "slowdown_ci_low_pct": e.low, "slowdown_ci_high_pct": e.high,
+                "p_value_raw": t.p_value_raw, "p_value": e.p_value, "p_value_holm": t.p_value_holm,
                 "verdict": t.verdict, "noise_cv_pct": t.noise_cv_pct,
             })
         return pl.DataFrame(rows, schema_overrides={"limit_cores": pl.Float64, "baseline": pl.String,
-                                                    "noise_cv_pct": pl.Float64})
+                                                    "noise_cv_pct": pl.Float64, "slowdown_pct": pl.Float64,
+                                                    "slowdown_ci_low_pct": pl.Float64,
+                                                    "slowdown_ci_high_pct": pl.Float64, "p_value_raw": pl.Float64,
+                                                    "p_value": pl.Float64, "p_value_holm": pl.Float64})
 
 
 def group_zones(limits: list[LimitTest]) -> tuple[DeadZone, ...]:
@@ -174,16 +173,17 @@ def group_zones(limits: list[LimitTest]) -> tuple[DeadZone, ...]:
             current.append(t)
             continue
         if current:
-            worst = max(current, key=lambda x: x.slowdown_pct)
+            worst = max(current, key=lambda x: x.slowdown.value)
+            ps = [x.slowdown.p_value for x in current]
             zones.append(DeadZone(
                 limits_cores=tuple(x.limit_cores for x in current),
                 limits_labels=tuple(x.limit_label for x in current),
                 baseline_limit_cores=current[0].baseline_limit_cores,
                 baseline_label=current[0].baseline_label,
                 worst_limit_label=worst.limit_label,
-                slowdown_pct=worst.slowdown_pct,
-                slowdown_ci_pct=worst.slowdown_ci_pct,
-                p_value=None if any(x.p_value is None for x in current) else max(x.p_value for x in current),
+                slowdown=dataclasses.replace(
+                    worst.slowdown, p_value=None if None in ps else max(ps),
+                    note=f"at {worst.limit_label}; p-value: the largest adjusted of the zone's limits"),
             ))
             current = []
     return tuple(zones)

@@ -55,7 +55,7 @@ from throttlelab.analysis.multiple_testing import holm, maxt_stepdown
 from throttlelab.analysis.noise import PRIOR_CV, LimitEffects, NoiseModel, estimate_effects
 from throttlelab.analysis.run_level import flag_outliers, replicates_needed
 from throttlelab.analysis.prepare import group_label, iter_groups, limit_label
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import Estimate
 
 
 def find_dead_zones(
@@ -182,7 +182,7 @@ def analyse_effects(
 
     def undecided(reason: str) -> DeadZoneAnalysis:
         limits = tuple(
-            LimitTest(c, lab, int(n), None, None, None, None, None, None, None, None, TOO_FEW)
+            LimitTest(c, lab, int(n), verdict=TOO_FEW)
             for c, lab, n in zip(limits_cores, labels, effects.n)
         )
         return DeadZoneAnalysis(decidable=False, reason=reason, monotone_p_value=None, zones=(), limits=limits,
@@ -239,17 +239,21 @@ def analyse_effects(
         wdf = satterthwaite_df(sig2, df, G, base)
         crit = stats.t.ppf(1 - alpha / m, np.where(np.isfinite(wdf), wdf, 1e6))
         p_adj = p_holm
-    limits = [LimitTest(limits_cores[0], labels[0], int(effects.n[0]), None, None, None, None, None, None, None, None,
-                        "lowest limit", _cv(lv.sigma[0]))]
+    limits = [LimitTest(limits_cores[0], labels[0], int(effects.n[0]), verdict="lowest limit",
+                        noise_cv_pct=_cv(lv.sigma[0]))]
+    method = ("simultaneous bound, single-step max-T over the tested limits" if correction == "maxt" else
+              "simultaneous Bonferroni bound, Holm p-value")
     for j in tested:
         lo, hi = diff[j] - crit[j] * se_obs[j], diff[j] + crit[j] * se_obs[j]
-        ci = ConfidenceInterval(100 * math.expm1(lo), 100 * math.expm1(hi))
         # The verdict is read off the simultaneous interval, so the two can never disagree.
         verdict = "dead zone" if lo > delta else ("not a dead zone" if hi < delta else "undecided")
         b = int(base[j])
+        slowdown = Estimate(100 * math.expm1(diff[j]), 100 * math.expm1(lo), 100 * math.expm1(hi), 1 - alpha, method,
+                            float(p_adj[j]), int(effects.n[j] + effects.n[b]), "pct",
+                            f"{labels[j]} against {labels[b]}, H0: at most {threshold_pct:g}% slower")
         limits.append(LimitTest(
-            limits_cores[j], labels[j], int(effects.n[j]), limits_cores[b], labels[b], 100 * math.expm1(diff[j]), ci,
-            float(p_raw[j]), float(p_adj[j]), float(p_holm[j]), float(p_maxt[j]), verdict, _cv(lv.sigma[j]),
+            limits_cores[j], labels[j], int(effects.n[j]), limits_cores[b], labels[b], slowdown,
+            float(p_raw[j]), float(p_holm[j]), float(p_maxt[j]), verdict, _cv(lv.sigma[j]),
         ))
     zones = group_zones(limits)
     unrep = int((effects.n < 2).sum())
@@ -276,14 +280,14 @@ def _exact(mu: np.ndarray, limits_cores: list, labels: list[str], n: np.ndarray,
            common: dict) -> DeadZoneAnalysis:
     """Zero run-to-run noise: each limit's exact slowdown against its best lower limit, verdicts without a test."""
     delta = math.log1p(threshold_pct / 100.0)
-    limits = [LimitTest(limits_cores[0], labels[0], int(n[0]), None, None, None, None, None, None, None, None,
-                        "lowest limit", 0.0)]
+    limits = [LimitTest(limits_cores[0], labels[0], int(n[0]), verdict="lowest limit", noise_cv_pct=0.0)]
     for j in range(1, len(mu)):
         b = int(np.argmin(mu[:j]))
         diff = float(mu[j] - mu[b])
-        limits.append(LimitTest(limits_cores[j], labels[j], int(n[j]), limits_cores[b], labels[b],
-                                100 * math.expm1(diff), None, None, None, None, None,
-                                "dead zone" if diff > delta + 1e-12 else "not a dead zone", 0.0))
+        slowdown = Estimate(100 * math.expm1(diff), None, None, method="exact: zero run-to-run noise, no test",
+                            n_runs=int(n[j] + n[b]), unit="pct", note=f"{labels[j]} against {labels[b]}")
+        limits.append(LimitTest(limits_cores[j], labels[j], int(n[j]), limits_cores[b], labels[b], slowdown,
+                                verdict="dead zone" if diff > delta + 1e-12 else "not a dead zone", noise_cv_pct=0.0))
     return DeadZoneAnalysis(decidable=True, reason="exact: " + ZERO_NOTE + "; a verdict is the exact slowdown against "
                             f"the {threshold_pct:g}% threshold", monotone_p_value=None, zones=group_zones(limits),
                             limits=tuple(limits), **common)

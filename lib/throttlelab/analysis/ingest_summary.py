@@ -9,12 +9,13 @@ throttling table the headlines quote.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import polars as pl
 
 from throttlelab.ingest.intervals import summary_by_limit
 from throttlelab.ingest.result import IngestResult
+from throttlelab.result_tables import Rows, table
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,41 @@ class InputRead:
 
 
 @dataclass(frozen=True)
+class LimitThrottlingRow:
+    """A row of ``by_limit``: throttling of one source at one CPU limit, over the intervals between its samples.
+
+    Attributes
+    ----------
+    source
+        The container or file the samples came from.
+    limit_cores
+        The CPU limit in cores (``null``: unlimited).
+    seconds
+        Time the intervals cover.
+    nr_periods, nr_throttled
+        CFS periods and throttled periods counted by the kernel (counter deltas, every period, no sampling).
+    throttled_ratio
+        ``nr_throttled / nr_periods``.
+    effective_cores
+        Time-weighted mean CPU used (cores).
+    throttled_seconds_per_second
+        Time-weighted throttled time per second.
+    max_memory_bytes
+        Largest memory seen (``null``: not recorded).
+    """
+
+    source: str | None
+    limit_cores: float
+    seconds: float
+    nr_periods: int | None
+    nr_throttled: int | None
+    throttled_ratio: float
+    effective_cores: float
+    throttled_seconds_per_second: float
+    max_memory_bytes: float
+
+
+@dataclass(frozen=True)
 class IngestSummary:
     """``results.json`` of notebook 02 (ingest logs): the inputs read, the line accounting and throttling per limit.
 
@@ -65,8 +101,7 @@ class IngestSummary:
     skipped_by_reason
         Reason -> lines skipped, over every input.
     by_limit
-        Throttling per CPU limit: ``limit_cores``, ``throttled_ratio`` (``nr_throttled`` / ``nr_periods``, counted
-        over every CFS period, no sampling), ``effective_cores``, ...
+        Throttling per source and CPU limit (counted over every CFS period, no sampling).
     """
 
     inputs: tuple[InputRead, ...]
@@ -75,7 +110,7 @@ class IngestSummary:
     lines_total: int
     lines_skipped: int
     skipped_by_reason: dict[str, int]
-    by_limit: Any
+    by_limit: Annotated[Any, Rows(LimitThrottlingRow)]
 
 
 def input_read(path: str, fmt: str, r: IngestResult) -> InputRead:
@@ -119,5 +154,5 @@ def ingest_summary(results: list[tuple[str, str, IngestResult]], *,
         lines_total=sum(r.lines_total for _, _, r in results),
         lines_skipped=sum(r.skipped.total for _, _, r in results),
         skipped_by_reason={k: v for r in by_table.values() for k, v in r.skipped.counts.items()},
-        by_limit=summary_by_limit(iv) if iv.height else pl.DataFrame(),
+        by_limit=table(summary_by_limit(iv), LimitThrottlingRow) if iv.height else pl.DataFrame(),
     )

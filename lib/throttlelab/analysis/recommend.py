@@ -27,7 +27,7 @@ from scipy import stats
 
 from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.noise import NoiseModel
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import ConfidenceInterval, Estimate
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class Recommendation:
     ----------
     limit_cores, limit_label, threads
         The recommended limit and the thread count of its group.
-    expected_seconds, expected_seconds_ci
-        Expected cost per run at that limit with its interval (the headline); ``null`` interval when the run-to-run
-        noise is zero (identical replicates: the value is exact).
+    expected_seconds
+        Expected cost per run at that limit (geometric mean of its runs) with its interval (the headline); ``null``
+        interval when the run-to-run noise is zero (identical replicates: the value is exact).
     core_seconds
         Limit x expected wall time (what a run reserves); ``null`` for unlimited or other metrics.
     reason
@@ -87,8 +87,7 @@ class Recommendation:
     limit_cores: float | None
     limit_label: str
     threads: str | None
-    expected_seconds: float
-    expected_seconds_ci: ConfidenceInterval | None
+    expected_seconds: Estimate
     core_seconds: float | None
     reason: str
     avoid: tuple[str, ...]  # limit labels in dead zones
@@ -98,7 +97,7 @@ class Recommendation:
     uncertainty_note: str = ""
 
     def confidence_interval(self) -> ConfidenceInterval | None:
-        return self.expected_seconds_ci
+        return None if self.expected_seconds.low is None else self.expected_seconds.confidence_interval()
 
 
 def find_knee(summary: pl.DataFrame, *, tolerance_pct: float = 10.0) -> Knee:
@@ -121,6 +120,19 @@ def expected_time(geomean: float, runs: int, noise: NoiseModel, level: float = 0
     q = stats.t.ppf(1 - (1 - level) / 2, noise.df) if math.isfinite(noise.df) else stats.norm.ppf(1 - (1 - level) / 2)
     h = q * noise.sigma / math.sqrt(max(runs, 1))
     return ConfidenceInterval(geomean * math.exp(-h), geomean * math.exp(h))
+
+
+def expected_estimate(geomean: float, runs: int, noise: NoiseModel, level: float = 0.95,
+                      exact: bool = False) -> Estimate:
+    """:func:`expected_time` as an :class:`~throttlelab.results.Estimate` (no interval when ``exact``)."""
+    if exact:
+        return Estimate(float(geomean), None, None, level, "exact: zero run-to-run noise (identical replicates)",
+                        n_runs=int(runs), unit="seconds")
+    ci = expected_time(geomean, runs, noise, level)
+    return Estimate(float(geomean), ci.low, ci.high, level,
+                    f"exp(mean log +- t sigma / sqrt(n)), sigma from the run-to-run noise model ({noise.source})",
+                    n_runs=int(runs), unit="seconds",
+                    note="assumed noise, not measured" if noise.assumption_based else "")
 
 
 def recommend_limit(
@@ -154,9 +166,7 @@ def recommend_limit(
         note = "exact: zero run-to-run noise (identical replicates), no interval" + (f"; {note}" if note else "")
     return Recommendation(
         limit_cores=row["cpu_limit_cores"], limit_label=row["limit_label"], threads=threads,
-        expected_seconds=float(row["geomean_seconds"]),
-        expected_seconds_ci=None if exact else expected_time(row["geomean_seconds"], row["runs"], dead_zones.noise,
-                                                             level),
+        expected_seconds=expected_estimate(row["geomean_seconds"], row["runs"], dead_zones.noise, level, exact),
         core_seconds=row["reserved_core_seconds"], reason=reason, avoid=avoid,
         assumption_based=dead_zones.noise.assumption_based,
         probability_knee=prob, limit_range=rng_, uncertainty_note=note,

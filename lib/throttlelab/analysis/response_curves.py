@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.response_curve_models import MODELS, fit_params, knee_doubling_pole
-from throttlelab.results import ConfidenceInterval, Estimate
+from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,15 @@ class ResponseCurveFit:
     def confidence_interval(self) -> ConfidenceInterval:
         """Interval of the knee."""
         return self.knee.confidence_interval()
+
+    def as_fit(self) -> Fit:
+        """The fit as the shared :class:`~throttlelab.results.Fit` (knee, doubling and pole as derived estimates)."""
+        level, method = self.knee.level, self.knee.method
+        params = {k: Estimate(v, self.param_low[k], self.param_high[k], level, method, n_samples=self.n)
+                  for k, v in self.params.items()}
+        return Fit(self.model, params, {"rss": self.rss, "aic": self.aic, "r_squared": self.r2}, self.n, level,
+                   method, tuple(w for w in self.note.split("; ") if w),
+                   {"knee": self.knee, "doubling": self.doubling, "pole": self.pole})
 
 
 
@@ -226,7 +235,8 @@ def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0
     Returns a dict of tables: ``summary`` (per config/load/share/workers, with
     intervals), ``inflation_mean`` and ``inflation_p95`` (vs share 0), ``fits`` (one
     row per config and load: knee, doubling, pole with intervals; "not enough
-    data" notes where a fit is impossible) and the fit objects ``fit_objects``.
+    data" notes where a fit is impossible), the fit objects ``fit_objects`` (by model and load, for charts) and
+    ``fit_by_group`` (by config and load).
     """
     from throttlelab.analysis.latency import inflation_vs_baseline, summarize_latency
 
@@ -239,7 +249,7 @@ def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0
                             | pl.col("neighbour_workers").is_null())
     inf_mean = inflation_vs_baseline(sweep, by=("config", "load"), stat="mean", n_boot=n_boot, seed=seed)
     inf_p95 = inflation_vs_baseline(sweep, by=("config", "load"), stat="p95", n_boot=n_boot, seed=seed)
-    rows, objs = [], {}
+    rows, objs, by_group = [], {}, {}
     for (config, load), g in sweep.partition_by(["config", "load"], as_dict=True, maintain_order=True).items():
         levels = g.filter(pl.col("status") == "ok")["contention"].n_unique()
         if levels < 4:
@@ -252,9 +262,10 @@ def analyse_measured(requests: pl.DataFrame, *, n_boot: int = 200, seed: int = 0
             rows.append({"config": config, "load": load, "model": model, "note": f"no fit: {exc}"})
             continue
         objs[(model, f"{load:g}")] = f
+        by_group[(config, load)] = f
         rows.append({"config": config, "load": load} | fit_row(f))
     return {"summary": summary, "inflation_mean": inf_mean, "inflation_p95": inf_p95,
-            "fits": pl.DataFrame(rows, infer_schema_length=None), "fit_objects": objs,
+            "fits": pl.DataFrame(rows, infer_schema_length=None), "fit_objects": objs, "fit_by_group": by_group,
             "neighbour_workers": main_workers}
 
 

@@ -119,9 +119,9 @@ def dead_zone_row(s: Scenario, reps: int, seed: int, n_sim: int = 1000) -> dict:
         else:
             alarms += bool(a.zones)
         t6 = a.limits[5]
-        if t6.slowdown_ci_pct is not None and t6.baseline_limit_cores == 4.0:
+        if t6.slowdown is not None and t6.slowdown.low is not None and t6.baseline_limit_cores == 4.0:
             with_ci += 1
-            covered += t6.slowdown_ci_pct.low <= truth <= t6.slowdown_ci_pct.high
+            covered += t6.slowdown.low <= truth <= t6.slowdown.high
     rate, se = _rate(alarms, reps)
     cov, cse = _rate(covered, with_ci)
     return {"analysis": "dead zones", "scenario": s.name, "reps": reps,

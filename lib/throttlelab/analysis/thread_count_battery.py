@@ -147,9 +147,10 @@ def thread_count_row(s: ThreadScenario, reps: int, seed: int, *, alpha: float = 
                     acc[name]["worse"][k] += "16" not in c.near_best_threads
                 else:
                     acc[name]["worse"][k] += set(c.near_best_threads) != explicit
-                acc[name]["auto"][k] += c.auto_vs_best_p_value is not None and c.auto_vs_best_p_value < alpha
-                if c.auto_vs_best_ci_pct is not None:
-                    acc[name]["cover"][k] += c.auto_vs_best_ci_pct.low <= truth <= c.auto_vs_best_ci_pct.high
+                avb = c.auto_vs_best
+                acc[name]["auto"][k] += avb is not None and avb.p_value is not None and avb.p_value < alpha
+                if avb is not None and avb.low is not None:
+                    acc[name]["cover"][k] += c.auto_vs_best.low <= truth <= c.auto_vs_best.high
     row: dict = {"analysis": "thread counts", "scenario": s.name, "reps": reps,
                  "settings": (f"8 limits x threads {', '.join(THREADS)}; {s.runs} runs/cell"
                               + (f" in {s.replicated_cells} cells/limit" if s.replicated_cells else "")

@@ -11,7 +11,7 @@ with their intervals.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import polars as pl
 
@@ -19,6 +19,120 @@ from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.prepare import PreparedRuns
 from throttlelab.analysis.run_level import OutlyingRun
 from throttlelab.analysis.thread_counts import ThreadChoice, ThreadCountAnalysis
+from throttlelab.result_tables import Rows, table
+
+
+@dataclass(frozen=True)
+class ThreadRecommendationRow:
+    """A row of ``recommendations``: the thread count to run at one limit.
+
+    Attributes
+    ----------
+    group, limit, limit_cores
+        The group's label, the limit's label and the limit in cores (``null``: unlimited).
+    threads
+        The count to run (``auto`` when it is not worse than the best explicit count).
+    expected_seconds, expected_seconds_ci_low, expected_seconds_ci_high
+        Its expected cost (the metric's cost) with its interval (``null``: exact or unmeasured).
+    core_seconds
+        Limit x expected time: what a run reserves (``null`` for unlimited).
+    """
+
+    group: str
+    limit: str
+    limit_cores: float
+    threads: str | None
+    expected_seconds: float
+    expected_seconds_ci_low: float
+    expected_seconds_ci_high: float
+    core_seconds: float
+
+
+@dataclass(frozen=True)
+class SingleNumberVerdictRow:
+    """A row of ``single_number_verdicts``: one cell (limit x threads) measured once, against the reference count.
+
+    Attributes
+    ----------
+    group, limit_label, limit_x, threads
+        The group, the limit (label and cores; ``null``: unlimited) and the thread count.
+    metric_value
+        The cell's value of the response metric (``metric`` at the top of the document).
+    log_cost, runs
+        Log of its cost (larger is worse) and the runs behind it.
+    reference_threads, reference_kind, best_threads
+        The count it is compared with (``quota``: the limit rounded up; ``best``: the best, chosen after looking)
+        and the best count at this limit.
+    cost_gap_pct
+        Cost over the reference's, percent (positive = worse).
+    breakeven_cv_pct
+        Run-to-run noise (CV, percent) at which the gap would stop being significant (``null`` for the reference).
+    verdict
+        ``clearly worse``/``clearly better``, ``cannot be told apart``, ``undecided`` or ``reference``.
+    replicates_needed
+        Runs per cell that would decide an undecided gap at the ceiling noise (``null`` otherwise).
+    """
+
+    group: str
+    limit_label: str
+    limit_x: float
+    threads: str
+    metric_value: float
+    log_cost: float
+    runs: int
+    reference_threads: str
+    reference_kind: str
+    best_threads: str
+    cost_gap_pct: float
+    breakeven_cv_pct: float
+    verdict: str
+    replicates_needed: int | None
+
+
+@dataclass(frozen=True)
+class ThreadAdviceRow:
+    """A row of ``thread_advice``: at one limit and metric, the count to use against ``auto`` or the host's cores.
+
+    Attributes
+    ----------
+    group, limit, limit_cores
+        The group's label, the limit's label and the limit in cores (``null``: unlimited).
+    use_threads, near_best_threads
+        The count to use (chosen by the primary metric) and the explicit counts not significantly worse
+        (comma-separated; ``null`` for single numbers).
+    metric, unit, direction
+        The metric this row reports, its unit and which way is better.
+    compared, compared_threads
+        What is compared with the count to use (``auto`` or ``host cores``) and its thread count.
+    use_value, compared_value
+        The metric's geometric mean for the two counts.
+    change_pct, ci_low_pct, ci_high_pct, p_value
+        The metric's change from the count to use to the compared one, percent, with its interval and two-sided
+        p-value (``null`` for single numbers or zero noise).
+    runs
+        Runs behind the two values (``"compared vs used"``).
+    verdict
+        ``worse``/``better``, ``too few runs to decide`` (with the runs that would decide) or a single-number verdict.
+    """
+
+    group: str
+    limit: str
+    limit_cores: float
+    use_threads: str
+    near_best_threads: str | None
+    metric: str
+    unit: str
+    direction: str
+    compared: str
+    compared_threads: str
+    use_value: float
+    compared_value: float
+    change_pct: float
+    ci_low_pct: float
+    ci_high_pct: float
+    p_value: float
+    runs: str
+    verdict: str
 
 
 @dataclass(frozen=True)
@@ -44,8 +158,7 @@ class ThreadCountGroup:
     best_threads
         One entry per limit: best explicit count, auto against it, recommended count.
     recommendations
-        One row per limit: ``limit``, ``limit_cores``, ``threads``, ``expected_seconds`` with
-        ``expected_seconds_ci_low``/``_high``, ``core_seconds``.
+        One row per limit: the count to run with its expected cost and interval.
     """
 
     group: dict[str, Any]
@@ -55,7 +168,7 @@ class ThreadCountGroup:
     note: str
     noise: NoiseModel
     best_threads: tuple[ThreadChoice, ...]
-    recommendations: Any
+    recommendations: Annotated[Any, Rows(ThreadRecommendationRow)]
     method: str = ""
     outlying_runs: tuple[OutlyingRun, ...] = ()
 
@@ -90,15 +203,15 @@ class ThreadCountResults:
     metric: dict[str, str]
     thread_comparison_possible: bool
     groups: tuple[ThreadCountGroup, ...]
-    single_number_verdicts: Any
-    thread_advice: Any
+    single_number_verdicts: Annotated[Any, Rows(SingleNumberVerdictRow)]
+    thread_advice: Annotated[Any, Rows(ThreadAdviceRow)]
 
 
 def thread_count_group(a: ThreadCountAnalysis) -> ThreadCountGroup:
     """One group of :func:`~throttlelab.analysis.thread_counts.analyse_thread_counts` as a :class:`ThreadCountGroup`."""
     return ThreadCountGroup(group=dict(a.group), label=a.label, has_explicit_threads=a.has_explicit_threads,
                             has_auto=a.has_auto, note=a.note, noise=a.noise, best_threads=tuple(a.limits),
-                            recommendations=a.recommendations(), method=a.method, outlying_runs=a.outlying_runs)
+                            recommendations=table(a.recommendations(), ThreadRecommendationRow), method=a.method, outlying_runs=a.outlying_runs)
 
 
 def thread_count_results(prepared: PreparedRuns, analyses: list[ThreadCountAnalysis], *, runs_path: str = "",
@@ -113,6 +226,7 @@ def thread_count_results(prepared: PreparedRuns, analyses: list[ThreadCountAnaly
         metric={"name": m.name, "unit": m.unit, "direction": m.direction},
         thread_comparison_possible=any(a.has_explicit_threads for a in analyses),
         groups=tuple(thread_count_group(a) for a in analyses),
-        single_number_verdicts=single_number_verdicts if single_number_verdicts is not None else pl.DataFrame(),
-        thread_advice=thread_advice if thread_advice is not None else pl.DataFrame(),
+        single_number_verdicts=pl.DataFrame() if single_number_verdicts is None else table(
+            single_number_verdicts.rename({m.name: "metric_value"}, strict=False), SingleNumberVerdictRow),
+        thread_advice=pl.DataFrame() if thread_advice is None else table(thread_advice, ThreadAdviceRow),
     )

@@ -40,12 +40,12 @@ from scipy import stats
 
 from throttlelab.analysis.noise import PRIOR_CV, NoiseModel, estimate_effects
 from throttlelab.analysis.prepare import group_label, iter_groups
-from throttlelab.analysis.recommend import expected_time
+from throttlelab.analysis.recommend import expected_estimate
 from throttlelab.analysis.response_metric import RESPONSE_METRICS, ResponseMetric, resolve
 from throttlelab.analysis.run_level import OutlyingRun, flag_outliers
 from throttlelab.analysis.selection import best_choice, posterior_best, worse_than_best
 from throttlelab.analysis.thread_noise import ZERO_NOTE, LimitNoise, describe, noise_per_limit
-from throttlelab.results import ConfidenceInterval
+from throttlelab.results import ConfidenceInterval, Estimate
 
 NOISE_MODELS = ("per limit", "pooled")
 
@@ -64,23 +64,22 @@ class ThreadChoice:
     ----------
     limit_cores, limit_label
         The limit (cores; ``null`` = unlimited) and its label.
-    best_threads, best_seconds, best_seconds_ci
-        The fastest explicit thread count, its geometric-mean cost and interval.
+    best_threads, best_seconds
+        The fastest explicit thread count and its geometric-mean cost with its interval.
     near_best_threads
         Explicit counts not significantly worse than the best (one-sided t at ``alpha``).
     auto_seconds
         Geometric-mean cost of the ``auto`` runs.
-    auto_vs_best_pct, auto_vs_best_ci_pct, auto_vs_best_p_value
+    auto_vs_best
         auto against the best explicit count, percent (positive = auto worse), with its selection-adjusted
-        interval and p-value (``null``: too few to decide).
-    recommended_threads, recommended_seconds, recommended_seconds_ci
+        interval and p-value; its ``method`` says how they were computed, or why there are none (too few to decide,
+        exact with zero noise); ``null`` without both auto and explicit runs.
+    recommended_threads, recommended_seconds
         The count to run (auto when it is not worse) with its expected cost and interval.
     core_seconds
         Limit x expected wall time of the recommended count (what a run reserves).
     probability_best
         Explicit count -> share of run bootstraps in which it is the best.
-    auto_vs_best_method
-        How the auto-vs-best interval was computed, or why there is none.
     worse_than_best_p_values
         Explicit count -> adjusted p-value of "slower than the best" (family-wise over the limit's counts).
     noise_cv_pct, noise_df, noise_source
@@ -91,26 +90,22 @@ class ThreadChoice:
     limit_cores: float | None
     limit_label: str
     best_threads: str | None
-    best_seconds: float | None
-    best_seconds_ci: ConfidenceInterval | None
+    best_seconds: Estimate | None
     near_best_threads: tuple[str, ...]
     auto_seconds: float | None
-    auto_vs_best_pct: float | None  # (auto / best - 1) x 100: positive = auto slower
-    auto_vs_best_ci_pct: ConfidenceInterval | None
-    auto_vs_best_p_value: float | None
+    auto_vs_best: Estimate | None  # (auto / best - 1) x 100: positive = auto slower
     recommended_threads: str | None
-    recommended_seconds: float | None
-    recommended_seconds_ci: ConfidenceInterval | None
+    recommended_seconds: Estimate | None
     core_seconds: float | None
     probability_best: dict[str, float] | None = None  # explicit thread count -> share of run bootstraps it is best
-    auto_vs_best_method: str = ""
     worse_than_best_p_values: dict[str, float] | None = None
     noise_cv_pct: float | None = None
     noise_df: float | None = None
     noise_source: str = ""
 
     def confidence_interval(self) -> ConfidenceInterval | None:
-        return self.best_seconds_ci
+        """Interval of the best explicit count's cost (``None`` without one, NaNs when exact)."""
+        return None if self.best_seconds is None else self.best_seconds.confidence_interval()
 
 
 @dataclass(frozen=True)
@@ -132,17 +127,17 @@ class ThreadCountAnalysis:
 
     def table(self) -> pl.DataFrame:
         rows = []
+        none = Estimate(None, None, None)
         for c in self.limits:
+            best, avb = c.best_seconds or none, c.auto_vs_best or none
             rows.append({
                 "group": self.label, "limit": c.limit_label, "limit_cores": c.limit_cores,
-                "best_threads": c.best_threads, "best_seconds": c.best_seconds,
-                "best_seconds_ci_low": c.best_seconds_ci.low if c.best_seconds_ci else None,
-                "best_seconds_ci_high": c.best_seconds_ci.high if c.best_seconds_ci else None,
+                "best_threads": c.best_threads, "best_seconds": best.value,
+                "best_seconds_ci_low": best.low, "best_seconds_ci_high": best.high,
                 "near_best_threads": ", ".join(c.near_best_threads),
-                "auto_seconds": c.auto_seconds, "auto_vs_best_pct": c.auto_vs_best_pct,
-                "auto_vs_best_ci_low_pct": c.auto_vs_best_ci_pct.low if c.auto_vs_best_ci_pct else None,
-                "auto_vs_best_ci_high_pct": c.auto_vs_best_ci_pct.high if c.auto_vs_best_ci_pct else None,
-                "auto_vs_best_p_value": c.auto_vs_best_p_value,
+                "auto_seconds": c.auto_seconds, "auto_vs_best_pct": avb.value,
+                "auto_vs_best_ci_low_pct": avb.low, "auto_vs_best_ci_high_pct": avb.high,
+                "auto_vs_best_p_value": avb.p_value,
                 "probability_best": ", ".join(f"{k}: {v:.0%}" for k, v in sorted(
                     (c.probability_best or {}).items(), key=lambda kv: -kv[1])),
                 "noise_cv_pct": c.noise_cv_pct, "noise_source": c.noise_source,
@@ -151,11 +146,12 @@ class ThreadCountAnalysis:
 
     def recommendations(self) -> pl.DataFrame:
         """Recommendation table: limit, threads, expected time with interval, core-seconds."""
+        none = Estimate(None, None, None)
         rows = [{
             "group": self.label, "limit": c.limit_label, "limit_cores": c.limit_cores, "threads": c.recommended_threads,
-            "expected_seconds": c.recommended_seconds,
-            "expected_seconds_ci_low": c.recommended_seconds_ci.low if c.recommended_seconds_ci else None,
-            "expected_seconds_ci_high": c.recommended_seconds_ci.high if c.recommended_seconds_ci else None,
+            "expected_seconds": (c.recommended_seconds or none).value,
+            "expected_seconds_ci_low": (c.recommended_seconds or none).low,
+            "expected_seconds_ci_high": (c.recommended_seconds or none).high,
             "core_seconds": c.core_seconds,
         } for c in self.limits]
         return _nulls_as_float(pl.DataFrame(rows, schema_overrides={"threads": pl.String}))
@@ -308,7 +304,7 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, 
     near: tuple[str, ...] = ()
     best_ci = worse_p = None
     if best:
-        best_ci = None if zero else expected_time(best["geomean_seconds"], best["runs"], noise, level)
+        best_ci = expected_estimate(best["geomean_seconds"], best["runs"], noise, level, exact=zero)
         names = explicit["threads"].to_list()
         if noise.assumption_based:  # no test from a prior
             near_list = names
@@ -320,9 +316,9 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, 
             worse_p = {t: float(p) for t, p in zip(names, p_w)}
             near_list = [t for t in names if worse_p[t] >= alpha]
         near = tuple(sorted(near_list, key=int))
-    pct = ci = p = None
-    method = ""
+    auto_vs_best = None
     if best and a:
+        ci = p = None
         d = a["mean_log"] - best["mean_log"]
         pct = 100 * math.expm1(d)
         if noise.assumption_based:
@@ -334,6 +330,8 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, 
             method = (f"selection-adjusted: auto vs the fastest of {explicit.height} explicit counts, null simulated "
                       f"with the best picked in every draw; noise of this limit ({noise.source}, "
                       f"{noise.cv_pct:.1f}%, df {noise.df:g})")
+        auto_vs_best = Estimate(pct, None if ci is None else ci.low, None if ci is None else ci.high, level, method, p,
+                                int(a["runs"] + explicit["runs"].sum()), "pct", "auto against the fastest explicit count")
     prob = None
     if best and explicit.height > 1:
         if noise.assumption_based and runs is not None:
@@ -348,18 +346,15 @@ def _choice(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, 
         rec = a if a["mean_log"] <= best["mean_log"] else best
     else:
         rec = best or a
-    rec_ci = expected_time(rec["geomean_seconds"], rec["runs"], noise, level) if rec and not zero else None
+    rec_est = expected_estimate(rec["geomean_seconds"], rec["runs"], noise, level, exact=zero) if rec else None
     measured = not noise.assumption_based
     return ThreadChoice(
         limit_cores=limit_cores, limit_label=label,
-        best_threads=best["threads"] if best else None, best_seconds=best["geomean_seconds"] if best else None,
-        best_seconds_ci=best_ci, near_best_threads=near,
-        auto_seconds=a["geomean_seconds"] if a else None, auto_vs_best_pct=pct, auto_vs_best_ci_pct=ci,
-        auto_vs_best_p_value=p,
-        recommended_threads=rec["threads"] if rec else None,
-        recommended_seconds=rec["geomean_seconds"] if rec else None, recommended_seconds_ci=rec_ci,
+        best_threads=best["threads"] if best else None, best_seconds=best_ci, near_best_threads=near,
+        auto_seconds=a["geomean_seconds"] if a else None, auto_vs_best=auto_vs_best,
+        recommended_threads=rec["threads"] if rec else None, recommended_seconds=rec_est,
         core_seconds=(reserve * rec["geomean_seconds"]) if (rec and reserve is not None) else None,
-        probability_best=prob, auto_vs_best_method=method, worse_than_best_p_values=worse_p,
+        probability_best=prob, worse_than_best_p_values=worse_p,
         noise_cv_pct=noise.cv_pct if measured else None, noise_df=noise.df if measured else None,
         noise_source=noise.source if measured else "unmeasured",
     )

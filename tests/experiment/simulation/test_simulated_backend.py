@@ -11,7 +11,7 @@ from throttlelab import tables
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.backends import get_backend
 from throttlelab.experiment.simulation.simulated_backend import SimulatedTruth, draw_seconds, true_seconds, truth_from_options
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec import load_spec, spec_from_mapping
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
 
@@ -47,7 +47,7 @@ def test_noise_is_seeded_grows_with_the_limit_and_has_outliers():
 @pytest.mark.parametrize(("options", "key"), [
     ({"noise_cv": -1}, "simulated.noise_cv"),
     ({"parallelism": 0}, "simulated.parallelism"),
-    ({"dead_zone": {"from": 1}}, "simulated.dead_zone"),
+    ({"dead_zone": {"from": 1}}, "simulated.dead_zone.to"),
     ({"outlier_factor": [3, 1]}, "simulated.outlier_factor"),
     ({"nosie_cv": 0.1}, "simulated.nosie_cv"),
 ])
@@ -56,6 +56,14 @@ def test_bad_options_name_the_key(options, key):
         spec_from_mapping({"name": "s", "backend": "simulated", "simulated": options}, source="s.yaml")
     with pytest.raises(SpecError):
         truth_from_options(options)
+
+
+def test_a_misspelt_simulated_key_names_file_line_and_the_close_match(tmp_path):
+    path = tmp_path / "sim.yaml"
+    path.write_text("name: s\nbackend: simulated\nsimulated:\n  parallelism: 2\n  nosie_cv: 0.1\n")
+    with pytest.raises(SpecError, match=r"sim\.yaml:5: key 'simulated\.nosie_cv': unknown key \(did you mean "
+                                        r"'noise_cv'\?"):
+        load_spec(path)
 
 
 def test_a_grid_sweep_on_the_simulated_backend(tmp_path):

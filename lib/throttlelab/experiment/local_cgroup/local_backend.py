@@ -96,7 +96,7 @@ class LocalBackend:
         check_service_spec(spec)
         for t in spec.threads:  # compile helpers now, not in the first timed run
             build_command(spec.workload, t)
-        weight = spec.backend_options.get("parent_weight_tasks", os.cpu_count() or 1)
+        weight = spec.backend_options.get("parent_weight_tasks") or os.cpu_count() or 1  # null: the machine's cores
         if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight <= 0:
             raise SpecError(f"{spec.source or '<spec>'}: key 'local.parent_weight_tasks': must be a positive number")
         owner = Cgroup(layout, self.owner).create()

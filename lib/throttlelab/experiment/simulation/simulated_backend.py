@@ -33,13 +33,14 @@ import datetime as dt
 import hashlib
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from throttlelab.errors import SpecError
+from throttlelab.config_file import KeyLines, validate
 from throttlelab.experiment.sweeps.backends import base_row
+from throttlelab.experiment.sweeps.spec_file import SimulatedOptions
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -69,43 +70,23 @@ class SimulatedTruth:
     seed: int = 0
 
 
-def truth_from_options(options: Mapping[str, Any], where: str = "<spec>") -> SimulatedTruth:
-    """Validate the spec's ``simulated:`` mapping.
+def truth_from_options(options: Mapping[str, Any], where: str = "<spec>", *, lines: KeyLines | None = None
+                       ) -> SimulatedTruth:
+    """The spec's ``simulated:`` mapping, validated by :class:`~throttlelab.experiment.sweeps.spec_file.SimulatedOptions`.
 
     Raises
     ------
     SpecError
-        ``<file>: key 'simulated.<name>': <what was expected>``.
+        ``<file>:<line>: key 'simulated.<name>': <what was expected>``.
     """
-    known = {f.name for f in fields(SimulatedTruth)}
-    kw: dict[str, Any] = {}
-    for key, value in options.items():
-        name = f"simulated.{key}"
-        if key not in known:
-            raise SpecError(f"{where}: key '{name}': unknown (known: {', '.join(sorted(known))})")
-        if key == "dead_zone":
-            if value is not None:
-                if not isinstance(value, Mapping) or not {"from", "to", "slowdown_pct"} <= set(value):
-                    raise SpecError(f"{where}: key '{name}': a mapping with from, to and slowdown_pct, or null")
-                if not all(_number(value[k]) for k in ("from", "to", "slowdown_pct")):
-                    raise SpecError(f"{where}: key '{name}': from, to and slowdown_pct must be numbers")
-            kw[key] = dict(value) if value is not None else None
-        elif key == "outlier_factor":
-            if not (isinstance(value, list) and len(value) == 2 and all(_number(v) and v >= 1 for v in value)
-                    and value[0] <= value[1]):
-                raise SpecError(f"{where}: key '{name}': a range [low, high] with 1 <= low <= high, got {value!r}")
-            kw[key] = (float(value[0]), float(value[1]))
-        elif key in ("seed", "auto_threads"):
-            if not isinstance(value, int) or isinstance(value, bool) or (key == "auto_threads" and value < 1):
-                raise SpecError(f"{where}: key '{name}': must be an integer, got {value!r}")
-            kw[key] = value
-        else:
-            positive = key in ("cpu_seconds", "parallelism", "knee_sharpness", "machine_cores", "tail_df")
-            if not _number(value) or value < 0 or (positive and value <= 0) or (key == "outlier_rate" and value > 1):
-                raise SpecError(f"{where}: key '{name}': must be a {'positive' if positive else 'non-negative'} "
-                                f"number{' at most 1' if key == 'outlier_rate' else ''}, got {value!r}")
-            kw[key] = float(value)
-    return SimulatedTruth(**kw)
+    model = validate(SimulatedOptions, options, source=where, lines=lines, prefix=("simulated",))
+    kw = model.model_dump(exclude_unset=True, by_alias=True)
+    if kw.get("dead_zone") is not None:
+        kw["dead_zone"] = {k: float(v) for k, v in kw["dead_zone"].items()}
+    if "outlier_factor" in kw:
+        kw["outlier_factor"] = tuple(float(v) for v in kw["outlier_factor"])
+    return SimulatedTruth(**{k: float(v) if isinstance(v, int) and k not in ("seed", "auto_threads") else v
+                             for k, v in kw.items()})
 
 
 def true_seconds(truth: SimulatedTruth, limit: float | None, threads: str, contention: float = 0.0) -> float:
@@ -165,7 +146,7 @@ class SimulatedBackend:
     def prepare(self, spec: SweepSpec) -> None:
         """Read the truth from the spec's ``simulated:`` mapping (unless one was given)."""
         if self.truth is None or spec.backend_options:
-            self.truth = truth_from_options(spec.backend_options, str(spec.source or "<spec>"))
+            self.truth = truth_from_options(spec.backend_options, str(spec.source or "<spec>"), lines=spec.source_lines)
 
     def execute(self, plan: RunPlan, monitor_log: Path) -> dict[str, Any]:  # noqa: ARG002 - no monitor log
         """A row with wall time, CPU time and CFS counters consistent with the drawn time."""
@@ -198,6 +179,3 @@ class SimulatedBackend:
     def remove_orphans(self) -> list[str]:
         return []
 
-
-def _number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)

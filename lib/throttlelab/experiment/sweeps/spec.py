@@ -59,7 +59,7 @@ from throttlelab.config_file import KeyLines, config_error, read_yaml, validate
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
-from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
+from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, SweepSpecFile
 from throttlelab.experiment.sweeps.spec_values import (
     parse_adaptive,
     parse_contention,
@@ -200,9 +200,13 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyL
     if name is None:
         raise fail("name", "required: an experiment name of letters, digits, '_', '-' or '.'")
     opts = getattr(model, model.backend) or {}
+    if opts:  # validated by the backend's options model: keep what was written
+        opts = opts.model_dump(exclude_unset=True, by_alias=True)
     kw: dict[str, Any] = {"name": name, "backend": model.backend, "backend_options": dict(opts),
                           "source": Path(source) if source is not None else None, "source_lines": lines}
     kw["workload"] = parse_workload(model.workload, fail)
+    validate(WORKLOAD_OPTIONS[kw["workload"].kind], kw["workload"].options, source=source, lines=lines,
+             prefix=("workload",))
     if "limits" in doc:
         kw["limits"] = parse_limits(model.limits, fail)
     if "threads" in doc:
@@ -214,11 +218,7 @@ def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyL
     for key in ("cooldown_s", "timeout_s", "sampling_interval_s"):
         kw[key] = float(getattr(model, key))
     if model.adaptive is not None:
-        kw["adaptive"] = parse_adaptive(model.adaptive, fail)
-    if model.backend == "simulated":
-        from throttlelab.experiment.simulation.simulated_backend import truth_from_options
-
-        truth_from_options(opts, str(source) if source is not None else "<spec>")
+        kw["adaptive"] = parse_adaptive(model.adaptive)
     kw["data_root"] = Path(model.data_root)
     spec = SweepSpec(**kw)
     cells = len(spec.limits) * len(spec.threads) * len(spec.contention)

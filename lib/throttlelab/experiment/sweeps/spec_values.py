@@ -19,6 +19,7 @@ from typing import Any
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, Workload
+from throttlelab.experiment.sweeps.spec_file import AdaptiveOptions
 
 WORKLOADS = ("ffmpeg", "burner", "go", "service", "command")
 
@@ -152,32 +153,11 @@ def parse_workload(value: Any, fail: Fail) -> Workload:
     return Workload(kind=kind, command=command, options=options)
 
 
-def parse_adaptive(value: Any, fail: Fail) -> AdaptiveSettings:
-    """The ``adaptive:`` mapping: confidence in (0.5, 1), percentages >= 0, run counts >= 1."""
-    if not isinstance(value, Mapping):
-        raise fail("adaptive", "must be a mapping (confidence, budget, knee_tolerance_pct, ...)")
-    known = set(AdaptiveSettings.__dataclass_fields__)
-    kw: dict[str, Any] = {}
-    for key, v in value.items():
-        name = f"adaptive.{key}"
-        if key not in known:
-            raise fail(name, f"unknown (known: {', '.join(sorted(known))})")
-        if key == "confidence":
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0.5 < v < 1:
-                raise fail(name, f"must be a probability between 0.5 and 1 (e.g. 0.95), got {v!r}")
-            kw[key] = float(v)
-        elif key in ("budget", "max_replicates"):
-            if v is not None:
-                kw[key] = parse_int(v, name, 1, fail)
-        elif key == "model":
-            if v not in ("cells", "smooth"):
-                raise fail(name, f"must be 'cells' or 'smooth', got {v!r}")
-            kw[key] = v
-        elif key in ("min_replicates", "draws"):
-            kw[key] = parse_int(v, name, 1 if key == "min_replicates" else 100, fail)
-        else:
-            kw[key] = parse_number(v, name, 0.0, fail)
-    return AdaptiveSettings(**kw)
+def parse_adaptive(value: AdaptiveOptions) -> AdaptiveSettings:
+    """The validated ``adaptive:`` mapping (:class:`~throttlelab.experiment.sweeps.spec_file.AdaptiveOptions`)."""
+    counts = {"budget", "max_replicates", "min_replicates", "draws", "model"}
+    return AdaptiveSettings(**{k: v if k in counts or v is None else float(v)
+                               for k, v in value.model_dump(exclude_unset=True).items()})
 
 
 def is_int(value: Any) -> bool:
