@@ -10,7 +10,7 @@ from throttlelab.experiment.sweeps.adaptive_decisions import (
     Layout,
     acceptable_answers,
     decide,
-    family_target,
+    decide_jointly,
 )
 
 LAYOUT = Layout.of([0.0], [0.5, 1, 2, None], ["1", "2", "4"])
@@ -53,8 +53,17 @@ def test_clear_replicated_data_resolve_every_decision_correctly():
     assert {d.subject: d.answer for d in decisions}["dead zone at 2"] == "yes"
 
 
-def test_family_target_is_bonferroni():
-    assert family_target(0.95, 10) == pytest.approx(0.995)
+def test_joint_confidence_is_at_most_the_least_sure_decision_and_read_off_the_draws():
+    truth = truth_table({0.5: 8.0, 1: 4.0, 2: 2.5, None: 2.0})  # 2 cores 25 % slower than unlimited: noisy call
+    both = decide_jointly(draws_from(truth, 2, 0.12, 3), LAYOUT, seed=5)
+    least = min(d.confidence for d in both.decisions)
+    assert 0 < both.joint <= least + 1e-12
+    assert both.joint < 0.95 and not both.confident
+    assert all(d.target == 0.95 for d in both.decisions)  # each decision at the stated confidence, no Bonferroni
+    assert [d.answer for d in both.decisions] == [d.answer for d in decide(draws_from(truth, 2, 0.12, 3), LAYOUT,
+                                                                           seed=5)]
+    sure = decide_jointly(draws_from(truth_table({0.5: 8.0, 1: 4.0, 2: 6.0, None: 2.0}), 4, 0.03, 1), LAYOUT)
+    assert sure.joint >= 0.95 and sure.confident
 
 
 def test_one_run_per_cell_decides_nothing_and_says_what_is_open():
