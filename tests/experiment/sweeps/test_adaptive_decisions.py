@@ -94,3 +94,29 @@ def test_resolved_decisions_are_right_at_least_at_their_confidence():
                 wrong += d.answer not in acc[(d.kind, d.contention, d.limit)]
     assert resolved > 100
     assert wrong / resolved <= 0.02, (wrong, resolved)
+
+
+def test_joint_confidence_is_calibrated_under_realistic_noise():
+    """Data sets whose answers are all right together with >= 90 % (joint posterior) are all right >= 90 %.
+
+    1-3 runs per cell, t5 run-to-run noise growing with the limit, 3 % slow outlying runs; the bound allows
+    the Monte Carlo error of the count (two standard errors).  Measured when written: 0.99 of 83 data sets.
+    """
+    rng = np.random.default_rng(11)
+    sure = right = 0
+    for i in range(150):
+        curve = {0.5: 8.0, 1: 4.0 * rng.uniform(0.9, 1.3), 2: 2.0 * rng.uniform(0.9, 1.6), None: 2.0}
+        truth = truth_table(curve, {"1": rng.uniform(1.0, 1.8), "2": 1.0, "4": rng.uniform(0.95, 1.3)})
+        n = int(rng.integers(1, 4))
+        obs = {}
+        for c, t in truth.items():
+            sd = 0.06 * (1 + 0.25 * (4 if c[1] is None else c[1]))
+            runs = t * np.exp(sd * rng.standard_t(5, n))
+            obs[c] = list(runs * np.where(rng.random(n) < 0.03, rng.uniform(1.3, 2.5, n), 1.0))
+        both = decide_jointly(obs, LAYOUT, AdaptiveSettings(draws=1000), seed=i)
+        if both.joint >= 0.9:
+            acc = acceptable_answers(truth, LAYOUT)
+            sure += 1
+            right += all(d.answer in acc[(d.kind, d.contention, d.limit)] for d in both.decisions)
+    assert sure >= 40, sure
+    assert right / sure >= 0.9 - 2 * np.sqrt(0.9 * 0.1 / sure), (right, sure)
