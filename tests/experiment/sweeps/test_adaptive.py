@@ -85,6 +85,7 @@ def _sweep_in_memory(spec, sim) -> AdaptiveDesign:
     return design
 
 
+@pytest.mark.slow
 def test_sweeps_that_stop_confident_are_all_right_at_least_at_the_stated_confidence():
     """The stop rule's calibration: sweeps stopping on P(every decision right) >= 0.9 are all right >= 90 %.
 
