@@ -221,8 +221,8 @@ class AdaptiveDesign:
                       f"after {self.runs_used} of {self.budget} budgeted runs")
         elif self.runs_used >= self.budget:
             reason = (f"run budget spent ({self.runs_used} of {self.budget} runs)"
-                      + (f": every decision right together with {_pct(decided.joint)} < "
-                         f"{_pct(decided.confidence)}" if decided is not None else ""))
+                      + (f": every decision right together with {decided.joint:.1%} < "
+                         f"{decided.confidence:.0%}" if decided is not None else ""))
         elif decisions is None:
             reason = "some cells failed repeatedly: nothing decided"
         else:
