@@ -220,9 +220,12 @@ class AdaptiveDesign:
                       f"{_pct(decided.confidence)} (joint posterior over the {len(decisions)} decisions), "
                       f"after {self.runs_used} of {self.budget} budgeted runs")
         elif self.runs_used >= self.budget:
-            reason = (f"run budget spent ({self.runs_used} of {self.budget} runs)"
-                      + (f": every decision right together with {decided.joint:.1%} < "
-                         f"{decided.confidence:.0%}" if decided is not None else ""))
+            reason = f"run budget spent ({self.runs_used} of {self.budget} runs)"
+            if decided is not None and decided.joint < decided.confidence:
+                reason += f": every decision right together with {decided.joint:.1%} < {decided.confidence:.0%}"
+            elif decided is not None:
+                reason += (f": every decision right together with {decided.joint:.1%}, but cells the answers "
+                           f"hinge on have fewer than {self.settings.min_replicates} runs")
         elif decisions is None:
             reason = "some cells failed repeatedly: nothing decided"
         else:
