@@ -159,6 +159,8 @@ def main() -> int:
     c = tot["stopped_confident"]
     print(f"calibration: {tot['confident_ok']:.0f} of {c:.0f} sweeps that stopped confident had every decision right"
           + (f" ({100 * tot['confident_ok'] / c:.0f}%, stated {100 * S.confidence:g}%)" if c else ""))
+    print(f"all decisions right: adaptive {tot['adaptive_ok']:.0f} of {tot['scenarios']:.0f} scenarios, "
+          f"grid {tot['grid_ok']:.0f}; runs {tot['adaptive_runs']:.0f} against {tot['grid_runs']:.0f}")
     print(f"adaptive: runs {x:.0f}% of grid, correct {a:.0f}% (grid {g:.0f}%)")
     return 0
 
