@@ -26,9 +26,9 @@
 # `data/raw/<experiment>/` and never rerun: executing the notebook again resumes where it stopped. Where this machine
 # has no writable CPU cgroup the notebook says why and shows what is already stored.
 #
-# With `design: adaptive` in the spec the sweep does not run the whole grid: after every cell once, each next run goes
-# where a decision (the knee, a dead zone, the best thread count per limit) is still uncertain, until every decision
-# is sure enough or the run budget is spent. The notebook then shows the decisions with their confidence first, and
+# With `design: adaptive` in the spec the sweep does not run the whole grid: after a connected half of the cells, each
+# next run goes where a decision (the knee, a dead zone, the best thread count per limit) is still uncertain, until all
+# decisions are right together with the spec's confidence or the run budget is spent. The notebook then shows the decisions with their confidence first, and
 # the runs in the order they were chosen, each with the reason. `backend: simulated` runs the same spec in
 # milliseconds against a known ground truth.
 
