@@ -8,7 +8,12 @@ a temporary folder): as the full grid with a fixed replicate count and with
 (:func:`~throttlelab.experiment.sweeps.adaptive_decisions.decide`) and checked against
 the ground truth's acceptable answers.  Correct = every decision of the
 scenario (knee, dead zone per limit, best thread count per limit, per
-contention level) is acceptable.  Run one with ``python bench/run_all.py adaptive``.
+contention level) is acceptable.  The adaptive sweep stops on its own once
+P(every decision right) reaches its confidence (or at its budget): per kind the
+table shows the runs spent (mean, and min/median/max as % of the grid), the
+share of sweeps that stopped ``confident`` and, of those, the share with every
+decision right (``conf ok``, to hold the stated confidence).  Run one with
+``python bench/run_all.py adaptive``.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ LIMITS = [0.5, 1, 1.5, 2, 3, "unlimited"]
 THREADS = [1, 2, 4, 8]
 REPLICATES = int(os.environ.get("BENCH_ADAPTIVE_REPLICATES", "3"))
 PER_KIND = int(os.environ.get("BENCH_ADAPTIVE_PER_KIND", "40"))
-BUDGET_PCT = float(os.environ.get("BENCH_ADAPTIVE_BUDGET_PCT", "0"))  # 0: the default budget (half the grid)
+BUDGET_PCT = float(os.environ.get("BENCH_ADAPTIVE_BUDGET_PCT", "0"))  # 0: the default budget (a share of the grid)
 SEED_OFFSET = int(os.environ.get("BENCH_ADAPTIVE_SEED_OFFSET", "0"))  # tune on other seeds (e.g. 1000), report on 0
 JOBS = int(os.environ.get("BENCH_ADAPTIVE_JOBS", "1"))  # scenarios in parallel processes
 
@@ -99,15 +104,18 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
     a_ok, a_right, _ = evaluate(a_status.decisions, truth)
     return {"kind": kind, "scenarios": 1, "grid_runs": g_runs.height, "adaptive_runs": a_runs.height,
             "grid_ok": g_ok, "adaptive_ok": a_ok, "decisions": n_dec, "grid_right": g_right,
-            "adaptive_right": a_right, "stopped_confident": not a_status.open}
+            "adaptive_right": a_right, "stopped_confident": a_status.confident,
+            "confident_ok": a_status.confident and a_ok, "runs_pct": [100 * a_runs.height / g_runs.height]}
 
 
 def main() -> int:
+    from throttlelab.experiment.sweeps.adaptive import DEFAULT_BUDGET_SHARE
     from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
 
     root = tempfile.mkdtemp(prefix="bench-adaptive-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     t0 = time.perf_counter()
     per: dict = defaultdict(lambda: defaultdict(float))
+    spread: dict = defaultdict(list)
     jobs = [(kind, SEED_OFFSET + i, root) for kind in KINDS for i in range(PER_KIND)]
     try:
         if JOBS > 1:
@@ -120,40 +128,55 @@ def main() -> int:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     for r in results:
-        p = per[r.pop("kind")]
+        kind = r.pop("kind")
+        p = per[kind]
+        spread[kind] += r.pop("runs_pct")
         for k, v in r.items():
             p[k] += v
+    spread["all"] = [v for k in KINDS for v in spread[k]]
     seconds = time.perf_counter() - t0
     S = AdaptiveSettings()
     print(f"generator: {PER_KIND} seeded scenarios per kind ({', '.join(KINDS)}), seeds {SEED_OFFSET}.."
           f"{SEED_OFFSET + PER_KIND - 1}; limits {LIMITS}, threads {THREADS}, "
-          f"machine 4 cores; grid: every cell x {REPLICATES} replicates; adaptive: defaults (confidence {S.confidence:g}, "
-          f"budget {f'{BUDGET_PCT:g}% of' if BUDGET_PCT else 'half'} the grid, knee tolerance {S.knee_tolerance_pct:g}%, "
+          f"machine 4 cores; grid: every cell x {REPLICATES} replicates; adaptive: defaults (stops when P(every decision "
+          f"right) >= confidence {S.confidence:g} and pivotal cells have {S.min_replicates} runs; budget "
+          f"{BUDGET_PCT if BUDGET_PCT else 100 * DEFAULT_BUDGET_SHARE:g}% of the grid, knee tolerance {S.knee_tolerance_pct:g}%, "
           f"dead-zone threshold {S.dead_zone_threshold_pct:g}%, resolution {S.resolution_pct:g}%); both analysed by "
           f"decide() with model '{S.model}'; noise: lognormal-t(5) "
           f"run-to-run sd 3-10% growing 25%/core, 1-5% outlying runs x1.3-2.5")
-    print(f"{'kind':<11} {'scen':>4} {'grid runs':>9} {'adapt runs':>10} {'runs %':>6} {'grid ok':>7} {'adapt ok':>8} "
-          f"{'grid dec':>8} {'adapt dec':>9} {'confident':>9}")
+    print(f"{'kind':<11} {'scen':>4} {'grid runs':>9} {'adapt runs':>10} {'runs %':>6} {'min/med/max %':>13} "
+          f"{'grid ok':>7} {'adapt ok':>8} {'grid dec':>8} {'adapt dec':>9} {'confident':>9} {'conf ok':>7}")
     tot: dict = defaultdict(float)
     for kind, p in per.items():
         for k, v in p.items():
             tot[k] += v
-        _row(kind, p)
-    _row("all", tot)
+        _row(kind, p, spread[kind])
+    _row("all", tot, spread["all"])
     print(f"{tot['scenarios']:.0f} scenarios x 2 sweeps in {seconds:.1f} s ({JOBS} process{'es' if JOBS > 1 else ''})")
     x = 100 * tot["adaptive_runs"] / tot["grid_runs"]
     a = 100 * tot["adaptive_ok"] / tot["scenarios"]
     g = 100 * tot["grid_ok"] / tot["scenarios"]
+    c = tot["stopped_confident"]
+    print(f"calibration: {tot['confident_ok']:.0f} of {c:.0f} sweeps that stopped confident had every decision right"
+          + (f" ({100 * tot['confident_ok'] / c:.0f}%, stated {100 * S.confidence:g}%)" if c else ""))
+    print(f"all decisions right: adaptive {tot['adaptive_ok']:.0f} of {tot['scenarios']:.0f} scenarios, "
+          f"grid {tot['grid_ok']:.0f}; runs {tot['adaptive_runs']:.0f} against {tot['grid_runs']:.0f}")
     print(f"adaptive: runs {x:.0f}% of grid, correct {a:.0f}% (grid {g:.0f}%)")
     return 0
 
 
-def _row(kind: str, p: dict) -> None:
+def _row(kind: str, p: dict, pcts: list[float]) -> None:
+    """One table row; ``pcts`` are the scenarios' adaptive runs as % of their grid (min/median/max)."""
+    import statistics
+
     n = p["scenarios"]
+    c = p["stopped_confident"]
+    spread = f"{min(pcts):.0f}/{statistics.median(pcts):.0f}/{max(pcts):.0f}"
     print(f"{kind:<11} {n:>4.0f} {p['grid_runs'] / n:>9.1f} {p['adaptive_runs'] / n:>10.1f} "
-          f"{100 * p['adaptive_runs'] / p['grid_runs']:>5.0f}% {100 * p['grid_ok'] / n:>6.0f}% "
+          f"{100 * p['adaptive_runs'] / p['grid_runs']:>5.0f}% {spread:>13} {100 * p['grid_ok'] / n:>6.0f}% "
           f"{100 * p['adaptive_ok'] / n:>7.0f}% {100 * p['grid_right'] / p['decisions']:>7.1f}% "
-          f"{100 * p['adaptive_right'] / p['decisions']:>8.1f}% {100 * p['stopped_confident'] / n:>8.0f}%")
+          f"{100 * p['adaptive_right'] / p['decisions']:>8.1f}% {100 * c / n:>8.0f}% "
+          + (f"{100 * p['confident_ok'] / c:>6.0f}%" if c else f"{'-':>7}"))
 
 
 if __name__ == "__main__":

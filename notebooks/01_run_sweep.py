@@ -26,9 +26,9 @@
 # `data/raw/<experiment>/` and never rerun: executing the notebook again resumes where it stopped. Where this machine
 # has no writable CPU cgroup the notebook says why and shows what is already stored.
 #
-# With `design: adaptive` in the spec the sweep does not run the whole grid: after every cell once, each next run goes
-# where a decision (the knee, a dead zone, the best thread count per limit) is still uncertain, until every decision
-# is sure enough or the run budget is spent. The notebook then shows the decisions with their confidence first, and
+# With `design: adaptive` in the spec the sweep does not run the whole grid: after a connected half of the cells, each
+# next run goes where a decision (the knee, a dead zone, the best thread count per limit) is still uncertain, until all
+# decisions are right together with the spec's confidence or the run budget is spent. The notebook then shows the decisions with their confidence first, and
 # the runs in the order they were chosen, each with the reason. `backend: simulated` runs the same spec in
 # milliseconds against a known ground truth.
 
@@ -104,9 +104,10 @@ tn.show_table(runs, title="Runs", empty="no run stored for this sweep yet")
 # ## Adaptive design: the decisions, then the runs in the order chosen
 # Only for `design: adaptive`. Each decision with its answer and **confidence**: the posterior probability that the
 # answer is right within the spec's resolution (run-level statistics: each run is one observation; lone runs may be
-# outliers). `target` is what each decision must reach so that all of them hold together at the spec's confidence
-# (Bonferroni); `open` decisions did not get there within the budget, and `runs_to_decide` is a rough count of runs
-# per deciding cell that would settle them. Below it, every run in the order it ran, with the reason it was chosen.
+# outliers). `target` is the spec's confidence, which each decision must reach; the sweep stops early only when, in
+# addition, all answers are right together with that confidence (the joint posterior probability, shown above the
+# table). `open` decisions did not get there within the budget, and `runs_to_decide` is a rough count of runs per
+# deciding cell that would settle them. Below it, every run in the order it ran, with the reason it was chosen.
 
 # %%
 adaptive_status = None
@@ -120,6 +121,8 @@ if adaptive:
     display(Markdown(
         f"**{adaptive_status.runs_used} runs** of a {adaptive_status.budget}-run budget (full grid: "
         f"{adaptive_status.grid_runs}); stopped because: {adaptive_status.stop_reason}. "
+        + (f"All {len(adaptive_status.decisions)} decisions right together: **{adaptive_status.joint:.1%}**. "
+           if adaptive_status.joint is not None else "")
         + (f"**Still open:** {', '.join(open_)}." if open_ else "Every decision is decided.")))
     display(decisions.with_columns(pl.format("{}%", (pl.col(c) * 100).round(1)).alias(c)
                                    for c in ("confidence", "target")))

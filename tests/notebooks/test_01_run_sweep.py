@@ -56,8 +56,8 @@ def test_adaptive_sweep_on_the_simulated_backend(run_notebook, tmp_path):
     out, results = run_notebook("01_run_sweep", data_root=str(tmp_path / "raw"), spec="", inline=inline)
     validate(results)
     r = results["results"]
-    assert r["design"] == "adaptive" and r["planned_runs"] == 12  # half the 24-run grid
-    assert 8 <= r["stored_runs"] <= 12 and r["stop_reason"]
+    assert r["design"] == "adaptive" and r["planned_runs"] == 20  # the default budget: 80% of the 24-run grid
+    assert 8 <= r["stored_runs"] <= 20 and r["stop_reason"]
     kinds = {d["decision"] for d in r["decisions"]}
     assert kinds == {"knee", "dead zone", "best threads"}
     assert all(0 <= d["confidence"] <= 1 and d["state"] in ("decided", "open") for d in r["decisions"])

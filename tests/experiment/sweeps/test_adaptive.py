@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import random
+
 import polars as pl
 import pytest
 
 from throttlelab import tables
 from throttlelab.errors import SpecError
-from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-from throttlelab.experiment.sweeps.adaptive_decisions import acceptable_answers
+from throttlelab.experiment.sweeps.adaptive import DEFAULT_BUDGET_SHARE, AdaptiveDesign
+from throttlelab.experiment.sweeps.adaptive_decisions import acceptable_answers, cell_stats
 from throttlelab.experiment.sweeps.adaptive_model import initial_cells
 from throttlelab.experiment.sweeps.run_store import RunStore
-from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
+from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds, truth_from_options
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 
@@ -30,7 +33,7 @@ def test_simulated_adaptive_sweep_end_to_end(tmp_path):
     df = run_sweep(spec, progress=False)
     design = AdaptiveDesign(spec, df)
     assert tables.validate(df, "runs") == []
-    assert design.budget == 18 and df.height <= 18  # half the 36-run grid
+    assert design.budget == math.ceil(36 * DEFAULT_BUDGET_SHARE) and df.height <= design.budget  # of the 36-run grid
     reasons = df.sort("started_at")["chosen_because"].to_list()
     assert all(reasons)
     initial = sum(r.startswith("initial design") for r in reasons)
@@ -58,6 +61,58 @@ def test_a_generous_budget_stops_when_every_decision_is_sure(tmp_path):
     status = AdaptiveDesign(spec, df).status()
     assert df.height < 200 and not status.open, status.stop_reason
     assert "every decision" in status.stop_reason
+
+
+def test_a_clear_sweep_stops_confident_before_its_budget_with_pivotal_cells_replicated(tmp_path):
+    spec = adaptive_spec(tmp_path, adaptive={"budget": 36}, simulated={**SIM, "noise_cv": 0.02, "outlier_rate": 0.0})
+    df = run_sweep(spec, progress=False)
+    design = AdaptiveDesign(spec, df)
+    status = design.status()
+    assert status.confident and status.joint >= 0.95 and not status.open, status.stop_reason
+    assert df.height < 36 and status.stop_reason.startswith("confident: every decision right together")
+    st = cell_stats(design.times, spec.adaptive)
+    assert all(st[c].used >= 2 for d in status.decisions for c in d.pivotal)  # min_replicates on pivotal cells
+
+
+def _sweep_in_memory(spec, sim) -> AdaptiveDesign:
+    """Run an adaptive sweep of ``spec`` on the simulated truth ``sim`` without a run store."""
+    design, truth = AdaptiveDesign(spec), truth_from_options(sim)
+    while (step := design.next_run()) is not None:
+        p = step[0]
+        wall, _ = draw_seconds(truth, p.run_id, p.limit_cores, p.threads, p.contention.share)
+        design.record({"run_id": p.run_id, "warmup": p.warmup, "contention": p.contention.share,
+                       "cpu_limit_cores": p.limit_cores, "threads": p.threads, "status": "ok", "wall_seconds": wall})
+    return design
+
+
+@pytest.mark.slow
+def test_sweeps_that_stop_confident_are_all_right_at_least_at_the_stated_confidence():
+    """The stop rule's calibration: sweeps stopping on P(every decision right) >= 0.9 are all right >= 90 %.
+
+    Realistic noise (t5 run-to-run noise 3-10 % growing with the limit, 3 % slow outlying runs), knees and
+    thread-count sweet spots drawn at random; a budget of 1.5 grids so that most sweeps stop on confidence.
+    The bound allows the Monte Carlo error of the count (two standard errors).
+    """
+    confident = right = runs = 0
+    n = 24
+    for i in range(n):
+        rng = random.Random(i)
+        sim = {"parallelism": rng.uniform(1.0, 3.0), "knee_sharpness": rng.uniform(3, 12),
+               "oversubscription_pct": rng.uniform(0, 40), "noise_cv": rng.uniform(0.03, 0.1), "outlier_rate": 0.03,
+               "seed": i}
+        spec = adaptive_spec("/nonexistent", simulated=sim, seed=i,
+                             adaptive={"confidence": 0.9, "budget": 54, "draws": 500})
+        design = _sweep_in_memory(spec, sim)
+        status = design.status()
+        truth = acceptable_answers({c: true_seconds(truth_from_options(sim), c[1], c[2], c[0])
+                                    for c in design.layout.cells}, design.layout, spec.adaptive)
+        runs += status.runs_used
+        if status.confident:
+            confident += 1
+            right += all(d.answer in truth[(d.kind, d.contention, d.limit)] for d in status.decisions)
+    assert confident >= n // 2, confident
+    assert runs < n * 54  # some stop before the budget
+    assert right / confident >= 0.9 - 2 * math.sqrt(0.9 * 0.1 / confident), (right, confident)
 
 
 def test_resume_from_the_store_continues_the_same_sequence(tmp_path):

@@ -17,9 +17,14 @@ The design, given the runs already stored (so it resumes like a grid sweep):
    expected to change anything, the cell with the most doubt of the open
    decisions (:meth:`AdaptiveDesign._best_cell`); a cell stops at
    ``max_replicates`` runs;
-5. it stops when every decision is resolved, when the budget is spent
-   (default: half the full grid's runs, at least one per cell), or when no
-   open decision can get another run.
+5. it stops when the answers are right together with the spec's
+   ``confidence`` (default 95 %: the joint posterior probability that every
+   decision is acceptable, :func:`~throttlelab.experiment.sweeps.adaptive_decisions.decide_jointly`)
+   and each decision's pivotal cells have ``min_replicates`` runs (once the
+   joint confidence is reached, those cells are run first); or when the budget
+   is spent (default: ``DEFAULT_BUDGET_SHARE`` of the full grid's runs, at
+   least one per cell); or when no decision's cell can get another run.
+   Clear scenarios stop early, unclear ones spend up to the budget.
 
 Each run's row records why it was chosen (``chosen_because``).  Run ids are
 the grid's ids (``replicate`` = how many runs the cell already had), so a grid
@@ -28,6 +33,7 @@ and an adaptive sweep of the same spec share their runs.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -36,11 +42,12 @@ import polars as pl
 
 from throttlelab.experiment.sweeps.adaptive_decisions import (
     Cell,
+    Decided,
     Decision,
     Layout,
     cell_label,
     cell_stats,
-    decide,
+    decide_jointly,
     dominated_cells,
 )
 from throttlelab.experiment.sweeps.adaptive_model import initial_cells
@@ -51,6 +58,7 @@ if TYPE_CHECKING:
     from throttlelab.experiment.sweeps.spec import SweepSpec
 
 MAX_FAILURES_PER_CELL = 3
+DEFAULT_BUDGET_SHARE = 0.8  # of the full grid's runs: a cap; the joint-confidence stop ends clear sweeps before it
 
 
 @dataclass
@@ -64,6 +72,8 @@ class AdaptiveStatus:
     finished: bool
     stop_reason: str
     open: list[Decision] = field(default_factory=list)
+    joint: float | None = None  # P(every decision right together), from the run-level posterior
+    confident: bool = False  # stopped because the joint confidence was reached
 
 
 class AdaptiveDesign:
@@ -84,13 +94,14 @@ class AdaptiveDesign:
         self._contention = {c.share: c for c in spec.contention}
         self.hash = spec.config_hash()
         self.grid_runs = len(self.layout.cells) * spec.replicates
-        self.budget = self.settings.budget or max(-(-self.grid_runs // 2), len(self.layout.cells))
+        self.budget = self.settings.budget or max(math.ceil(self.grid_runs * DEFAULT_BUDGET_SHARE),
+                                                  len(self.layout.cells))
         self.max_replicates = self.settings.max_replicates or 3 * spec.replicates
         self.attempts: dict[Cell, int] = {c: 0 for c in self.layout.cells}
         self.failures: dict[Cell, int] = {c: 0 for c in self.layout.cells}
         self.times: dict[Cell, list[float]] = {c: [] for c in self.layout.cells}
         self.warmups_done: set[str] = set()
-        self._cache: list[Decision] | None = None
+        self._cache: Decided | None = None
         self._stale = True
         if runs is not None:
             for row in runs.iter_rows(named=True):
@@ -121,9 +132,14 @@ class AdaptiveDesign:
         return sum(self.attempts.values())
 
     def decisions(self) -> list[Decision] | None:
-        """The current decisions (``None`` before every cell has a usable run)."""
+        """The current decisions (``None`` while the runs cannot decide anything yet)."""
+        both = self.decided()
+        return None if both is None else both.decisions
+
+    def decided(self) -> Decided | None:
+        """The current decisions with their joint confidence (``None`` as :meth:`decisions`)."""
         if self._stale:
-            self._cache = decide(self.times, self.layout, self.settings, seed=self.spec.seed)
+            self._cache = decide_jointly(self.times, self.layout, self.settings, seed=self.spec.seed)
             self._stale = False
         return self._cache
 
@@ -153,10 +169,17 @@ class AdaptiveDesign:
             cell, axis = bump
             return self._plan(cell), (f"lone run out of line with its neighbours (slower than both along {axis}): "
                                       f"checking {cell_label(cell)} for an outlying run")
-        decisions = self.decisions() or []
-        open_ = [d for d in decisions if not d.resolved]
-        if not open_:
+        decided = self.decided()
+        if decided is None or decided.confident:
             return None
+        short = self._short_pivotal(decided)
+        if short is not None:
+            cell, d = short
+            return self._plan(cell), (f"P(every decision right) {_pct(decided.joint)} >= {_pct(decided.confidence)}, "
+                                      f"but {d.subject} hinges on {cell_label(cell)} with {len(self.times[cell])} "
+                                      f"run(s) (needs {self.settings.min_replicates})")
+        decisions = decided.decisions
+        open_ = [d for d in decisions if not d.resolved] or sorted(decisions, key=lambda d: d.confidence)[:3]
         valued = self._most_valuable()
         if valued is not None:
             v = valued
@@ -180,27 +203,55 @@ class AdaptiveDesign:
 
     def status(self) -> AdaptiveStatus:
         """The decisions so far and whether (and why) the design has stopped."""
-        decisions = self.decisions()
+        decided = self.decided()
         nxt = self.next_run()
-        if decisions is None and nxt is None and any(self.times.values()):
+        if decided is None and nxt is None and any(self.times.values()):
             # stopped (budget) with a thread count no longer clearly dominated and never run:
             # decide with the ordering as it stands, and say so
-            decisions = decide(self.times, self.layout, self.settings, seed=self.spec.seed, dominance_sure=0.5)
+            decided = decide_jointly(self.times, self.layout, self.settings, seed=self.spec.seed,
+                                     dominance_sure=0.5)
+        decisions = None if decided is None else decided.decisions
         warm_left = nxt is not None and nxt[0].warmup
+        confident = decided is not None and decided.confident
         if nxt is not None:
             reason = "running" if self.runs_used else "not started"
+        elif confident:
+            reason = (f"confident: every decision right together with {_pct(decided.joint)} >= "
+                      f"{_pct(decided.confidence)} (joint posterior over the {len(decisions)} decisions), "
+                      f"after {self.runs_used} of {self.budget} budgeted runs")
         elif self.runs_used >= self.budget:
             reason = f"run budget spent ({self.runs_used} of {self.budget} runs)"
+            if decided is not None and decided.joint < decided.confidence:
+                reason += f": every decision right together with {decided.joint:.1%} < {decided.confidence:.0%}"
+            elif decided is not None:
+                reason += (f": every decision right together with {decided.joint:.1%}, but cells the answers "
+                           f"hinge on have fewer than {self.settings.min_replicates} runs")
         elif decisions is None:
             reason = "some cells failed repeatedly: nothing decided"
-        elif all(d.resolved for d in decisions):
-            reason = (f"every decision reached its confidence ({self.settings.confidence:.0%} for all "
-                      f"{len(decisions)} together)")
         else:
             reason = f"the open decisions' cells reached {self.max_replicates} runs each"
         open_ = [d for d in decisions or [] if not d.resolved]
         return AdaptiveStatus(decisions, self.runs_used, self.budget, self.grid_runs,
-                              nxt is None and not warm_left, reason, open_)
+                              nxt is None and not warm_left, reason, open_,
+                              None if decided is None else decided.joint, confident and nxt is None)
+
+    def _short_pivotal(self, decided: Decided) -> tuple[Cell, Decision] | None:
+        """Once the joint confidence is reached: a pivotal cell still short of ``min_replicates`` runs.
+
+        A lone run may be an outlying one, and a sweep that stops on the first
+        crossing of the confidence is optimistic; the cells the answers hinge on
+        get ``min_replicates`` runs before the sweep stops (the least-run first).
+        """
+        if decided.joint < decided.confidence:
+            return None
+        st = cell_stats(self.times, self.settings)
+        short = [(st[c].used if c in st else 0, c, d) for d in decided.decisions for c in d.pivotal
+                 if (st[c].used if c in st else 0) < self.settings.min_replicates
+                 and self.attempts[c] < self.max_replicates and self.failures[c] < MAX_FAILURES_PER_CELL]
+        if not short:
+            return None
+        _, cell, d = min(short, key=lambda t: t[0])
+        return cell, d
 
     def _lone_bump(self) -> Cell | None:
         """A cell with a single run that is slower than both neighbours along threads or limits.
@@ -210,8 +261,6 @@ class AdaptiveDesign:
         its neighbours is the likeliest place for an outlying run to hide a
         better cell: it gets a second run before anything else.
         """
-        import math
-
         margin = math.log1p(self.settings.resolution_pct / 100)
         lay = self.layout
         logs = {c: math.log(sum(v) / len(v)) for c, v in self.times.items() if v}

@@ -22,7 +22,7 @@ class AdaptiveSettings:
     """The spec's ``adaptive:`` mapping (all optional)."""
 
     confidence: float = 0.95
-    budget: int | None = None  # runs; None: half the full grid (cells x replicates), at least one per cell
+    budget: int | None = None  # runs; None: 80% of the full grid (cells x replicates), at least one per cell
     knee_tolerance_pct: float = 10.0
     dead_zone_threshold_pct: float = 10.0
     resolution_pct: float = 10.0

@@ -44,12 +44,15 @@ zone: differences smaller than the resolution are ties, either answer counts:
 
 The *confidence* of an answer is its posterior probability of being acceptable
 (Monte Carlo over ``draws`` joint draws of all cell means); the answer given is
-the most probable one.  ``confidence`` is family-wise: a decision is
-*resolved* when its confidence reaches ``1 - (1 - confidence) / m`` for the
-``m`` decisions of the sweep (Bonferroni: all are right together with at
-least ``confidence``) and each of its pivotal cells (those its answer hinges
-on) has ``min_replicates`` usable runs.  The same acceptability rule applied to the
-true means gives the ground truth's acceptable answers (:func:`acceptable_answers`).
+the most probable one.  The *joint confidence* is the posterior probability
+that every answer is acceptable together, read directly off the same draws
+(no Bonferroni bound: the draws carry the decisions' dependence).  A decision
+is *resolved* when its confidence reaches the spec's ``confidence`` and each
+of its pivotal cells (those its answer hinges on) has ``min_replicates`` usable
+runs; the sweep stops when the joint confidence reaches ``confidence`` and
+every decision is resolved (:func:`decide_jointly`).  The same acceptability
+rule applied to the true means gives the ground truth's acceptable answers
+(:func:`acceptable_answers`).
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ class Decision:
     resolved: bool
     pivotal: tuple[Cell, ...]
     runs_to_decide: int | None = None  # open decisions: rough runs per pivotal cell that would decide it
-    target: float = 0.95  # the confidence this decision must reach (family-wise target / decisions)
+    target: float = 0.95  # the confidence this decision must reach (the spec's confidence)
     influence: tuple[tuple[Cell, float], ...] = ()  # cells whose mean sways the answer most, |correlation|
     contenders: tuple[Cell, ...] = ()  # cells of the answers with a posterior chance of at least 1%
 
@@ -147,10 +150,35 @@ def acceptable_answers(true_seconds: Mapping[Cell, float], layout: Layout,
     return out
 
 
+@dataclass(frozen=True)
+class Decided:
+    """The decisions and the posterior probability that all of them are right together."""
+
+    decisions: list[Decision]
+    joint: float  # P(every answer acceptable), from the same draws as the single confidences
+    confidence: float = 0.95  # the spec's confidence
+
+    @property
+    def confident(self) -> bool:
+        """Every decision resolved and all right together with at least the spec's confidence."""
+        return all(d.resolved for d in self.decisions) and self.joint >= self.confidence
+
+
 def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
            settings: AdaptiveSettings | None = None, *, seed: int = 0,
            dominance_sure: float = 0.9) -> list[Decision] | None:
     """Every decision with its answer and confidence; ``None`` while a cell has no usable run.
+
+    The same as ``decide_jointly(...).decisions`` (see :func:`decide_jointly`).
+    """
+    both = decide_jointly(observations, layout, settings, seed=seed, dominance_sure=dominance_sure)
+    return None if both is None else both.decisions
+
+
+def decide_jointly(observations: Mapping[Cell, Sequence[float]], layout: Layout,
+                   settings: AdaptiveSettings | None = None, *, seed: int = 0,
+                   dominance_sure: float = 0.9) -> Decided | None:
+    """Every decision with its answer and confidence, and their joint confidence; ``None`` as :func:`decide`.
 
     Parameters
     ----------
@@ -175,7 +203,8 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
     z = (flat - flat.mean(axis=0)) / np.maximum(flat.std(axis=0), 1e-12)
     decisions = []
     acceptable = _acceptable(x, layout, settings)
-    target = family_target(settings.confidence, len(acceptable))
+    target = settings.confidence
+    all_right = np.ones(settings.draws, bool)
     for (kind, ci, li), acc in acceptable.items():
         prob = acc.mean(axis=0)
         a = int(np.argmax(prob))
@@ -183,6 +212,7 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
             clear = float((_dead_zone_slowdown(x, ci, li) > thr_hi).mean())
             a = 0 if clear >= 0.5 else 1
         conf = float(prob[a])
+        all_right &= acc[:, a]
         piv = _pivotal(kind, ci, li, a, point[0], layout)
         used = min(st[c].used if c in st else 0 for c in piv)
         resolved = conf >= target and used >= settings.min_replicates
@@ -206,7 +236,7 @@ def decide(observations: Mapping[Cell, Sequence[float]], layout: Layout,
                          for i in np.nonzero(prob >= 0.01)[0])
         decisions.append(Decision(kind, layout.contentions[ci], None if li < 0 else layout.limits[li],
                                   _answer_text(kind, a, layout), conf, resolved, piv, need, target, infl, cont))
-    return decisions
+    return Decided(decisions, float(all_right.mean()), settings.confidence)
 
 
 def posterior_draws(observations: Mapping[Cell, Sequence[float]], layout: Layout, settings: AdaptiveSettings,
@@ -249,17 +279,6 @@ def _dead_zone_slowdown(x: np.ndarray, ci: int, li: int) -> np.ndarray:
     """Log slowdown of limit ``li`` over the best smaller limit, per draw (envelope over threads)."""
     env = x[:, ci].min(axis=2)
     return env[:, li] - env[:, :li].min(axis=1)
-
-
-def family_target(confidence: float, decisions: int) -> float:
-    """Per-decision confidence so that all ``decisions`` hold together with ``confidence`` (Bonferroni).
-
-    Examples
-    --------
-    >>> round(family_target(0.95, 25), 4)
-    0.998
-    """
-    return 1 - (1 - confidence) / max(decisions, 1)
 
 
 def _pivotal(kind: str, ci: int, li: int, answer: int, point: np.ndarray, layout: Layout) -> tuple[Cell, ...]:

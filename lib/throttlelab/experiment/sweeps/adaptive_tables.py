@@ -40,9 +40,10 @@ def run_order_table(runs: pl.DataFrame) -> pl.DataFrame:
 def decisions_table(status: AdaptiveStatus) -> pl.DataFrame:
     """One row per decision: what it is about, the answer, its confidence, and whether it is still open.
 
-    ``target`` is the confidence each decision must reach so that all hold
-    together with the spec's ``confidence``; ``runs_to_decide`` is a rough count
-    of runs per pivotal cell that would decide an open decision.
+    ``target`` is the confidence each decision must reach (the spec's
+    ``confidence``; the sweep also needs all of them right together with it,
+    ``AdaptiveStatus.joint``); ``runs_to_decide`` is a rough count of runs per
+    pivotal cell that would decide an open decision.
     """
     rows = [{
         "decision": d.kind.replace("_", " "),

@@ -25,8 +25,8 @@ A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
     data_root: data/raw
     design: grid                  # grid (every cell x replicates) | adaptive
     adaptive:                     # with design: adaptive (all optional)
-      confidence: 0.95            # stop when every decision is this sure ...
-      budget: null                # ... or after this many runs (default: half the grid)
+      confidence: 0.95            # stop when all decisions are right together with this probability ...
+      budget: null                # ... or after this many runs (default: 80% of the grid's runs)
       knee_tolerance_pct: 10      # knee: smallest limit within this % of the best
       dead_zone_threshold_pct: 10 # dead zone: this % slower than a smaller limit
       resolution_pct: 10          # differences below this are ties

@@ -64,6 +64,9 @@ def _adaptive(spec, store, args) -> int:
     status = AdaptiveDesign(spec, df).status()
     print(f"{spec.name}: adaptive, {status.runs_used} runs of a {status.budget}-run budget "
           f"({status.grid_runs} in the full grid); {status.stop_reason}; data in {store.directory}")
+    if status.joint is not None:
+        print(f"  all {len(status.decisions or [])} decisions right together: {status.joint:.1%} "
+              f"(stated confidence {spec.adaptive.confidence:.0%})")
     for d in status.decisions or []:
         state = "decided" if d.resolved else "OPEN"
         print(f"  {d.subject:<36} {d.answer:>10}  confidence {d.confidence:.1%} ({state})")
