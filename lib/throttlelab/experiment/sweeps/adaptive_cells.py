@@ -29,7 +29,7 @@ class AdaptiveSettings:
     min_replicates: int = 2
     max_replicates: int | None = None  # per cell; None: 3 x the spec's replicates
     prior_cv: float = 0.15
-    outlier_prior: float = 0.05  # chance that a lone run was slowed by interference (up to 3x)
+    outlier_prior: float = 0.05  # chance that a run was slowed by interference (up to 3x)
     draws: int = 2000
     model: str = "smooth"  # smooth: shared across the grid (adaptive_model); cells: each cell on its own
 

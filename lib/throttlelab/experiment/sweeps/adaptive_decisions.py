@@ -23,7 +23,11 @@ With ``model: smooth`` (the default) the cells' posterior is not taken one
 cell at a time but from a model shared across the grid
 (:mod:`~throttlelab.experiment.sweeps.adaptive_model`: limit effect + thread
 effect + an interaction smooth in the limit) fitted to the same run-level cell
-means and noise; cells without runs are predicted from their neighbours.
+means and noise; cells without runs are predicted from their neighbours.  There
+no run is set aside and the lone-run shift is not used: every run is weighted by
+how well the other cells predict it, under a contamination mixture
+(:mod:`~throttlelab.experiment.sweeps.adaptive_robust`, ``outlier_prior`` = the
+chance that a run was slowed by interference, up to 3x).
 
 Decisions, per contention level, on the *envelope* (the best thread count's
 time at each limit); ``r = log(1 + resolution_pct/100)`` is the indifference
@@ -252,8 +256,10 @@ def posterior_draws(observations: Mapping[Cell, Sequence[float]], layout: Layout
     rng = np.random.default_rng(seed)
     if settings.model == "smooth":
         from throttlelab.experiment.sweeps.adaptive_model import smooth_draws
+        from throttlelab.experiment.sweeps.adaptive_robust import robust_stats
 
-        sm = smooth_draws(st, layout, settings.draws, rng)
+        fit_st = robust_stats(observations, st, layout, eps=settings.outlier_prior)  # runs judged by the other cells
+        sm = smooth_draws(fit_st, layout, settings.draws, rng)
         if sm is None:
             return None
         x, mean, _ = sm
@@ -269,7 +275,7 @@ def posterior_draws(observations: Mapping[Cell, Sequence[float]], layout: Layout
         x[:, missing] = np.inf  # dominated thread counts: never the best, never on the envelope
         mean = np.where(missing, np.inf, mean)
     lone = np.array([c in st and st[c].used == 1 for c in cells])
-    if settings.outlier_prior > 0 and lone.any():
+    if settings.model != "smooth" and settings.outlier_prior > 0 and lone.any():  # smooth: robust_stats
         hit = (rng.random((settings.draws, len(cells))) < settings.outlier_prior) & lone
         x -= hit * rng.uniform(0, math.log(3), size=hit.shape)
     return st, x.reshape(settings.draws, *layout.shape), mean.reshape(1, *layout.shape)

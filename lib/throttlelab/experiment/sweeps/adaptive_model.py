@@ -6,9 +6,9 @@ adjacent limits, the change of each thread count's time, minus the mean change
 over thread counts, is ``N(0, tau^2)`` (a random walk of the interaction along
 the limits).  A dead zone moves every thread count alike and costs nothing;
 a sweet spot that moves with the limit costs ``tau`` per step.  The data are
-the cells' run-level means (outlying runs already set aside by
-:func:`~throttlelab.experiment.sweeps.adaptive_cells.cell_stats`) with their
-standard errors.  ``tau`` is not fixed: its posterior on a grid (flat in
+the cells' run-level means with their standard errors (each run weighted by
+how well the other cells predict it, :mod:`~throttlelab.experiment.sweeps.adaptive_robust`,
+using :func:`leave_cell_out`).  ``tau`` is not fixed: its posterior on a grid (flat in
 ``log tau``, from the restricted likelihood) is mixed over, so the data
 decide how much a cell borrows from its neighbours; cells without runs are
 predicted from them.  The cells' noise levels are scaled by a common factor
@@ -120,13 +120,8 @@ def _connected(seen: np.ndarray) -> bool:
     return len(rows) == seen.shape[0] and len(threads) == seen.shape[1]
 
 
-def smooth_draws(st: dict[Cell, CellStats], layout: Layout, draws: int,
-                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(draws [draws, cells], posterior mean [cells], posterior sd [cells])`` over ``layout.cells``.
-
-    ``None`` when a contention level has a limit or a thread count without
-    any run (nothing to borrow from).
-    """
+def _fits(st: dict[Cell, CellStats], layout: Layout) -> tuple[list[float], list[tuple], np.ndarray] | None:
+    """The posterior under each ``(kappa, tau)``: log marginal likelihoods, ``(mean, cholesky, data precision)``."""
     n_c, n_l, n_t = layout.shape
     k = n_c * n_l * n_t
     q = smoothness_precision(n_l, n_t, n_c)
@@ -138,9 +133,9 @@ def smooth_draws(st: dict[Cell, CellStats], layout: Layout, draws: int,
     base = np.array([st[cell].used / st[cell].sd_log ** 2 if cell in st else 0.0 for cell in cells])
     y = np.array([st[cell].mean_log if cell in st else 0.0 for cell in cells])
     within = sum(st[c].ss_log / st[c].sd_log ** 2 for c in st if c in set(cells))
-    within_df = sum(st[c].used - 1 for c in st if c in set(cells))
+    within_df = sum(max(st[c].used - 1, 0) for c in st if c in set(cells))
     n_obs = int((base > 0).sum())
-    logml, posts, grid = [], [], []
+    logml, posts = [], []
     for kappa in KAPPAS:
         prec = base / kappa**2
         for tau in TAUS:
@@ -155,8 +150,43 @@ def smooth_draws(st: dict[Cell, CellStats], layout: Layout, draws: int,
             lk = math.log(kappa)
             logml.append(-0.5 * (quad + logdet_p) - rank_q * math.log(tau) - n_obs * lk
                          - within_df * lk - 0.5 * within / kappa**2 - 0.5 * (lk / KAPPA_PRIOR_SD) ** 2)
-            posts.append((m, chol))
-            grid.append((tau, kappa))
+            posts.append((m, chol, prec))
+    return logml, posts, y
+
+
+def leave_cell_out(st: dict[Cell, CellStats], layout: Layout) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each cell's mean log time predicted from the other cells' runs only: ``(mean [cells], variance [cells])``.
+
+    Exact for the Gaussian model at its most likely ``(kappa, tau)``: the
+    cell's own data are taken back out of its marginal posterior.  A cell the
+    others say nothing about gets an infinite variance.
+    """
+    fit = _fits(st, layout)
+    if fit is None:
+        return None
+    logml, posts, y = fit
+    m, chol, prec = posts[int(np.argmax(logml))]
+    inv = np.linalg.solve(chol, np.eye(len(m)))
+    var = (inv**2).sum(axis=0)  # diagonal of the posterior covariance
+    others = 1 / var - prec
+    ok = others > 1e-4  # less than that is only the vague prior (sd 1000): the others say nothing
+    loo_var = np.where(ok, 1 / np.where(ok, others, 1.0), np.inf)
+    loo_mean = np.where(ok, (m / var - prec * y) / np.where(ok, others, 1.0), m)
+    return loo_mean, loo_var
+
+
+def smooth_draws(st: dict[Cell, CellStats], layout: Layout, draws: int,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(draws [draws, cells], posterior mean [cells], posterior sd [cells])`` over ``layout.cells``.
+
+    ``None`` when a contention level has a limit or a thread count without
+    any run (nothing to borrow from).
+    """
+    fit = _fits(st, layout)
+    if fit is None:
+        return None
+    logml, posts, _ = fit
+    k = len(layout.cells)
     w = np.exp(np.array(logml) - max(logml))
     w /= w.sum()
     which = rng.choice(len(posts), size=draws, p=w)
@@ -165,9 +195,9 @@ def smooth_draws(st: dict[Cell, CellStats], layout: Layout, draws: int,
     x = np.empty((draws, k))
     for i, post in enumerate(posts):
         rows = which == i
-        if post is None or not rows.any():
+        if not rows.any():
             continue
-        m, chol = post
+        m, chol, _ = post
         x[rows] = m + scale[rows] * np.linalg.solve(chol.T, z[rows].T).T
-    mean = sum(wi * post[0] for wi, post in zip(w, posts) if post is not None)
+    mean = sum(wi * post[0] for wi, post in zip(w, posts))
     return x, mean, x.std(axis=0)
