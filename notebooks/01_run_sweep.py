@@ -124,9 +124,10 @@ if adaptive:
         + (f"All {len(adaptive_status.decisions)} decisions right together: **{adaptive_status.joint:.1%}**. "
            if adaptive_status.joint is not None else "")
         + (f"**Still open:** {', '.join(open_)}." if open_ else "Every decision is decided.")))
-    display(decisions.with_columns(pl.format("{}%", (pl.col(c) * 100).round(1)).alias(c)
-                                   for c in ("confidence", "target")))
-    display(order)
+    tn.show_table(decisions.with_columns(pl.format("{}%", (pl.col(c) * 100).round(1)).alias(c)
+                                         for c in ("confidence", "target")),
+                  title="Decisions", empty="nothing to decide yet: a cell has no usable run")
+    tn.show_table(order, title="Runs in the order chosen", empty="no run stored for this sweep yet")
 
 # %% [markdown]
 # ## Per point

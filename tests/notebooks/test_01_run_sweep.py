@@ -69,3 +69,7 @@ def test_adaptive_sweep_on_the_simulated_backend(run_notebook, tmp_path):
     assert order["chosen_because"][0].startswith("initial design")
     headlines = (out / "headlines.json").read_text()
     assert "knee at" in headlines and "decisions still open" in headlines
+    shown = (out.parent / "01_run_sweep.out.ipynb").read_text()  # what the report renders
+    assert "Runs in the order chosen" in shown and "Decisions" in shown
+    for leak in ("shape: (", "dtype row", "&lt;polars"):  # raw DataFrame reprs (the decisions and run order were)
+        assert leak not in shown, leak
