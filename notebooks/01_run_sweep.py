@@ -182,7 +182,22 @@ elif ok.height:
 elif skipped_reason:
     tn.headline(f"Local sweep {sweep.name} not run here: {skipped_reason}")
 timed = summary.filter(pl.col("median_wall_seconds").is_not_null()) if summary.height else summary
-if timed.height:
+if adaptive_status is not None and adaptive_status.decisions:  # the decisions are the answer
+    per_cell = ok.group_by("cpu_limit_cores", "threads", "contention").len()["len"] if ok.height else pl.Series([0])
+    sure = lambda d: f"{d.confidence:.0%} sure" + ("" if d.resolved else ", open")  # noqa: E731
+    said = [f"{'knee' if d.kind == 'knee' else d.subject}: {d.answer}{' cores' if d.kind == 'knee' else ''} ({sure(d)})"
+            for d in adaptive_status.decisions if d.kind != "dead_zone" or d.answer == "yes"]
+    no_zone = [d for d in adaptive_status.decisions if d.kind == "dead_zone" and d.answer == "no"]
+    if no_zone and len(no_zone) == sum(d.kind == "dead_zone" for d in adaptive_status.decisions):
+        least = min(no_zone, key=lambda d: d.confidence)
+        said.append(f"no dead zone (least sure: {least.subject.replace('dead zone ', '')}, {sure(least)})")
+    tn.answer("; ".join(said)
+              + (f". All right together: {adaptive_status.joint:.0%}." if adaptive_status.joint is not None else "."),
+              rests_on=f"{ok.height} runs chosen adaptively ({per_cell.min()}-{per_cell.max()} per cell) of a "
+                       f"{adaptive_status.budget}-run budget (full grid {adaptive_status.grid_runs}); "
+                       f"{len(adaptive_status.open)} of {len(adaptive_status.decisions)} decisions open; "
+                       f"backend {sweep.backend}")
+elif timed.height:
     best = timed.sort("median_wall_seconds").row(0, named=True)
     tn.answer(f"Fastest measured point: {best['limit']} cores x {best['threads']} threads, median wall "
               f"{best['median_wall_seconds']:.2f} s; see 03_cpu_limits and 04_thread_counts on this run store for "

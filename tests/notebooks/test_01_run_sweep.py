@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.notebooks.results_schemas import validate
@@ -69,6 +71,9 @@ def test_adaptive_sweep_on_the_simulated_backend(run_notebook, tmp_path):
     assert order["chosen_because"][0].startswith("initial design")
     headlines = (out / "headlines.json").read_text()
     assert "knee at" in headlines and "decisions still open" in headlines
+    answer = json.loads((out / "answer.json").read_text())  # the decisions are the answer, first
+    assert answer["answer"].startswith("knee: ") and "sure" in answer["answer"]
+    assert "runs chosen adaptively" in answer["rests_on"] and "per cell" in answer["rests_on"]
     shown = (out.parent / "01_run_sweep.out.ipynb").read_text()  # what the report renders
     assert "Runs in the order chosen" in shown and "Decisions" in shown
     for leak in ("shape: (", "dtype row", "&lt;polars"):  # raw DataFrame reprs (the decisions and run order were)
