@@ -46,7 +46,7 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-from throttlelab.experiment.sweeps.adaptive_tables import decisions_table, run_order_table
+from throttlelab.experiment.sweeps.adaptive_tables import answer_sentences, decisions_table, run_order_table
 from throttlelab.experiment.sweeps.backends import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from
@@ -183,20 +183,8 @@ elif skipped_reason:
     tn.headline(f"Local sweep {sweep.name} not run here: {skipped_reason}")
 timed = summary.filter(pl.col("median_wall_seconds").is_not_null()) if summary.height else summary
 if adaptive_status is not None and adaptive_status.decisions:  # the decisions are the answer
-    per_cell = ok.group_by("cpu_limit_cores", "threads", "contention").len()["len"] if ok.height else pl.Series([0])
-    sure = lambda d: f"{d.confidence:.0%} sure" + ("" if d.resolved else ", open")  # noqa: E731
-    said = [f"{'knee' if d.kind == 'knee' else d.subject}: {d.answer}{' cores' if d.kind == 'knee' else ''} ({sure(d)})"
-            for d in adaptive_status.decisions if d.kind != "dead_zone" or d.answer == "yes"]
-    no_zone = [d for d in adaptive_status.decisions if d.kind == "dead_zone" and d.answer == "no"]
-    if no_zone and len(no_zone) == sum(d.kind == "dead_zone" for d in adaptive_status.decisions):
-        least = min(no_zone, key=lambda d: d.confidence)
-        said.append(f"no dead zone (least sure: {least.subject.replace('dead zone ', '')}, {sure(least)})")
-    tn.answer("; ".join(said)
-              + (f". All right together: {adaptive_status.joint:.0%}." if adaptive_status.joint is not None else "."),
-              rests_on=f"{ok.height} runs chosen adaptively ({per_cell.min()}-{per_cell.max()} per cell) of a "
-                       f"{adaptive_status.budget}-run budget (full grid {adaptive_status.grid_runs}); "
-                       f"{len(adaptive_status.open)} of {len(adaptive_status.decisions)} decisions open; "
-                       f"backend {sweep.backend}")
+    text, rests_on = answer_sentences(adaptive_status, runs)
+    tn.answer(text, rests_on=f"{rests_on}; backend {sweep.backend}")
 elif timed.height:
     best = timed.sort("median_wall_seconds").row(0, named=True)
     tn.answer(f"Fastest measured point: {best['limit']} cores x {best['threads']} threads, median wall "

@@ -7,7 +7,7 @@ import datetime as dt
 import polars as pl
 
 from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-from throttlelab.experiment.sweeps.adaptive_tables import decisions_table, run_order_table
+from throttlelab.experiment.sweeps.adaptive_tables import answer_sentences, decisions_table, run_order_table
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
@@ -35,3 +35,15 @@ def test_decisions_table_of_a_simulated_sweep(tmp_path):
     assert "knee" in t["decision"].to_list()
     assert t.filter(pl.col("decision") == "knee")["limit"].to_list() == [""]
     assert ((t["confidence"] >= 0) & (t["confidence"] <= 1)).all()
+
+
+def test_answer_sentences_put_the_decisions_first(tmp_path):
+    spec = spec_from_mapping({"name": "answer", "backend": "simulated", "simulated": SIM, "limits": [0.5, 1, 2],
+                              "threads": [1, 2], "replicates": 2, "design": "adaptive", "data_root": str(tmp_path)})
+    runs = run_sweep(spec, progress=False)
+    status = AdaptiveDesign(spec, runs).status()
+    text, rests_on = answer_sentences(status, runs)
+    assert text.startswith("knee: ") and " cores (" in text and "sure" in text
+    assert "threads at 0.5: " in text and text.endswith(f"All right together: {status.joint:.0%}.")
+    assert ("dead zone at" in text) != ("no dead zone (least sure: at " in text)
+    assert rests_on.startswith(f"{runs.height} runs chosen adaptively (") and f"{status.budget}-run budget" in rests_on

@@ -58,3 +58,29 @@ def decisions_table(status: AdaptiveStatus) -> pl.DataFrame:
     schema = {"decision": pl.String, "contention": pl.Float64, "limit": pl.String, "answer": pl.String,
               "confidence": pl.Float64, "target": pl.Float64, "state": pl.String, "runs_to_decide": pl.Int64}
     return pl.DataFrame(rows, schema=schema)
+
+
+def answer_sentences(status: AdaptiveStatus, runs: pl.DataFrame) -> tuple[str, str]:
+    """``(answer, rests_on)`` of an adaptive sweep's report: the decisions first, each with its confidence.
+
+    Dead zones found are listed; when every dead-zone answer is ``no``, the
+    least sure of them is named.  ``rests_on`` gives the ok runs, their spread
+    over cells and the budget.
+    """
+    def sure(d) -> str:
+        return f"{d.confidence:.0%} sure" + ("" if d.resolved else ", open")
+
+    decisions = status.decisions or []
+    said = [f"knee: {d.answer} cores ({sure(d)})" if d.kind == "knee" else f"{d.subject}: {d.answer} ({sure(d)})"
+            for d in decisions if d.kind != "dead_zone" or d.answer == "yes"]
+    zones = [d for d in decisions if d.kind == "dead_zone"]
+    if zones and all(d.answer == "no" for d in zones):
+        least = min(zones, key=lambda d: d.confidence)
+        said.append(f"no dead zone (least sure: {least.subject.replace('dead zone ', '')}, {sure(least)})")
+    joint = f". All right together: {status.joint:.0%}." if status.joint is not None else "."
+    ok = runs.filter((pl.col("status") == "ok") & ~pl.col("warmup").fill_null(False))
+    per_cell = ok.group_by("cpu_limit_cores", "threads", "contention").len()["len"] if ok.height else pl.Series([0])
+    rests_on = (f"{ok.height} runs chosen adaptively ({per_cell.min()}-{per_cell.max()} per cell) of a "
+                f"{status.budget}-run budget (full grid {status.grid_runs}); {len(status.open)} of "
+                f"{len(decisions)} decisions open")
+    return "; ".join(said) + joint, rests_on
