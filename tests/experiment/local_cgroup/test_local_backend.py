@@ -99,8 +99,11 @@ def test_cpu_seconds_is_the_kernel_usage_and_the_log_ingests(backend, tmp_path):
     # sampler's own timing jitters on a loaded machine.)
     busy = iv.filter(iv["seconds"] > 0.05)
     assert busy["effective_cores"].max() <= 2.0 * 1.0 + 0.2
-    total_cores = (busy["effective_cores"] * busy["seconds"]).sum() / busy["seconds"].sum()
-    assert total_cores <= 1.0 * 1.1
+    # CFS grants the quota once per 100 ms period, and windows totalling W seconds overlap at most
+    # W / period + 1 periods: at most one period's quota beyond limit x W (a 0.6 s run measured
+    # 1.12 cores on average in CI, within this bound; a broken limit at 2 cores is far outside it).
+    used = (busy["effective_cores"] * busy["seconds"]).sum()
+    assert used <= 1.0 * (busy["seconds"].sum() + 0.1) * 1.02
 
 
 def test_timeout_kills_and_records(backend, tmp_path):
