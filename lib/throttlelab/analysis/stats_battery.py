@@ -197,7 +197,7 @@ def thread_row(reps: int, seed: int, runs: int = 3, cv: float = 0.10, counts: in
     from scipy import stats as st
 
     from throttlelab.analysis.noise import estimate_effects
-    from throttlelab.analysis.thread_counts import selection_adjusted
+    from throttlelab.analysis.thread_choice import selection_adjusted
 
     rng = np.random.default_rng(seed)
     adj = naive = 0

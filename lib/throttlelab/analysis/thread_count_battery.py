@@ -30,7 +30,8 @@ from scipy import stats
 from throttlelab import tables
 from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.thread_counts import analyse_thread_counts, selection_adjusted
+from throttlelab.analysis.thread_choice import selection_adjusted
+from throttlelab.analysis.thread_counts import analyse_thread_counts
 
 LIMITS = np.arange(1, 9, dtype=float)
 THREADS = ("1", "2", "4", "8", "16", "auto")

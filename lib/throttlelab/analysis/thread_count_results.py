@@ -4,7 +4,7 @@
 :func:`throttlelab.analysis.thread_counts.analyse_thread_counts`, the
 single-number verdicts and the thread advice into one :class:`ThreadCountResults`.
 The headline numbers (auto against the best explicit count, the cheapest
-limit and count) are fields of :class:`~throttlelab.analysis.thread_counts.ThreadChoice`
+limit and count) are fields of :class:`~throttlelab.analysis.thread_choice.ThreadChoice`
 with their intervals.
 """
 
@@ -18,7 +18,8 @@ import polars as pl
 from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.prepare import PreparedRuns
 from throttlelab.analysis.run_level import OutlyingRun
-from throttlelab.analysis.thread_counts import ThreadChoice, ThreadCountAnalysis
+from throttlelab.analysis.thread_choice import ThreadChoice
+from throttlelab.analysis.thread_counts import ThreadCountAnalysis
 from throttlelab.result_tables import Rows, table
 
 
