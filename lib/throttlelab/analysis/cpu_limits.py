@@ -22,7 +22,8 @@ from throttlelab.analysis.prepare import GROUP_KEYS, PreparedRuns, group_label, 
 from throttlelab.analysis.recommend import Knee, Recommendation, find_knee, recommend_limit
 from throttlelab.analysis.response_metric import (RESPONSE_METRICS, ResponseMetric, metric_change_ci,
                                                   metric_change_pct, resolve, worse_word)
-from throttlelab.analysis.scaling import ScalingFit, fit_runtime_models
+from throttlelab.analysis.scaling import fit_runtime_models
+from throttlelab.analysis.scaling_models import ScalingFit
 
 
 @dataclass(frozen=True)

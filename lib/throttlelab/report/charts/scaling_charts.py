@@ -8,7 +8,7 @@ import polars as pl
 
 from throttlelab.analysis.response_metric import ResponseMetric
 
-from throttlelab.analysis.scaling import ScalingFit
+from throttlelab.analysis.scaling_models import ScalingFit
 from throttlelab.report.charts.style import fitted_domain
 
 
