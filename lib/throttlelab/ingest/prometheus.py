@@ -48,11 +48,6 @@ the text format (``"lines"``), ``"items"`` for a mix.
 
 from __future__ import annotations
 
-import datetime as dt
-import math
-import os
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -60,21 +55,11 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.ingest.counter_segments import assign_segments
-from throttlelab.ingest.prometheus_json import read_result
-from throttlelab.ingest.prometheus_text import parse_value, read_text_points
+from throttlelab.ingest.prometheus_series import METRICS, Series, json_series, series_key, series_kind, text_series
 from throttlelab.ingest.result import EXAMPLES_PER_REASON as EXAMPLES
 from throttlelab.ingest.result import IngestResult
 from throttlelab.ingest.skip_counter import SkipCounter
 
-METRICS = {
-    "container_cpu_usage_seconds_total": "usage_seconds",
-    "container_cpu_cfs_periods_total": "nr_periods",
-    "container_cpu_cfs_throttled_periods_total": "nr_throttled",
-    "container_cpu_cfs_throttled_seconds_total": "throttled_seconds",
-    "container_spec_cpu_quota": "quota",
-    "container_spec_cpu_period": "period_us",
-}
-GAUGES = {"quota", "period_us"}
 #: samples counter column -> what its per-second rate measures (column of the rates table).
 RATE_COLUMNS = {
     "usage_seconds": "cores",
@@ -91,140 +76,6 @@ RATES_SCHEMA = {
     "measure": pl.String,
     "value": pl.Float64,
 }
-_RATE_NAME = re.compile(r"(^|[^a-z])i?rate([^a-z]|$)", re.IGNORECASE)
-
-
-@dataclass
-class _Series:
-    source: str
-    name: str | None  # __name__ as given
-    metric: str  # the known metric it is
-    labels: dict
-    ts: list  # timestamps, ms since the epoch
-    values: list  # values, in the order of ts
-
-
-def _metric_of(labels: dict, path: str) -> tuple[str | None, str]:
-    """(known metric, how it was found) of a series."""
-    name = labels.get("__name__")
-    if name is not None:
-        return (name, "__name__") if name in METRICS else (None, "__name__ not a CPU metric")
-    hits = [m for m in METRICS if m in Path(path).name]
-    if hits:
-        return max(hits, key=len), "file name (no __name__)"
-    return None, "no __name__ and no metric in the file name"
-
-
-def _series_key(labels: dict) -> str:
-    """The label set without ``__name__`` (and without ``cpu="total"``), as ``k=v,...`` sorted."""
-    items = sorted((k, v) for k, v in labels.items() if k != "__name__" and not (k == "cpu" and v == "total"))
-    return ",".join(f"{k}={v}" for k, v in items)
-
-
-def _kind(series: _Series, forced: str | None) -> tuple[str, str]:
-    """(``counter``/``rate``/``gauge``, reason)."""
-    column = METRICS[series.metric]
-    if column in GAUGES:
-        return "gauge", "spec metric (a gauge)"
-    if series.name is not None:
-        return "counter", f"metric name {series.name}"
-    if forced in ("counter", "rate"):
-        return forced, "given (--prom-kind)"
-    if _RATE_NAME.search(Path(series.source).name):
-        return "rate", "rate/irate in the file name"
-    values = [v for _, v in sorted(zip(series.ts, series.values))]
-    if len(values) < 2:
-        return "counter", "assumed: one value, no name, nothing in the file name says rate"
-    downs = [(a, b) for a, b in zip(values, values[1:]) if b < a]
-    odd = [d for d in downs if d[1] > 0.1 * d[0]]  # a restart falls to near zero
-    if odd:
-        return "rate", f"values go down {len(odd)} time(s) without a restart (not a counter)"
-    return "counter", "values never go down except at a restart"
-
-
-def _json_series(path, skips: SkipCounter) -> tuple[list[_Series], int, dict]:
-    source = str(path)
-    rtype, result = read_result(path)  # lazily, one series at a time
-    if rtype not in ("matrix", "vector"):
-        raise InputError(source, None, "not a matrix or vector result", f"resultType={rtype!r}, expected 'matrix' or 'vector'")
-    out, total = [], 0
-    for k, item in enumerate(result):
-        if not isinstance(item, dict) or not isinstance(item.get("metric", {}), dict):
-            total += 1
-            skips.add(None, "result item is not a series object", f"series {k}: {str(item)[:60]}")
-            continue
-        labels = item.get("metric") or {}
-        pairs = (item.get("values") or []) if rtype == "matrix" else ([item["value"]] if item.get("value") else [])
-        metric, how = _metric_of(labels, source)
-        total += len(pairs)
-        if metric is None:
-            for _ in pairs:
-                skips.add(None, "metric not used", f"series {k}: {labels.get('__name__')!r} ({how})")
-            continue
-        try:  # the whole series at once; point by point only when one is bad
-            ts = [round(float(t) * 1000) for t, _ in pairs]
-            values = [float(v) if isinstance(v, str) else _no(v) for _, v in pairs]
-            if not all(map(math.isfinite, values)):
-                raise ValueError
-        except (TypeError, ValueError):
-            ts, values = [], []
-            for pair in pairs:
-                try:
-                    t, text = pair
-                    t, v = round(float(t) * 1000), parse_value(str(text))
-                    ts.append(t)
-                    values.append(v)
-                except (TypeError, ValueError):
-                    skips.add(None, "bad value", f"series {k} ({metric}): {pair!r}")
-        out.append(_Series(source, labels.get("__name__"), metric, labels, ts, values))
-    return out, total, {"format": "prometheus-json", "result_type": rtype}
-
-
-def _text_series(path, skips: SkipCounter) -> tuple[list[_Series], int, dict]:
-    """Series of an exposition file.  A sample without a timestamp was scraped with the
-    others: it gets the file's latest sample timestamp (cAdvisor stamps counters but not
-    its ``container_spec_*`` gauges), or the file's modification time when no sample has
-    one; either is stated in the provenance."""
-    source = str(path)
-    tp = read_text_points(path, skips)
-    stamped = [ts for _, _, _, ts, _ in tp.points if ts is not None]
-    if stamped:
-        fill, how = max(stamped), "the file's latest sample timestamp"
-    else:
-        fill, how = round(os.path.getmtime(path) * 1000), "the file's modification time"
-    by_key: dict[tuple, _Series] = {}
-    untimed: set[tuple] = set()
-    no_ts = 0
-    for n, name, labels, ts, value in tp.points:
-        labels = {**labels, "__name__": name}
-        metric, _ = _metric_of(labels, source)
-        if metric is None:
-            skips.add(n, "metric not used", name)
-            continue
-        key = (name, _series_key(labels))
-        if ts is None:
-            if key in untimed:
-                skips.add(n, "series repeated without a timestamp (several scrapes need timestamps)", name)
-                continue
-            untimed.add(key)
-            ts, no_ts = fill, no_ts + 1
-        s = by_key.setdefault(key, _Series(source, name, metric, labels, [], []))
-        s.ts.append(ts)
-        s.values.append(value)
-    prov = {"format": "prometheus-text", "lines": tp.lines_total}
-    if no_ts:
-        prov["untimed_samples"] = f"{no_ts} used samples without a timestamp: {how}, {_iso(fill)}"
-    return list(by_key.values()), tp.lines_total, prov
-
-
-def _no(v):
-    raise ValueError(f"value {v!r} is not a string (the API writes values as strings)")
-
-
-def _iso(ms: int) -> str:
-    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).isoformat()
-
-
 def _is_text(path) -> bool:
     from throttlelab.ingest.input_files import head
 
@@ -242,11 +93,11 @@ def read_prometheus_parts(paths, *, strict: bool = False, kind: str | None = Non
     sources = tuple(str(p) for p in paths)
     skips = SkipCounter(", ".join(sources))
     total = 0
-    series: list[_Series] = []
+    series: list[Series] = []
     prov: dict[str, dict] = {}
     for p in paths:
         s = SkipCounter(str(p))
-        got, t, info = (_text_series if _is_text(p) else _json_series)(p, s)
+        got, t, info = (text_series if _is_text(p) else json_series)(p, s)
         if strict and s.first is not None:
             raise InputError(p, s.first.line, s.first.reason, s.first.excerpt)
         skips.merge(s)
@@ -255,8 +106,8 @@ def read_prometheus_parts(paths, *, strict: bool = False, kind: str | None = Non
         prov[str(p)] = {**info, "series": []}
     frames, kids, meta = [], {}, []  # per point only ids: label texts once per series (memory)
     for s in series:
-        k, why = _kind(s, kind)
-        key = _series_key(s.labels)
+        k, why = series_kind(s, kind)
+        key = series_key(s.labels)
         column = METRICS[s.metric]
         prov[s.source]["series"].append({"series": key, "metric": s.metric, "kind": k, "decided_by": why})
         if key not in kids:
