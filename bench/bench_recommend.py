@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, backfill, scenario_specs
+from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, scenario_specs
+from throttlelab.experiment.simulation.synthetic_openmetrics import backfill
 from throttlelab.ingest.container_cpu import fetch_containers
 from throttlelab.ingest.prometheus_api import PrometheusAPI
 from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available

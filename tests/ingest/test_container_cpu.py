@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from throttlelab.experiment.simulation.synthetic_containers import backfill, scenario_specs
+from throttlelab.experiment.simulation.synthetic_containers import scenario_specs
+from throttlelab.experiment.simulation.synthetic_openmetrics import backfill
 from throttlelab.ingest.container_cpu import choose_step, fetch_containers, parse_selector
 from throttlelab.ingest.prometheus_api import PrometheusAPI, PrometheusError
 from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available, run_promtool

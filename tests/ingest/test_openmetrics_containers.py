@@ -7,7 +7,8 @@ import pytest
 
 from tests.conftest import SCENARIO_HOURS, SCENARIO_START
 from throttlelab.errors import InputError
-from throttlelab.experiment.simulation.synthetic_containers import openmetrics_text, scenario_specs
+from throttlelab.experiment.simulation.synthetic_containers import scenario_specs
+from throttlelab.experiment.simulation.synthetic_openmetrics import openmetrics_text
 from throttlelab.ingest.openmetrics_containers import read_openmetrics_containers
 
 

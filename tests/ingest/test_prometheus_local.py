@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from throttlelab.errors import EnvironmentProblem, InputError
-from throttlelab.experiment.simulation.synthetic_containers import openmetrics_text, scenario_specs
+from throttlelab.experiment.simulation.synthetic_containers import scenario_specs
+from throttlelab.experiment.simulation.synthetic_openmetrics import openmetrics_text
 from throttlelab.ingest.prometheus_local import (LocalPrometheus, fetch_from_export, prometheus_available, run_promtool,
                                                  tsdb_time_range)
 

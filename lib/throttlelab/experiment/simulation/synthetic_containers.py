@@ -1,4 +1,4 @@
-"""Synthetic cAdvisor and kube-state-metrics series of containers under CFS limits, as OpenMetrics text.
+"""Synthetic containers under CFS limits: their true CPU demand, throttling and counters, scrape by scrape.
 
 Each 15-s scrape interval has a mean CPU demand (daily cycle, slow noise, optional
 bursts); the container runs in a share ``active`` of the 100-ms CFS periods, and
@@ -11,26 +11,19 @@ the model it tests.)  Counters are cumulative with ``_total`` names and restart
 from zero (with a new ``id`` label) where a container restarts; requests and
 limits are kube-state-metrics gauges scraped every minute.  Container series
 carry their node's ``node`` and ``instance`` labels; given ``nodes`` (name ->
-cores), each node's size is a cAdvisor ``machine_cpu_cores`` gauge.
-
->>> spec = ContainerSpec("shop", "web-0", "web", request=0.5, limit=1.0, mean_cores=0.3)
->>> text = openmetrics_text([spec], start=1_700_000_000, hours=1)
->>> text.splitlines()[0].split("{")[0], text.rstrip().splitlines()[-1]
-('container_cpu_usage_seconds_total', '# EOF')
+cores), each node's size is a cAdvisor ``machine_cpu_cores`` gauge.  They are
+written as OpenMetrics text and backfilled into Prometheus by
+:mod:`.synthetic_openmetrics`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import subprocess
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from scipy.signal import lfilter
-
-from throttlelab.ingest.prometheus_local import run_promtool
 
 PERIOD_S = 0.1
 
@@ -162,125 +155,6 @@ def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hou
         else:
             lo = mid
     return hi
-
-
-def _instance(node: str) -> str:
-    return f"{node}:10250"
-
-
-def _labels(spec: ContainerSpec, cid: str) -> str:
-    return (f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}",id="{cid}",'
-            f'node="{spec.node}",instance="{_instance(spec.node)}"')
-
-
-def node_lines(nodes: dict[str, float] | None, *, start: float, hours: float,
-               gauge_every_s: float = 60.0) -> tuple[np.ndarray, list[str]]:
-    """Each node's ``machine_cpu_cores`` gauge (what the kubelet's /metrics/cadvisor exports), every minute."""
-    t = start + gauge_every_s * np.arange(1, int(hours * 3600 / gauge_every_s) + 1)
-    lines: list[str] = []
-    for node, cores in (nodes or {}).items():
-        lines += _lines("machine_cpu_cores", f'node="{node}",instance="{_instance(node)}"', t, np.full(len(t), cores), "g")
-    return np.tile(t, len(nodes or {})), lines
-
-
-def _lines(name: str, labels: str, times: np.ndarray, values: np.ndarray, fmt: str) -> list[str]:
-    prefix = f"{name}{{{labels}}} "
-    return [f"{prefix}{v:{fmt}} {t:.0f}" for t, v in zip(times.tolist(), values.tolist())]
-
-
-def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0,
-                    kube_state_metrics: bool = True, gauge_every_s: float = 60.0) -> tuple[np.ndarray, list[str]]:
-    """One container's OpenMetrics sample lines and their timestamps (unsorted across metrics)."""
-    sim = simulate(spec, start, hours, scrape_s)
-    t = sim["times"]
-    r = int(sim["restart_index"][0])
-    ids = (np.arange(len(t)) >= r).astype(int) if r >= 0 else np.zeros(len(t), int)
-    lines: list[str] = []
-    stamps: list[np.ndarray] = []
-    for part in np.unique(ids):
-        sel = ids == part
-        lab = _labels(spec, f"/kubepods/{spec.pod}/{spec.container}-{part}")
-        tt = t[sel]
-        metrics = [("container_cpu_usage_seconds_total", "usage", ".6f")]
-        if spec.limit is not None:
-            metrics += [("container_cpu_cfs_periods_total", "periods", ".0f"),
-                        ("container_cpu_cfs_throttled_periods_total", "throttled", ".0f"),
-                        ("container_cpu_cfs_throttled_seconds_total", "throttled_s", ".6f")]
-        for name, key, fmt in metrics:
-            lines += _lines(name, lab, tt, sim[key][sel], fmt)
-            stamps.append(tt)
-    minute = t[:: max(1, int(round(gauge_every_s / scrape_s)))]
-    base = f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}"'
-    ksm = f'{base},resource="cpu",unit="core"'
-    gauges = []
-    if kube_state_metrics:  # the pod's Kubernetes labels (label_app = the container's name)
-        gauges.append(("kube_pod_labels", f'namespace="{spec.namespace}",pod="{spec.pod}",label_app="{spec.container}"',
-                       1.0, "g"))
-    if kube_state_metrics and spec.request is not None:
-        gauges.append(("kube_pod_container_resource_requests", ksm, spec.request, "g"))
-    if kube_state_metrics and spec.limit is not None:
-        gauges.append(("kube_pod_container_resource_limits", ksm, spec.limit, "g"))
-    if spec.limit is not None:
-        gauges += [("container_spec_cpu_quota", base, spec.limit * 100_000, ".0f"),
-                   ("container_spec_cpu_period", base, 100_000.0, ".0f")]
-    for name, lab, value, fmt in gauges:
-        lines += _lines(name, lab, minute, np.full(len(minute), value), fmt)
-        stamps.append(minute)
-    return np.concatenate(stamps), lines
-
-
-def openmetrics_text(specs, *, start: float, hours: float, scrape_s: float = 15.0, kube_state_metrics: bool = True,
-                     gauge_every_s: float = 60.0, nodes: dict[str, float] | None = None) -> str:
-    """OpenMetrics text of ``specs`` (and ``nodes``' sizes) over ``hours`` from ``start`` (``# EOF`` last)."""
-    out: list[str] = []
-    for spec in specs:
-        out += container_lines(spec, start=start, hours=hours, scrape_s=scrape_s, kube_state_metrics=kube_state_metrics,
-                               gauge_every_s=gauge_every_s)[1]
-    out += node_lines(nodes, start=start, hours=hours, gauge_every_s=gauge_every_s)[1]
-    out.append("# EOF")
-    return "\n".join(out) + "\n"
-
-
-def backfill(specs, tsdb_dir: str | Path, *, start: float, hours: float, scrape_s: float = 15.0,
-             kube_state_metrics: bool = True, work_dir: str | Path | None = None, promtool: str = "promtool",
-             nodes: dict[str, float] | None = None) -> int:
-    """Backfill ``specs`` (and ``nodes``' sizes) into ``tsdb_dir`` with ``promtool``, one OpenMetrics file per UTC day.
-
-    Containers are simulated one at a time and their lines appended to the day files, so memory stays small.
-    Returns the number of sample lines written.
-    """
-    tsdb_dir = Path(tsdb_dir)
-    tsdb_dir.mkdir(parents=True, exist_ok=True)
-    work = Path(work_dir) if work_dir else tsdb_dir.parent
-    work.mkdir(parents=True, exist_ok=True)
-    files: dict[int, object] = {}
-    total = 0
-    try:
-        parts = [lambda spec=spec: container_lines(spec, start=start, hours=hours, scrape_s=scrape_s,
-                                                   kube_state_metrics=kube_state_metrics) for spec in specs]
-        if nodes:
-            parts.append(lambda: node_lines(nodes, start=start, hours=hours))
-        for part in parts:
-            stamps, lines = part()
-            days = (stamps // 86400).astype(np.int64)
-            order = np.argsort(days, kind="stable")
-            days_sorted = days[order]
-            for day in np.unique(days_sorted):
-                lo, hi = np.searchsorted(days_sorted, [day, day + 1])
-                fh = files.get(int(day))
-                if fh is None:
-                    fh = files[int(day)] = open(work / f"backfill-{int(day)}.om", "w")
-                fh.write("\n".join(lines[i] for i in order[lo:hi].tolist()) + "\n")
-            total += len(lines)
-    finally:
-        for fh in files.values():
-            fh.write("# EOF\n")
-            fh.close()
-    for day in sorted(files):
-        path = work / f"backfill-{day}.om"
-        run_promtool(path, tsdb_dir, promtool=promtool)
-        path.unlink()
-    return total
 
 
 #: The scenarios' nodes (cores): the starved container (true smallest limit ~2.5 cores) sits on the small one.
