@@ -1,4 +1,4 @@
-"""Per-line facts of a monitor log, read by polars' streaming CSV reader (or split in Python when it could differ)."""
+"""Per-line facts of a monitor log, read by polars' line or CSV reader (or split in Python when it could differ)."""
 
 from __future__ import annotations
 

@@ -1,18 +1,20 @@
-"""A monitor log's lines as per-line facts and the texts of the lines that need them, read by polars' streaming CSV reader.
+"""A monitor log's lines as per-line facts and the texts of the lines that need them, read in one polars streaming pass.
 
-The file is scanned as one text column (a separator that is not in the file,
-no quoting) and, in the same streaming pass on all cores, every line is
-reduced to a few small columns: its ``key value`` split (cpu.stat lines),
-whether it is a known section marker, and its text, kept only for the lines
-that are neither (about a quarter of a log: block headers, kubectl top rows,
-cpu.max values, odd lines).  Those texts are held apart from the per-line
-columns (line index + text), and only they are classified further (block
-header, log-header line, unknown section marker, non-UTF-8 bytes, too long),
-which keeps the work per line small and the peak memory near the file's size.
-The file's bytes are looked at through ``mmap`` (binary sniff, NUL/CR/separator
-search, ASCII check), never copied.  When the CSV reader's lines could differ
-from the file's (a bare CR, the separator byte in the file), the lines are
-split in Python instead (:func:`.lines.split_lines`), with the same result.
+The file is scanned as one text column (polars' line reader for a plain
+ASCII file without CR; otherwise its CSV reader with a separator that is not
+in the file, no quoting and lossy UTF-8) and, in the same streaming pass on
+all cores, every line is reduced to a few small columns: its ``key value``
+split (cpu.stat lines), whether it is a known section marker, and its text,
+kept only for the lines that are neither (about a quarter of a log: block
+headers, kubectl top rows, cpu.max values, odd lines).  Those texts are held
+apart from the per-line columns (line index + text), and only they are
+classified further (block header, log-header line, unknown section marker,
+non-UTF-8 bytes, too long), which keeps the work per line small and the peak
+memory near the file's size.  The file's bytes are looked at through ``mmap``
+(binary sniff, NUL/CR/separator search, ASCII check), never copied.  When the
+reader's lines could differ from the file's (a bare CR, the separator byte in
+the file), the lines are split in Python instead (:func:`.lines.split_lines`),
+with the same result.
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ def facts(lines: pl.LazyFrame) -> pl.LazyFrame:
     In two steps, so the split is done once (an expression used twice in one step is computed twice)."""
     t, c = pl.col("t"), pl.col
     kv = t.str.splitn(" ", 2)
-    keep = (c("key").is_null() | c("val").is_null() | (c("val") < 0)) & (c("marker") == 0)
+    keep = (c("key").is_null() | c("val").is_null() | (c("val") < 0)) & (c("marker") == 0) & (c("n") > 0)
     return lines.select(
         n=t.str.len_bytes().fill_null(0),
         key=kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical(),
@@ -185,14 +187,21 @@ def read_line_frame(path: str | Path) -> LineFrame:
             return _empty(str(path))
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:  # closed before polars maps the file itself
             checks = _checks(mm, size)
-        return _frame(checks, size, str(path), lambda: pl.scan_csv(p, **_CSV), lambda: p.read_bytes())
+        return _frame(checks, size, str(path), lambda: _scan(p, checks), lambda: p.read_bytes())
 
 
 def line_frame_from_bytes(data: bytes, path: str = "<bytes>") -> LineFrame:
     """:func:`read_line_frame` of bytes in memory."""
     if not data:
         return _empty(path)
-    return _frame(_checks(data, len(data)), len(data), path, lambda: pl.scan_csv(data, **_CSV), lambda: data)
+    checks = _checks(data, len(data))
+    return _frame(checks, len(data), path, lambda: _scan(data, checks), lambda: data)
+
+
+def _scan(source, checks: dict) -> pl.LazyFrame:
+    """The lines as column ``t``: polars' line reader for plain files (ASCII, no CR: its lines are the
+    file's), else the CSV reader with lossy UTF-8 (its lines are checked against the newlines)."""
+    return pl.scan_lines(source, name="t") if checks["plain"] else pl.scan_csv(source, **_CSV)
 
 
 def _empty(path: str) -> LineFrame:
