@@ -9,14 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds
 from throttlelab.experiment.sweeps.adaptive_cells import AdaptiveSettings, Layout, cell_stats
 from throttlelab.experiment.sweeps.adaptive_decisions import posterior_draws
-from throttlelab.experiment.sweeps.adaptive_model import initial_cells, leave_cell_out
+from throttlelab.experiment.sweeps.adaptive_model import leave_cell_out
 from throttlelab.experiment.sweeps.adaptive_robust import robust_stats, run_weights
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_adaptive_model import LAYOUT, _truth  # noqa: E402
+from test_adaptive_model import LAYOUT, interval_coverage  # noqa: E402
 
 SMALL = Layout.of([0.0], [1.0, 2.0, 3.0], ["1", "2", "4"])
 
@@ -76,15 +75,7 @@ def test_90_percent_intervals_of_the_robust_posterior_cover_the_true_times(desig
 
     Measured when written (40 scenarios): grid x3 0.95, half x1 0.97, grid x1 0.96.
     """
-    hits = total = 0
-    settings = AdaptiveSettings(draws=1000)
-    for seed in range(12):
-        truth = _truth(seed)
-        cells = LAYOUT.cells if design == "grid" else initial_cells(LAYOUT)
-        obs = {c: [draw_seconds(truth, f"{c}-{r}", c[1], c[2])[0] for r in range(reps)] for c in cells}
-        _, x, _ = posterior_draws(obs, LAYOUT, settings, seed=seed)
-        lo, hi = np.quantile(x.reshape(settings.draws, -1), [0.05, 0.95], axis=0)
-        true = np.log([true_seconds(truth, c[1], c[2]) for c in LAYOUT.cells])
-        hits += int(((true >= lo) & (true <= hi)).sum())
-        total += true.size
-    assert 0.85 <= hits / total <= 0.995
+    def draws_of(obs, settings, seed):
+        return posterior_draws(obs, LAYOUT, settings, seed=seed)[1].reshape(settings.draws, -1)
+
+    assert 0.85 <= interval_coverage(draws_of, design, reps) <= 0.995
