@@ -26,7 +26,8 @@ class ThreadChoice:
     best_threads, best_seconds
         The fastest explicit thread count and its geometric-mean cost with its interval.
     near_best_threads
-        Explicit counts not significantly worse than the best (one-sided t at ``alpha``).
+        Explicit counts not shown slower than the best (studentised gap against the simulated largest
+        pairwise gap, the best re-picked in every draw: family-wise ``alpha`` per limit).
     auto_seconds
         Geometric-mean cost of the ``auto`` runs.
     auto_vs_best
