@@ -15,7 +15,7 @@ The design, given the runs already stored (so it resumes like a grid sweep):
    rise in the probability that every decision is right
    (:mod:`~throttlelab.experiment.sweeps.adaptive_value`); when no run is
    expected to change anything, the cell with the most doubt of the open
-   decisions (:meth:`AdaptiveDesign._best_cell`); a cell stops at
+   decisions (:func:`~.adaptive_choice.doubtful_cell`); a cell stops at
    ``max_replicates`` runs;
 5. it stops when the answers are right together with the spec's
    ``confidence`` (default 95 %: the joint posterior probability that every
@@ -34,12 +34,18 @@ and an adaptive sweep of the same spec share their runs.
 from __future__ import annotations
 
 import math
-import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import polars as pl
 
+from throttlelab.experiment.sweeps.adaptive_choice import (
+    MAX_FAILURES_PER_CELL,
+    doubtful_cell,
+    initial_order,
+    lone_bump,
+    short_pivotal,
+)
 from throttlelab.experiment.sweeps.adaptive_decisions import (
     Cell,
     Decided,
@@ -50,14 +56,12 @@ from throttlelab.experiment.sweeps.adaptive_decisions import (
     decide_jointly,
     dominated_cells,
 )
-from throttlelab.experiment.sweeps.adaptive_model import initial_cells
 from throttlelab.experiment.sweeps.adaptive_value import RunValue, run_values
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, make_run_id
 
 if TYPE_CHECKING:
     from throttlelab.experiment.sweeps.spec import SweepSpec
 
-MAX_FAILURES_PER_CELL = 3
 DEFAULT_BUDGET_SHARE = 0.8  # of the full grid's runs: a cap; the joint-confidence stop ends clear sweeps before it
 
 
@@ -97,6 +101,7 @@ class AdaptiveDesign:
         self.budget = self.settings.budget or max(math.ceil(self.grid_runs * DEFAULT_BUDGET_SHARE),
                                                   len(self.layout.cells))
         self.max_replicates = self.settings.max_replicates or 3 * spec.replicates
+        self.order = initial_order(self.layout, self.settings, spec.seed)  # the initial design's cells, in run order
         self.attempts: dict[Cell, int] = {c: 0 for c in self.layout.cells}
         self.failures: dict[Cell, int] = {c: 0 for c in self.layout.cells}
         self.times: dict[Cell, list[float]] = {c: [] for c in self.layout.cells}
@@ -147,7 +152,7 @@ class AdaptiveDesign:
     def next_run(self) -> tuple[RunPlan, str] | None:
         """The next run and why it was chosen, or ``None`` when the sweep is finished."""
         for i in range(self.spec.warmup):
-            cell = self._initial_order()[i % len(self.layout.cells)]
+            cell = self.order[i % len(self.layout.cells)]
             plan = self._plan(cell, i, warmup=True)
             if plan.run_id not in self.warmups_done:
                 return plan, f"warm-up {i + 1} of {self.spec.warmup} (not analysed)"
@@ -159,12 +164,12 @@ class AdaptiveDesign:
             done = sum(1 for c in self.layout.cells if self.times[c])
             if self.settings.model == "smooth":
                 return self._plan(missing[0]), (f"initial design: a connected half of the cells, the model "
-                                                f"predicts the rest ({done + 1} of {len(self._initial_order())})")
+                                                f"predicts the rest ({done + 1} of {len(self.order)})")
             return self._plan(missing[0]), (f"initial design: every cell once unless its thread count is dominated "
                                             f"({done + 1} of at most {len(self.layout.cells)})")
         if self.settings.model != "smooth" and any(not self.times[c] and c not in skipped for c in self.layout.cells):
             return None
-        bump = self._lone_bump()
+        bump = lone_bump(self.times, self.attempts, self.layout, self.settings, self.max_replicates, self.order)
         if bump is not None:
             cell, axis = bump
             return self._plan(cell), (f"lone run out of line with its neighbours (slower than both along {axis}): "
@@ -172,7 +177,7 @@ class AdaptiveDesign:
         decided = self.decided()
         if decided is None or decided.confident:
             return None
-        short = self._short_pivotal(decided)
+        short = short_pivotal(decided, self.times, self.attempts, self.failures, self.settings, self.max_replicates)
         if short is not None:
             cell, d = short
             return self._plan(cell), (f"P(every decision right) {_pct(decided.joint)} >= {_pct(decided.confidence)}, "
@@ -186,7 +191,8 @@ class AdaptiveDesign:
             return self._plan(v.cell), (f"value of one more run: P(every decision right) {_pct(v.now)} -> "
                                         f"{_pct(v.now + v.gain)} expected; {cell_label(v.cell)} had "
                                         f"{len(self.times[v.cell])} run(s)")
-        best = self._best_cell(open_)
+        best = doubtful_cell(open_, self.times, self.attempts, self.failures, self.layout, self.settings,
+                             self.max_replicates)
         if best is None:
             return None
         cell, d = best
@@ -198,7 +204,7 @@ class AdaptiveDesign:
     def initial_missing(self) -> list[Cell]:
         """Cells of the initial design still without a usable run (dominated thread counts left out)."""
         skipped = dominated_cells(cell_stats(self.times, self.settings), self.layout)
-        return [c for c in self._initial_order() if not self.times[c] and c not in skipped
+        return [c for c in self.order if not self.times[c] and c not in skipped
                 and self.failures[c] < MAX_FAILURES_PER_CELL]
 
     def status(self) -> AdaptiveStatus:
@@ -235,48 +241,6 @@ class AdaptiveDesign:
                               nxt is None and not warm_left, reason, open_,
                               None if decided is None else decided.joint, confident and nxt is None)
 
-    def _short_pivotal(self, decided: Decided) -> tuple[Cell, Decision] | None:
-        """Once the joint confidence is reached: a pivotal cell still short of ``min_replicates`` runs.
-
-        A lone run may be an outlying one, and a sweep that stops on the first
-        crossing of the confidence is optimistic; the cells the answers hinge on
-        get ``min_replicates`` runs before the sweep stops (the least-run first).
-        """
-        if decided.joint < decided.confidence:
-            return None
-        st = cell_stats(self.times, self.settings)
-        short = [(st[c].used if c in st else 0, c, d) for d in decided.decisions for c in d.pivotal
-                 if (st[c].used if c in st else 0) < self.settings.min_replicates
-                 and self.attempts[c] < self.max_replicates and self.failures[c] < MAX_FAILURES_PER_CELL]
-        if not short:
-            return None
-        _, cell, d = min(short, key=lambda t: t[0])
-        return cell, d
-
-    def _lone_bump(self) -> Cell | None:
-        """A cell with a single run that is slower than both neighbours along threads or limits.
-
-        Run time is unimodal in the thread count and falls with the limit
-        (outside dead zones), so a lone run more than the resolution above both
-        its neighbours is the likeliest place for an outlying run to hide a
-        better cell: it gets a second run before anything else.
-        """
-        margin = math.log1p(self.settings.resolution_pct / 100)
-        lay = self.layout
-        logs = {c: math.log(sum(v) / len(v)) for c, v in self.times.items() if v}
-        for c in self._initial_order():
-            if len(self.times[c]) != 1 or self.attempts[c] >= self.max_replicates:
-                continue
-            share, lim, thr = c
-            ti, li = lay.threads.index(thr), lay.limits.index(lim)
-            for axis, pair in (("threads", [(share, lim, lay.threads[i]) for i in (ti - 1, ti + 1)
-                                           if 0 <= i < len(lay.threads)]),
-                               ("limits", [(share, lay.limits[i], thr) for i in (li - 1, li + 1)
-                                           if 0 <= i < len(lay.limits)])):
-                if len(pair) == 2 and all(p in logs for p in pair) and logs[c] - max(logs[p] for p in pair) > margin:
-                    return c, axis
-        return None
-
     def _most_valuable(self) -> RunValue | None:
         """The cell whose next run most raises the chance that every decision is right (None: no gain)."""
         cand = [c for c in self.layout.cells if (self.times[c] or self.settings.model == "smooth")
@@ -287,54 +251,6 @@ class AdaptiveDesign:
             return None
         best = max(vals, key=lambda v: v.gain)
         return best if best.gain > 1e-4 else None
-
-    def _best_cell(self, open_: list[Decision]) -> tuple[Cell, Decision] | None:
-        """The cell whose next run removes the most doubt, and the most doubtful decision it serves.
-
-        A cell's score sums, over the open decisions, the decision's doubt
-        (``1 - confidence``, at least 0.05) times the cell's influence on it (the
-        absolute correlation, over the posterior draws, between the cell's mean
-        and the answer being acceptable; 0.5 for a pivotal cell short of
-        ``min_replicates``), divided by the cell's usable runs: a run halves the
-        variance of a cell's mean at 1 run, but changes it little at 6.  Cells
-        with ``max_replicates`` runs (or too many failures) get no more.
-        """
-        score: dict[Cell, float] = {}
-        worst: dict[Cell, Decision] = {}
-        for d in open_:
-            doubt = max(1 - d.confidence, 0.05)  # short of runs but sure: an outlying run may hide
-            weights = dict(d.influence)
-            for c in d.contenders:
-                weights[c] = 1.0
-            for c in d.pivotal:
-                if len(self.times[c]) < self.settings.min_replicates:
-                    weights[c] = max(weights.get(c, 0.0), 0.5)
-            for c, w in weights.items():
-                if self.attempts[c] >= self.max_replicates or self.failures[c] >= MAX_FAILURES_PER_CELL:
-                    continue
-                score[c] = score.get(c, 0.0) + doubt * w / max(len(self.times[c]), 1)
-                if c not in worst or d.confidence < worst[c].confidence:
-                    worst[c] = d
-        if not score:
-            return None
-        cell = max(self.layout.cells, key=lambda c: score.get(c, -1.0))
-        return cell, worst[cell]
-
-    def _initial_order(self) -> list[Cell]:
-        """Every cell in a seeded random order, the extreme thread counts last.
-
-        Run time is taken to be unimodal in the thread count, so an extreme
-        count beyond a clearly slower one is never run (:func:`dominated_cells`).
-        """
-        cells = list(self.layout.cells)
-        if self.settings.model == "smooth":  # a connected half; the model predicts the rest
-            cells = initial_cells(self.layout)
-        random.Random(self.spec.seed).shuffle(cells)
-        numeric = [int(t) for t in self.layout.threads if t.isdigit()]
-        if len(numeric) >= 3 and len(numeric) == len(self.layout.threads):
-            ends = {str(min(numeric)), str(max(numeric))}
-            cells.sort(key=lambda c: c[2] in ends)
-        return cells
 
     def _plan(self, cell: Cell, replicate: int | None = None, *, warmup: bool = False) -> RunPlan:
         share, limit, threads = cell
