@@ -75,7 +75,8 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
     """Sweep one scenario as the grid and adaptively; what each got right and how many runs it took."""
     from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_decisions import acceptable_answers, decide
+    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+    from throttlelab.experiment.sweeps.adaptive_decisions import decide
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
 

@@ -26,7 +26,8 @@ from bench_adaptive import KINDS, scenario  # noqa: E402
 def one(kind, seed):
     from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds, truth_from_options
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_decisions import acceptable_answers, decide
+    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+    from throttlelab.experiment.sweeps.adaptive_decisions import decide
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
     doc = scenario(kind, seed)

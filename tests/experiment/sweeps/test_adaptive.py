@@ -11,7 +11,8 @@ import pytest
 from throttlelab import tables
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.adaptive import DEFAULT_BUDGET_SHARE, AdaptiveDesign
-from throttlelab.experiment.sweeps.adaptive_decisions import acceptable_answers, cell_stats
+from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+from throttlelab.experiment.sweeps.adaptive_decisions import cell_stats
 from throttlelab.experiment.sweeps.adaptive_model import initial_cells
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds, truth_from_options

@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from throttlelab.experiment.sweeps.adaptive_decisions import (
-    AdaptiveSettings,
-    Layout,
-    acceptable_answers,
-    decide,
-    decide_jointly,
-)
+from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings, Layout, decide, decide_jointly
 
 LAYOUT = Layout.of([0.0], [0.5, 1, 2, None], ["1", "2", "4"])
 
@@ -25,23 +19,6 @@ def truth_table(times_by_limit: dict, thread_factor: dict | None = None) -> dict
 def draws_from(truth: dict, n: int, sd: float, seed: int) -> dict:
     rng = np.random.default_rng(seed)
     return {c: list(t * np.exp(sd * rng.standard_normal(n))) for c, t in truth.items()}
-
-
-def test_acceptable_answers_of_a_truth_with_a_dead_zone():
-    truth = truth_table({0.5: 8.0, 1: 4.0, 2: 6.0, None: 2.0})
-    acc = acceptable_answers(truth, LAYOUT)
-    assert acc[("knee", 0.0, None)] == {"unlimited"}
-    assert acc[("dead_zone", 0.0, 2)] == {"yes"}
-    assert acc[("dead_zone", 0.0, 1)] == {"no"}
-    assert acc[("best_threads", 0.0, 1)] == {"2"}
-
-
-def test_indifference_zone_accepts_either_answer_near_the_boundary():
-    truth = truth_table({0.5: 8.0, 1: 4.0, 2: 2.2, None: 2.0})  # 2 cores is exactly 10 % over the best
-    acc = acceptable_answers(truth, LAYOUT, AdaptiveSettings(knee_tolerance_pct=10, resolution_pct=5))
-    assert acc[("knee", 0.0, None)] == {"2", "unlimited"}
-    tie = truth_table({0.5: 8.0, 1: 4.0, 2: 2.0, None: 2.0}, {"1": 1.6, "2": 1.0, "4": 1.02})
-    assert acceptable_answers(tie, LAYOUT)[("best_threads", 0.0, 2)] == {"2", "4"}
 
 
 def test_clear_replicated_data_resolve_every_decision_correctly():

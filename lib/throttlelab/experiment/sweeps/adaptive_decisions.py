@@ -56,7 +56,7 @@ of its pivotal cells (those its answer hinges on) has ``min_replicates`` usable
 runs; the sweep stops when the joint confidence reaches ``confidence`` and
 every decision is resolved (:func:`decide_jointly`).  The same acceptability
 rule applied to the true means gives the ground truth's acceptable answers
-(:func:`acceptable_answers`).
+(:func:`~throttlelab.experiment.sweeps.adaptive_answers.acceptable_answers`).
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from throttlelab.experiment.sweeps.adaptive_answers import acceptable, answer_text, dead_zone_slowdown
 from throttlelab.experiment.sweeps.adaptive_cells import (  # noqa: F401 - re-exported: one import for users
     AdaptiveSettings,
     Cell,
@@ -103,55 +104,6 @@ class Decision:
         base = {"knee": "knee", "dead_zone": f"dead zone at {limit_label(self.limit)}",
                 "best_threads": f"threads at {limit_label(self.limit)}"}[self.kind]
         return base + (f" | contention {self.contention:g}" if self.contention else "")
-
-
-def _acceptable(x: np.ndarray, layout: Layout, settings: AdaptiveSettings) -> dict[tuple, np.ndarray]:
-    """Acceptable answers per decision for each draw: ``x`` is ``[draws, C, L, T]`` of log times.
-
-    Returns ``{(kind, c_index, l_index): bool array [draws, answers]}``; answers are
-    limit indices (knee), ``[yes, no]`` (dead zone) or thread indices.
-    """
-    r = math.log1p(settings.resolution_pct / 100)
-    tol = math.log1p(settings.knee_tolerance_pct / 100)
-    thr = math.log1p(settings.dead_zone_threshold_pct / 100)
-    env = x.min(axis=3)  # [S, C, L]
-    out: dict[tuple, np.ndarray] = {}
-    n_c, n_l, n_t = layout.shape
-    for ci in range(n_c):
-        e = env[:, ci, :]
-        best = e.min(axis=1, keepdims=True)
-        within = e <= best + tol + r
-        above = e > best + tol - r
-        prefix = np.cumprod(np.concatenate([np.ones((e.shape[0], 1), bool), above[:, :-1]], axis=1), axis=1)
-        out[("knee", ci, -1)] = within & prefix.astype(bool)
-        for li in range(1, n_l):
-            slow = e[:, li] - e[:, :li].min(axis=1)
-            out[("dead_zone", ci, li)] = np.stack([slow > thr - r, slow < thr + r], axis=1)
-        if n_t > 1:
-            for li in range(n_l):
-                xt = x[:, ci, li, :]
-                out[("best_threads", ci, li)] = xt <= xt.min(axis=1, keepdims=True) + r
-    return out
-
-
-def _answer_text(kind: str, index: int, layout: Layout) -> str:
-    if kind == "knee":
-        return limit_label(layout.limits[index])
-    if kind == "dead_zone":
-        return ("yes", "no")[index]
-    return layout.threads[index]
-
-
-def acceptable_answers(true_seconds: Mapping[Cell, float], layout: Layout,
-                       settings: AdaptiveSettings | None = None) -> dict[tuple[str, float, float | None], set[str]]:
-    """The answers the ground truth accepts, per decision ``(kind, contention, limit)``."""
-    settings = settings or AdaptiveSettings()
-    x = np.log(np.array([true_seconds[c] for c in layout.cells], float)).reshape(1, *layout.shape)
-    out = {}
-    for (kind, ci, li), acc in _acceptable(x, layout, settings).items():
-        key = (kind, layout.contentions[ci], None if li < 0 else layout.limits[li])
-        out[key] = {_answer_text(kind, a, layout) for a in np.nonzero(acc[0])[0]}
-    return out
 
 
 @dataclass(frozen=True)
@@ -206,14 +158,14 @@ def decide_jointly(observations: Mapping[Cell, Sequence[float]], layout: Layout,
     flat = np.where(np.isinf(x), 0.0, x).reshape(settings.draws, len(cells))
     z = (flat - flat.mean(axis=0)) / np.maximum(flat.std(axis=0), 1e-12)
     decisions = []
-    acceptable = _acceptable(x, layout, settings)
+    accepted = acceptable(x, layout, settings)
     target = settings.confidence
     all_right = np.ones(settings.draws, bool)
-    for (kind, ci, li), acc in acceptable.items():
+    for (kind, ci, li), acc in accepted.items():
         prob = acc.mean(axis=0)
         a = int(np.argmax(prob))
         if kind == "dead_zone":  # a claim needs evidence: 'yes' only if more likely than not clearly over
-            clear = float((_dead_zone_slowdown(x, ci, li) > thr_hi).mean())
+            clear = float((dead_zone_slowdown(x, ci, li) > thr_hi).mean())
             a = 0 if clear >= 0.5 else 1
         conf = float(prob[a])
         all_right &= acc[:, a]
@@ -239,7 +191,7 @@ def decide_jointly(observations: Mapping[Cell, Sequence[float]], layout: Layout,
                          else (c, layout.limits[i], layout.threads[env_t[i]])
                          for i in np.nonzero(prob >= 0.01)[0])
         decisions.append(Decision(kind, layout.contentions[ci], None if li < 0 else layout.limits[li],
-                                  _answer_text(kind, a, layout), conf, resolved, piv, need, target, infl, cont))
+                                  answer_text(kind, a, layout), conf, resolved, piv, need, target, infl, cont))
     return Decided(decisions, float(all_right.mean()), settings.confidence)
 
 
@@ -279,12 +231,6 @@ def posterior_draws(observations: Mapping[Cell, Sequence[float]], layout: Layout
         hit = (rng.random((settings.draws, len(cells))) < settings.outlier_prior) & lone
         x -= hit * rng.uniform(0, math.log(3), size=hit.shape)
     return st, x.reshape(settings.draws, *layout.shape), mean.reshape(1, *layout.shape)
-
-
-def _dead_zone_slowdown(x: np.ndarray, ci: int, li: int) -> np.ndarray:
-    """Log slowdown of limit ``li`` over the best smaller limit, per draw (envelope over threads)."""
-    env = x[:, ci].min(axis=2)
-    return env[:, li] - env[:, :li].min(axis=1)
 
 
 def _pivotal(kind: str, ci: int, li: int, answer: int, point: np.ndarray, layout: Layout) -> tuple[Cell, ...]:

@@ -21,14 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from throttlelab.experiment.sweeps.adaptive_decisions import (
-    AdaptiveSettings,
-    Cell,
-    Layout,
-    _acceptable,
-    _dead_zone_slowdown,
-    posterior_draws,
-)
+from throttlelab.experiment.sweeps.adaptive_answers import acceptable, dead_zone_slowdown
+from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings, Cell, Layout, posterior_draws
 
 
 @dataclass(frozen=True)
@@ -64,11 +58,11 @@ def run_values(observations: Mapping[Cell, Sequence[float]], layout: Layout, set
         return None
     st, x, _ = post
     n_draws = x.shape[0]
-    acc = _acceptable(x, layout, settings)
+    acc = acceptable(x, layout, settings)
     thr_hi = math.log1p(settings.dead_zone_threshold_pct / 100) + math.log1p(settings.resolution_pct / 100)
     keys = list(acc)
     blocks = [acc[k].astype(float) for k in keys]
-    clear = {k: (_dead_zone_slowdown(x, k[1], k[2]) > thr_hi).astype(float) for k in keys if k[0] == "dead_zone"}
+    clear = {k: (dead_zone_slowdown(x, k[1], k[2]) > thr_hi).astype(float) for k in keys if k[0] == "dead_zone"}
 
     def p_all(w: np.ndarray) -> np.ndarray:
         """P(every decision right) under weights ``w [K, S]`` (rows sum to 1)."""
