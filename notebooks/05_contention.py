@@ -46,7 +46,7 @@ from throttlelab.analysis import contention_paper as cp
 from throttlelab.analysis.contention_results import contention_results
 from throttlelab.analysis import neighbour_workers as nw
 from throttlelab.analysis import response_curves as rc
-from throttlelab.analysis.latency import load_measured
+from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts

@@ -43,7 +43,7 @@ from IPython.display import Markdown, display
 
 from throttlelab.analysis import concurrency as cc
 from throttlelab.analysis.concurrency_results import concurrency_results
-from throttlelab.analysis.latency import load_measured
+from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_semaphore
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts

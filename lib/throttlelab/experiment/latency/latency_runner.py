@@ -151,7 +151,7 @@ def run_latency_sweep(sweep: LatencySweep, data_root: str | Path, *, backend: st
 def run_live_sweep(mapping: dict, data_root: str | Path, *, backend: str = "local") -> tuple[str, dict]:
     """Run (or resume) the sweep a notebook parameter describes.
 
-    Returns the run-store folder (to read with ``analysis.latency.load_measured``)
+    Returns the run-store folder (to read with ``experiment.latency.latency_inputs.load_measured``)
     and what ``results.json`` records of it (store, number of points, backend).
     """
     sweep = LatencySweep.from_mapping(dict(mapping), source="live_sweep")
