@@ -22,7 +22,8 @@ from . import manifests as mf
 from .client import Cluster, api_error_message, connect
 from .labels import new_session, selector
 from .options import KubernetesOptions, parse_options
-from .pod_runner import RunContext, execute_run
+from .pod_runner import execute_run
+from .run_context import RunContext
 
 if TYPE_CHECKING:
     from throttlelab.experiment.sweeps.plan import RunPlan

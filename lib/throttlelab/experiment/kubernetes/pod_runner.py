@@ -13,7 +13,6 @@ Ctrl-C included.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,48 +20,13 @@ from throttlelab.errors import EnvironmentProblem, InputError
 
 from . import manifests as mf
 from .cleanup import delete_pod, wait_gone
-from .client import Cluster, api_error_message, api_exception
+from .client import api_error_message, api_exception
 from .labels import pod_name
-from .options import KubernetesOptions
 from .pod_log import split_pod_log
 from .pod_watch import Outcome, wait_for
+from .run_context import RunContext, node_cores
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class RunContext:
-    """What all runs of one sweep session share."""
-
-    cluster: Cluster
-    options: KubernetesOptions
-    experiment: str
-    session: str
-    node_cores: dict[str, float] = field(default_factory=dict)
-
-
-def node_cores(ctx: RunContext, node: str) -> float:
-    """Allocatable CPUs of ``node``: ``options.node_cpus``, else read from the node.
-
-    Raises
-    ------
-    EnvironmentProblem
-        When neither is available (reading nodes needs a ClusterRole the
-        namespaced runner does not have: set ``kubernetes.node_cpus``).
-    """
-    if ctx.options.node_cpus:
-        return ctx.options.node_cpus
-    if node not in ctx.node_cores:
-        try:
-            n = ctx.cluster.core.read_node(node)
-        except api_exception() as exc:
-            raise EnvironmentProblem(
-                f"cannot read node {node} to size the noisy neighbour ({api_error_message(exc)}); "
-                "set kubernetes.node_cpus in the spec") from None
-        from kubernetes.utils import parse_quantity
-
-        ctx.node_cores[node] = float(parse_quantity((n.status.allocatable or {}).get("cpu", "1")))
-    return ctx.node_cores[node]
 
 
 def _create(ctx: RunContext, body: dict[str, Any]) -> str:

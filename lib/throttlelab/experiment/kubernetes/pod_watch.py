@@ -18,7 +18,7 @@ from .client import api_error_message, api_exception
 from .pod_status import PodState, pod_state, scheduling_message
 
 if TYPE_CHECKING:
-    from .pod_runner import RunContext
+    from .run_context import RunContext
 
 
 @dataclass

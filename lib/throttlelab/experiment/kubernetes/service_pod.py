@@ -42,7 +42,7 @@ from . import manifests as mf
 from .pod_watch import read_state, wait_for
 
 if TYPE_CHECKING:
-    from .pod_runner import RunContext
+    from .run_context import RunContext
 
 log = logging.getLogger(__name__)
 
