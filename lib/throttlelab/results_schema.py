@@ -35,7 +35,7 @@ RESULT_CLASSES = (
     "throttlelab.results:Estimate",
     "throttlelab.results:Fit",
     "throttlelab.analysis.run_level:RunComparison",
-    "throttlelab.analysis.run_level:OutlyingRun",
+    "throttlelab.analysis.outlying_runs:OutlyingRun",
     "throttlelab.analysis.run_level:ReplicatesNeeded",
     "throttlelab.analysis.selection:BestChoice",
     "throttlelab.analysis.noise:NoiseModel",

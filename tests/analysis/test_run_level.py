@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from throttlelab.analysis.run_level import TOO_FEW, compare_runs, flag_outliers, replicates_needed
+from throttlelab.analysis.outlying_runs import flag_outliers
+from throttlelab.analysis.run_level import TOO_FEW, compare_runs, replicates_needed
 
 
 def test_one_run_a_side_is_too_few_to_decide():

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from throttlelab.analysis.noise import NoiseModel
-from throttlelab.analysis.run_level import OutlyingRun, ReplicatesNeeded
+from throttlelab.analysis.outlying_runs import OutlyingRun
+from throttlelab.analysis.run_level import ReplicatesNeeded
 from throttlelab.results import ConfidenceInterval, Estimate
 
 TOO_FEW = "too few to decide"

@@ -51,7 +51,8 @@ from throttlelab.analysis.excess_over_best import level_covariance, pooled_covar
 from throttlelab.analysis.level_noise import ZERO_NOTE, ZERO_SIGMA
 from throttlelab.analysis.noise import PRIOR_CV, LimitEffects, NoiseModel, estimate_effects
 from throttlelab.analysis.prepare import group_label, iter_groups, limit_label
-from throttlelab.analysis.run_level import flag_outliers, replicates_needed
+from throttlelab.analysis.outlying_runs import flag_outliers
+from throttlelab.analysis.run_level import replicates_needed
 
 
 def find_dead_zones(

@@ -17,7 +17,7 @@ import polars as pl
 
 from throttlelab.analysis.noise import NoiseModel
 from throttlelab.analysis.prepare import PreparedRuns
-from throttlelab.analysis.run_level import OutlyingRun
+from throttlelab.analysis.outlying_runs import OutlyingRun
 from throttlelab.analysis.thread_choice import ThreadChoice
 from throttlelab.analysis.thread_counts import ThreadCountAnalysis
 from throttlelab.result_tables import Rows, table

@@ -39,7 +39,7 @@ import polars as pl
 from throttlelab.analysis.noise import PRIOR_CV, NoiseModel, estimate_effects
 from throttlelab.analysis.prepare import group_label, iter_groups
 from throttlelab.analysis.response_metric import RESPONSE_METRICS, ResponseMetric, resolve
-from throttlelab.analysis.run_level import OutlyingRun, flag_outliers
+from throttlelab.analysis.outlying_runs import OutlyingRun, flag_outliers
 from throttlelab.analysis.thread_choice import ThreadChoice, choose_threads
 from throttlelab.analysis.thread_noise import ZERO_NOTE, describe, noise_per_limit
 from throttlelab.results import Estimate
