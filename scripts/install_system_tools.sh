@@ -22,11 +22,11 @@ t0=$(date +%s)
 plain=()
 for p in "${need[@]}"; do [ "$p" = prometheus ] || plain+=("$p"); done
 if [ ${#plain[@]} -gt 0 ]; then
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${plain[@]}" >/dev/null
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${plain[@]}" >/dev/null
 fi
 if [ ${#plain[@]} -ne ${#need[@]} ]; then
   # no recommends (no node exporter); RUNLEVEL=1 keeps invoke-rc.d from starting its service on :9090
-  DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 $SUDO -E apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+  $SUDO env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
     --no-install-recommends prometheus >/dev/null
 fi
 echo "install_system_tools: ${need[*]} installed in $(( $(date +%s) - t0 )) s"
