@@ -122,3 +122,21 @@ def test_spec_from_overrides_and_roundtrip(tmp_path):
     path = write(tmp_path, "name: z\nlimits: [1]\n")
     assert spec_from(path, threads=[2]).threads == ("2",)
     assert spec_from({"name": "q"}).name == "q"
+
+
+def test_simulated_truth_is_part_of_the_run_ids():
+    """Two simulated truths under one name never share run ids (a resumed store would mix them) nor noise draws."""
+    from throttlelab.experiment.simulation.simulated_backend import draw_seconds, truth_from_options
+
+    base = {"name": "sim", "backend": "simulated", "limits": [1], "threads": [1], "data_root": "unused"}
+    a = spec_from_mapping({**base, "simulated": {"cpu_seconds": 4, "noise_cv": 0.05, "seed": 3}})
+    b = spec_from_mapping({**base, "simulated": {"cpu_seconds": 4, "noise_cv": 0.05, "seed": 3, "parallelism": 3}})
+    again = spec_from_mapping({**base, "simulated": {"cpu_seconds": 4, "noise_cv": 0.05, "seed": 3}})
+    assert a.config_hash() == again.config_hash() != b.config_hash()
+    ra, rb = a.plan()[0].run_id, b.plan()[0].run_id
+    assert ra != rb
+    ta, tb = truth_from_options(a.backend_options), truth_from_options(b.backend_options)
+    # the same noise-free time at 1 core and 1 thread, but the runs' noise differs
+    assert draw_seconds(ta, ra, 1.0, "1")[0] != draw_seconds(tb, rb, 1.0, "1")[0]
+    local = spec_from_mapping({**base, "backend": "local"})
+    assert local.config_hash() == spec_from_mapping({**base, "backend": "local"}).config_hash()

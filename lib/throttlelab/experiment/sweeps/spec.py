@@ -108,13 +108,18 @@ class SweepSpec:
         return dataclasses.replace(self, **changes)
 
     def config_hash(self) -> str:
-        """Six hex digits identifying what defines a measurement (workload, period, burst).
+        """Six hex digits identifying what defines a measurement (workload, period, burst; the
+        ground truth and noise of the ``simulated`` backend).
 
-        Part of every run id: changing the workload options under the same
-        experiment name gives new run ids instead of silently mixing results.
+        Part of every run id: changing the workload options (or the simulated
+        truth) under the same experiment name gives new run ids instead of
+        silently mixing results; simulated runs draw their noise from the run
+        id, so two truths never share their draws either.
         """
         key = {"w": dataclasses.asdict(self.workload), "p": self.period_us, "b": self.burst_us,
                "backend": self.backend}
+        if self.backend == "simulated" and self.backend_options:
+            key["truth"] = self.backend_options
         return hashlib.sha1(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:6]
 
     def plan(self) -> list[RunPlan]:
