@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import polars as pl
 import pytest
 
 from throttlelab.analysis.active_time import active_time_from_runs, fit_active_time, slowdown_table

@@ -84,7 +84,7 @@ def test_oversized_gets_a_much_lower_limit(recs, fetched):
 
 
 def test_well_sized_is_kept(recs, fetched):
-    r, spec = recs["wellsized-0"], fetched[1]["wellsized-0"]
+    r = recs["wellsized-0"]
     assert r.decision == "keep"
     assert r.recommended_limit_cores == pytest.approx(r.current_limit_cores, rel=0.1)
     assert r.recommended_limit_low <= r.current_limit_cores * 1.1 and r.recommended_limit_high >= r.current_limit_cores * 0.9

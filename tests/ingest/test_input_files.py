@@ -10,7 +10,6 @@ import pytest
 import zstandard
 
 from throttlelab.errors import InputError
-from throttlelab.ingest.input_files import compression_of, head, iter_chunks, read_input
 from throttlelab.ingest.input_files import compression_of, disk_size, head, iter_chunks, open_input, read_input
 
 DATA = b"".join(b"line %d\n" % i for i in range(5000))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from throttlelab.ingest.prometheus_text import looks_like_exposition, read_text_points
 from throttlelab.ingest.skip_counter import SkipCounter
 import pytest
 from throttlelab.ingest.prometheus_text import looks_like_exposition, parse_value, read_text_points

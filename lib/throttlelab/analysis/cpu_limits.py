@@ -18,7 +18,7 @@ import polars as pl
 
 from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.dead_zones import find_dead_zones
-from throttlelab.analysis.prepare import GROUP_KEYS, PreparedRuns, group_label, iter_groups, limit_summary
+from throttlelab.analysis.prepare import PreparedRuns, group_label, iter_groups, limit_summary
 from throttlelab.analysis.recommend import Knee, Recommendation, find_knee, recommend_limit
 from throttlelab.analysis.response_metric import (RESPONSE_METRICS, ResponseMetric, metric_change_ci,
                                                   metric_change_pct, resolve, worse_word)

@@ -47,7 +47,7 @@ def stat_columns(stats: tuple[str, ...], what: str = "response time of answered 
         opt = () if s == "mean" else (None,)
         out += [(f"{s}_seconds", float, f"{s} {what} (s).", *opt),
                 (f"{s}_low", float, f"Lower bound of the {s}'s percentile-bootstrap interval (requests resampled).", *opt),
-                (f"{s}_high", float, f"Upper bound of that interval.", *opt)]
+                (f"{s}_high", float, "Upper bound of that interval.", *opt)]
     return out
 
 

@@ -117,7 +117,6 @@ def estimate_effects(
             note = f"block {block_name!r} ignored: a block shares no limit with the others"
             block_levels = []
         elif len(block_levels) > 1:
-            ref = block_levels[0]
             bl = np.asarray(blocks)
             extra = np.column_stack([(bl == b).astype(float) for b in block_levels[1:]])
             X = np.hstack([X, extra])

@@ -119,7 +119,7 @@ def kubelet_argv(layout: Layout, config: Path) -> list[str]:
         str(layout.bins / "kubelet"), f"--config={config}", f"--kubeconfig={layout.run / 'node.kubeconfig'}",
         f"--root-dir={layout.kubelet_dir}", f"--cert-dir={layout.run / 'kubelet-pki'}",
         f"--hostname-override={NODE_NAME}", f"--node-ip={NODE_IP}", "--housekeeping-interval=1s",
-        f"--node-labels=throttlelab.io/node=local", "--v=1",
+        "--node-labels=throttlelab.io/node=local", "--v=1",
     ]
 
 

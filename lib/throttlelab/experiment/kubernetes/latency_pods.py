@@ -64,7 +64,7 @@ def read_counters(dirs: tuple[Path, Path]) -> Counters:
 class PodService:
     """The service as a one-replica Deployment plus a Service; same interface as ServiceProcess."""
 
-    placement: PodPlacement
+    placement: Any  # the pod_placement.PodPlacement that made it (that module imports this one)
     config: Any
     url: str = ""
     pod: Any = field(default=None, repr=False)

@@ -43,7 +43,6 @@ from typing import Any
 
 import polars as pl
 
-from throttlelab import tables
 from throttlelab.errors import SpecError
 from throttlelab.experiment.latency.latency_placement import Placement
 from throttlelab.experiment.latency.latency_sweep import LatencyPoint, LatencySweep
