@@ -106,7 +106,10 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
     return {"kind": kind, "scenarios": 1, "grid_runs": g_runs.height, "adaptive_runs": a_runs.height,
             "grid_ok": g_ok, "adaptive_ok": a_ok, "decisions": n_dec, "grid_right": g_right,
             "adaptive_right": a_right, "stopped_confident": a_status.confident,
-            "confident_ok": a_status.confident and a_ok, "runs_pct": [100 * a_runs.height / g_runs.height]}
+            "confident_ok": a_status.confident and a_ok, "runs_pct": [100 * a_runs.height / g_runs.height],
+            "calibration": [(d.confidence, d.answer in truth[(d.kind, d.contention, d.limit)])
+                            for d in a_status.decisions or []],
+            "joint": [(a_status.joint if a_status.joint is not None else 0.0, a_ok)]}
 
 
 def main() -> int:
@@ -128,10 +131,14 @@ def main() -> int:
             results = [run_scenario(*j) for j in jobs]
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    pairs: list = []
+    joints: list = []
     for r in results:
         kind = r.pop("kind")
         p = per[kind]
         spread[kind] += r.pop("runs_pct")
+        pairs += r.pop("calibration")
+        joints += r.pop("joint")
         for k, v in r.items():
             p[k] += v
     spread["all"] = [v for k in KINDS for v in spread[k]]
@@ -160,10 +167,31 @@ def main() -> int:
     c = tot["stopped_confident"]
     print(f"calibration: {tot['confident_ok']:.0f} of {c:.0f} sweeps that stopped confident had every decision right"
           + (f" ({100 * tot['confident_ok'] / c:.0f}%, stated {100 * S.confidence:g}%)" if c else ""))
+    print(calibration_lines(pairs, joints))
     print(f"all decisions right: adaptive {tot['adaptive_ok']:.0f} of {tot['scenarios']:.0f} scenarios, "
           f"grid {tot['grid_ok']:.0f}; runs {tot['adaptive_runs']:.0f} against {tot['grid_runs']:.0f}")
     print(f"adaptive: runs {x:.0f}% of grid, correct {a:.0f}% (grid {g:.0f}%)")
     return 0
+
+
+def calibration_lines(pairs: list[tuple[float, bool]], joints: list[tuple[float, bool]]) -> str:
+    """The adaptive design's stated confidence against how often it was right: single decisions in bins of
+    stated confidence, and the joint confidence at the stop against the share of sweeps with every decision right.
+
+    >>> print(calibration_lines([(0.85, True), (0.97, True), (0.97, False)], [(0.8, True), (0.6, False)]))
+    decisions (adaptive), stated -> right: 80-90% 85% -> 100% (n=1); 95-99% 97% -> 50% (n=2)
+    joint confidence at the stop: stated 70% on average, every decision right in 50% of sweeps
+    """
+    bins = ((0.0, 0.8, "<80%"), (0.8, 0.9, "80-90%"), (0.9, 0.95, "90-95%"), (0.95, 0.99, "95-99%"), (0.99, 1.01, ">=99%"))
+    parts = []
+    for lo, hi, label in bins:
+        inside = [(c, ok) for c, ok in pairs if lo <= c < hi]
+        if inside:
+            parts.append(f"{label} {100 * sum(c for c, _ in inside) / len(inside):.0f}% -> "
+                         f"{100 * sum(ok for _, ok in inside) / len(inside):.0f}% (n={len(inside)})")
+    joint = (f"joint confidence at the stop: stated {100 * sum(j for j, _ in joints) / len(joints):.0f}% on average, "
+             f"every decision right in {100 * sum(ok for _, ok in joints) / len(joints):.0f}% of sweeps") if joints else ""
+    return "decisions (adaptive), stated -> right: " + "; ".join(parts) + "\n" + joint
 
 
 def _row(kind: str, p: dict, pcts: list[float]) -> None:
