@@ -109,7 +109,7 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
             "confident_ok": a_status.confident and a_ok, "runs_pct": [100 * a_runs.height / g_runs.height],
             "calibration": [(d.confidence, d.answer in truth[(d.kind, d.contention, d.limit)])
                             for d in a_status.decisions or []],
-            "joint": [(a_status.joint if a_status.joint is not None else 0.0, a_ok)]}
+            "joint": [(a_status.joint, a_ok)] if a_status.joint is not None else []}
 
 
 def main() -> int:

@@ -83,7 +83,7 @@ def test_oversized_gets_a_much_lower_limit(recs, fetched):
     assert r.recommended_request_cores < r.current_request_cores / 3
 
 
-def test_well_sized_is_kept(recs, fetched):
+def test_well_sized_is_kept(recs):
     r = recs["wellsized-0"]
     assert r.decision == "keep"
     assert r.recommended_limit_cores == pytest.approx(r.current_limit_cores, rel=0.1)
