@@ -10,7 +10,8 @@ cell had no run (predicted by the model).  Tune on other seeds than the report's
 
     DIAG_JOBS=2 python bench/diag_adaptive.py 16 1000 --verbose
 
-``DIAG_OUT=file.json`` also writes every scenario's result.
+``DIAG_OUT=file.json`` also writes every scenario's result; ``DIAG_BUDGET_PCT=50`` sets the
+adaptive budget to that share of the grid's runs.
 """
 import json
 import os
@@ -31,7 +32,12 @@ def one(kind, seed):
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
     doc = scenario(kind, seed)
-    spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive"})
+    budget = {}
+    if os.environ.get("DIAG_BUDGET_PCT"):
+        cells = len(doc["limits"]) * len(doc["threads"]) * len(doc["contention"])
+        budget = {"adaptive": {"budget": round(cells * doc["replicates"] * float(os.environ["DIAG_BUDGET_PCT"]) / 100)}}
+    spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
+                              **budget})
     truth_model = truth_from_options(doc["simulated"])
     des = AdaptiveDesign(spec)
     lay = des.layout

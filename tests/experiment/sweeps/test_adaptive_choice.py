@@ -46,6 +46,17 @@ def test_a_lone_run_slower_than_both_neighbours_gets_a_second_run():
     assert lone_bump(times, attempts, LAY, AdaptiveSettings(), 9, order) is None
 
 
+def test_a_lone_bump_outside_the_initial_design_is_checked_too():
+    """The smooth model's initial design is half the cells; a cell first run later may hide an outlying run."""
+    times, attempts, _ = _empty()
+    for c in LAY.cells:
+        times[c], attempts[c] = [10.0], 1
+    later = (0.0, 2.0, "4")
+    times[later] = [19.8]  # an outlying first run, after the initial design
+    order = [c for c in LAY.cells if c != later]
+    assert lone_bump(times, attempts, LAY, AdaptiveSettings(), 9, order) == (later, "threads")
+
+
 def _decision(pivotal, confidence=0.97, resolved=True, contenders=()):
     return Decision("best_threads", 0.0, 2.0, "2", confidence, resolved, tuple(pivotal), contenders=tuple(contenders))
 
