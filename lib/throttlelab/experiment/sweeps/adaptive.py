@@ -46,6 +46,7 @@ from throttlelab.experiment.sweeps.adaptive_choice import (
     lone_bump,
     short_pivotal,
 )
+from throttlelab.experiment.sweeps.adaptive_cells import DEFAULT_BUDGET_SHARE
 from throttlelab.experiment.sweeps.adaptive_decisions import (
     Cell,
     Decided,
@@ -61,8 +62,6 @@ from throttlelab.experiment.sweeps.plan import Contention, RunPlan, make_run_id
 
 if TYPE_CHECKING:
     from throttlelab.experiment.sweeps.spec import SweepSpec
-
-DEFAULT_BUDGET_SHARE = 0.8  # of the full grid's runs: a cap; the joint-confidence stop ends clear sweeps before it
 
 
 @dataclass

@@ -17,12 +17,17 @@ Cell = tuple[float, "float | None", str]
 """``(contention share, limit in cores or None = unlimited, threads)``."""
 
 
+#: The default run budget of an adaptive sweep, as a share of the full grid's runs: a cap; the
+#: joint-confidence stop ends clear sweeps before it.
+DEFAULT_BUDGET_SHARE = 0.8
+
+
 @dataclass(frozen=True)
 class AdaptiveSettings:
     """The spec's ``adaptive:`` mapping (all optional)."""
 
     confidence: float = 0.95
-    budget: int | None = None  # runs; None: 80% of the full grid (cells x replicates), at least one per cell
+    budget: int | None = None  # runs; None: DEFAULT_BUDGET_SHARE of the full grid (cells x replicates), at least one per cell
     knee_tolerance_pct: float = 10.0
     dead_zone_threshold_pct: float = 10.0
     resolution_pct: float = 10.0

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel, SimpleName
 from throttlelab.experiment.kubernetes.options import KubernetesOptions
+from throttlelab.experiment.sweeps.adaptive_cells import DEFAULT_BUDGET_SHARE
 
 Number = StrictInt | StrictFloat
 Cores = Number | str | None
@@ -57,7 +58,8 @@ class AdaptiveOptions(ConfigModel):
 
     confidence: Annotated[Number, Field(gt=0.5, lt=1)] = Field(
         0.95, description="confidence every decision must reach together (between 0.5 and 1)")
-    budget: StrictInt | None = Field(None, ge=1, description="runs at most; null: half the full grid, one per cell")
+    budget: StrictInt | None = Field(None, ge=1, description=f"runs at most; null: {DEFAULT_BUDGET_SHARE:.0%} of the full "
+                                                             "grid's runs (a cap), at least one per cell")
     knee_tolerance_pct: Share = Field(10.0, description="the knee: smallest limit within this % of the best")
     dead_zone_threshold_pct: Share = Field(10.0, description="slower than the best lower limit by this %: dead zone")
     resolution_pct: Share = Field(10.0, description="differences below this % are ties (either answer counts)")
