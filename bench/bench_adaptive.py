@@ -63,6 +63,19 @@ def scenario(kind: str, seed: int) -> dict:
             "contention": contention, "replicates": REPLICATES, "order": "random", "seed": seed}
 
 
+def budget_option(doc: dict, pct: float) -> dict:
+    """The spec's ``adaptive: {budget: ...}`` for ``pct`` % of the scenario's grid runs (at least one per cell);
+    ``{}`` (the default budget) for 0.
+
+    >>> budget_option(scenario("knee", 0), 50), budget_option(scenario("knee", 0), 0)
+    ({'adaptive': {'budget': 36}}, {})
+    """
+    if not pct:
+        return {}
+    cells = len(doc["limits"]) * len(doc["threads"]) * len(doc["contention"])
+    return {"adaptive": {"budget": max(cells, round(cells * doc["replicates"] * pct / 100))}}
+
+
 def evaluate(decisions, truth) -> tuple[bool, int, int]:
     """(all right, decisions right, decisions); no decisions at all counts as wrong."""
     if decisions is None:
@@ -82,12 +95,8 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
 
     doc = scenario(kind, seed)
     grid = spec_from_mapping({**doc, "name": f"{kind}-{seed}-grid", "data_root": root})
-    budget = {}
-    if BUDGET_PCT:
-        cells = len(grid.limits) * len(grid.threads) * len(grid.contention)
-        budget = {"adaptive": {"budget": max(cells, round(cells * grid.replicates * BUDGET_PCT / 100))}}
     adap = spec_from_mapping({**doc, "name": f"{kind}-{seed}-adaptive", "design": "adaptive",
-                              "data_root": root, **budget})
+                              "data_root": root, **budget_option(doc, BUDGET_PCT)})
     design = AdaptiveDesign(grid.replace(design="adaptive"))
     truth_model = truth_from_options(doc["simulated"])
     truth = acceptable_answers({c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells},

@@ -21,7 +21,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from bench_adaptive import KINDS, scenario  # noqa: E402
+from bench_adaptive import KINDS, budget_option, scenario  # noqa: E402
 
 
 def one(kind, seed):
@@ -32,12 +32,8 @@ def one(kind, seed):
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
     doc = scenario(kind, seed)
-    budget = {}
-    if os.environ.get("DIAG_BUDGET_PCT"):
-        cells = len(doc["limits"]) * len(doc["threads"]) * len(doc["contention"])
-        budget = {"adaptive": {"budget": round(cells * doc["replicates"] * float(os.environ["DIAG_BUDGET_PCT"]) / 100)}}
     spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
-                              **budget})
+                              **budget_option(doc, float(os.environ.get("DIAG_BUDGET_PCT") or 0))})
     truth_model = truth_from_options(doc["simulated"])
     des = AdaptiveDesign(spec)
     lay = des.layout
