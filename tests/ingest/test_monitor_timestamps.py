@@ -40,6 +40,15 @@ def test_refused_forms_are_null(text):
     assert parse_timestamps(pl.Series([text]), "UTC")[0][0] is None
 
 
+@pytest.mark.parametrize("text", ["2026-02-06 09:00:00.123", "2026-2-6 9:0:00.123", "2026-02-06  09:00:00.123",
+                                  "2026-02-06 09:00:60.123", "+2026-02-06 09:00:00.123", "0099-02-06 09:00:00.123",
+                                  "2026-02-06 09:00:00.1234", "2026-02-06 09:00:00.12", "2026-02-06 09:00:00.-12"])
+def test_the_fixed_width_first_try_reads_as_the_general_form(text):
+    # ``.%3f`` is tried first (fast in polars); whatever it accepts must read as ``%.f`` reads it
+    general = pl.Series([text]).str.to_datetime("%Y-%m-%d %H:%M:%S%.f", strict=False, time_unit="us")
+    assert parse_timestamps(pl.Series([text]), "UTC")[0].dt.replace_time_zone(None).to_list() == general.to_list()
+
+
 def test_dst_gap_is_null_in_the_stated_zone():
     ts, _ = parse_timestamps(pl.Series(["2026-03-08 02:30:00", "2026-03-08 03:30:00"]), "America/New_York")
     assert ts.to_list() == [None, dt.datetime(2026, 3, 8, 7, 30, tzinfo=UTC)]
