@@ -5,18 +5,20 @@ from __future__ import annotations
 import pytest
 
 from throttlelab.errors import InputError
-from throttlelab.ingest.monitor_file import KEY_ENUM, line_frame_from_bytes, read_line_frame
+from throttlelab.ingest.monitor_file import KEY_ENUM, NO_KEY, line_frame_from_bytes, read_line_frame
 
 LOG = b"--- 2026-02-06 14:24:00.123 ---\n[kubectl top]\nPOD NAME CPU(cores) MEMORY(bytes)\np c 5m 1Mi\n" \
       b"[cgroup cpu.stat]\nnr_periods 10\nnr_throttled -1\nfancy 3\n[odd]\n\nPod: x\n"
 
 
 def test_facts_of_each_line():
-    f = line_frame_from_bytes(LOG, "x").frame
-    assert f["hdr"].to_list() == [True] + [False] * 10
+    lf = line_frame_from_bytes(LOG, "x")
+    f = lf.frame
+    assert lf.flag("hdr").tolist() == [True] + [False] * 10
     assert f["marker"].to_list() == [0, 1, 0, 0, 2, 0, 0, 0, 9, 0, 0]
-    assert f["loghdr"].to_list()[-1] is True and f["blank"].to_list() == [False] * 9 + [True, False]
-    assert [KEY_ENUM.categories[k] if k is not None else None for k in f["key"]][5:8] == ["nr_periods", "nr_throttled", None]
+    assert lf.flag("loghdr").tolist()[-1] is True and lf.flag("blank").tolist() == [False] * 9 + [True, False]
+    assert [KEY_ENUM.categories[k] if k != NO_KEY else None for k in f["key"]][5:8] == ["nr_periods", "nr_throttled", None]
+    assert f["key"].null_count() == f["val"].null_count() == 0  # read in place by numpy
     assert f["val"].to_list()[5:8] == [10, -1, 3]
     # text kept only where the other columns do not give it, apart from the per-line columns
     lf = line_frame_from_bytes(LOG, "x")
@@ -39,7 +41,7 @@ def test_bytes_the_csv_reader_could_split_differently_give_the_same_lines(odd):
     data = LOG.replace(b"fancy", b"fa" + odd + b"ncy")
     lf = line_frame_from_bytes(data, "x")
     assert len(lf) == 11
-    assert lf.frame["bad"].to_list()[7] is (odd == b"\xff")
+    assert lf.flag("bad").tolist()[7] is (odd == b"\xff")
 
 
 def test_truncated_binary_empty_and_missing(tmp_path):

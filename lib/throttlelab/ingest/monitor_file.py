@@ -37,9 +37,13 @@ STAT_KEYS = SHARED_KEYS + V2_KEYS + V1_KEYS
 #: Known cpu.stat keys that are read but not kept (newer kernels, schedstats).
 IGNORED_KEYS = ("core_sched.force_idle_usec", "wait_sum", "nr_burst")
 KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
+#: ``key`` of a line that is not a known ``key value`` line (the columns hold no nulls, so numpy reads them in place).
+NO_KEY = 255
 MARKER_ENUM = pl.Enum([f"[{name}]" for name in SECTIONS])
 HEADER_PREFIXES = ("===", "Pod: ", "Namespace: ", "Interval: ", "Log file: ")
 UNKNOWN_SECTION = 9
+#: Bits of the ``flags`` column: what kind of line it is, or what is wrong with its bytes.
+FLAGS = {"blank": 1, "bad": 2, "long": 4, "hdr": 8, "loghdr": 16}
 _SEP = "\x1f"
 _CSV = dict(has_header=False, separator=_SEP, quote_char=None, schema={"t": pl.String}, encoding="utf8-lossy",
             truncate_ragged_lines=True)
@@ -54,12 +58,13 @@ class LineFrame:
     path
         The file, as given.
     frame
-        One row per line: ``blank``, ``bad`` (holds bytes that are not UTF-8),
-        ``long`` (over :data:`.lines.MAX_LINE_BYTES`), ``hdr`` (``--- ... ---``),
-        ``loghdr`` (``===``, ``Pod:``...), ``marker`` (section code 1-4 of
+        One row per line: ``flags``, the bits (:data:`FLAGS`, read with
+        :meth:`flag`) ``blank``, ``bad`` (holds bytes that are not UTF-8),
+        ``long`` (over :data:`.lines.MAX_LINE_BYTES`), ``hdr`` (``--- ... ---``) and
+        ``loghdr`` (``===``, ``Pod:``...); ``marker`` (section code 1-4 of
         :data:`.monitor_format.SECTIONS`, 9 another ``[...]`` line, 0 none),
-        ``key`` (index in :data:`KEY_ENUM`, null when not a known key), ``val``
-        (the integer after the first space).
+        ``key`` (index in :data:`KEY_ENUM`, :data:`NO_KEY` when not a known key), ``val``
+        (the integer after the first space; -1 when there is none).
     text_at, texts
         The lines (sorted 0-based indices) with a text, and their texts: every
         line but the empty ones, known section markers and good ``key value``
@@ -78,13 +83,17 @@ class LineFrame:
     def __len__(self) -> int:
         return self.frame.height
 
+    def flag(self, name: str) -> np.ndarray:
+        """Per line, whether it has flag ``name`` (a key of :data:`FLAGS`)."""
+        return (self.frame["flags"].to_numpy() & FLAGS[name]) != 0
+
     def text(self, j: int) -> str | None:
         """Line ``j``'s text (0-based), for messages."""
         k = int(np.searchsorted(self.text_at, j))
         if k < len(self.text_at) and self.text_at[k] == j:
             return self.texts[k]
         row = self.frame.row(j, named=True)
-        if row["blank"]:
+        if row["flags"] & FLAGS["blank"]:
             return None
         if 0 < row["marker"] < UNKNOWN_SECTION:
             return f"[{SECTIONS[row['marker'] - 1]}]"
@@ -120,8 +129,8 @@ class LineFrame:
         if self.binary:
             codes[:] = 1
             return codes
-        codes[self.frame["bad"].to_numpy()] = 2
-        codes[self.frame["long"].to_numpy()] = 3
+        codes[self.flag("bad")] = 2
+        codes[self.flag("long")] = 3
         if self.truncated and n:
             codes[n - 1] = 4
         return codes
@@ -134,11 +143,11 @@ def facts(lines: pl.LazyFrame) -> pl.LazyFrame:
     In two steps, so the split is done once (an expression used twice in one step is computed twice)."""
     t, c = pl.col("t"), pl.col
     kv = t.str.splitn(" ", 2)
-    keep = (c("key").is_null() | c("val").is_null() | (c("val") < 0)) & (c("marker") == 0) & (c("n") > 0)
+    keep = ((c("key") == NO_KEY) | (c("val") < 0)) & (c("marker") == 0) & (c("n") > 0)
     return lines.select(
         n=t.str.len_bytes().fill_null(0),
-        key=kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical(),
-        val=kv.struct.field("field_1").cast(pl.Int64, strict=False),
+        key=kv.struct.field("field_0").cast(KEY_ENUM, strict=False).to_physical().fill_null(NO_KEY),
+        val=kv.struct.field("field_1").cast(pl.Int64, strict=False).fill_null(-1),
         marker=(t.cast(MARKER_ENUM, strict=False).to_physical().cast(pl.Int8) + 1).fill_null(0),
         t=t,
     ).with_columns(
@@ -162,20 +171,12 @@ def _classified(path: str, frame: pl.DataFrame, ascii_only: bool, binary: bool, 
         loghdr=pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES),
         odd=t.str.starts_with("[") & t.str.ends_with("]"),
     )
-    n = frame.height
-
-    def dense(name: str) -> pl.Series:
-        out = np.zeros(n, dtype=bool)
-        out[text_at] = cls[name].to_numpy()
-        return pl.Series(name, out)
-
+    flags = np.uint8(FLAGS["blank"]) * (frame["n"].to_numpy() == 0)
+    for name in ("bad", "long", "hdr", "loghdr"):
+        flags[text_at[cls[name].to_numpy()]] |= FLAGS[name]
     marker = frame["marker"].to_numpy().copy()
     marker[text_at[cls["odd"].to_numpy()]] = UNKNOWN_SECTION
-    out = frame.select(
-        blank=pl.col("n") == 0,
-        bad=dense("bad"), long=dense("long"), hdr=dense("hdr"), loghdr=dense("loghdr"),
-        marker=pl.Series(marker), key="key", val="val",
-    )
+    out = frame.select(flags=pl.Series(flags), marker=pl.Series(marker), key="key", val="val")
     return LineFrame(path, out, text_at, texts, binary=binary, truncated=truncated)
 
 

@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.ingest.monitor_file import (  # noqa: F401 (the keys are part of this stage's interface)
-    IGNORED_KEYS, STAT_KEYS, UNKNOWN_SECTION, V1_KEYS, V2_KEYS, LineFrame,
+    IGNORED_KEYS, NO_KEY, STAT_KEYS, UNKNOWN_SECTION, V1_KEYS, V2_KEYS, LineFrame,
 )
 from throttlelab.ingest.monitor_skips import R
 from throttlelab.ingest.monitor_timestamps import parse_timestamps
@@ -76,10 +76,10 @@ def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStag
         return LineStage(rc, _blocks_frame(np.zeros(0, np.int64), None, {}, {}), top_frame(None), _headers(None))
     ok = rc == 0
     f = lf.frame
-    hdr = f["hdr"].to_numpy() & ok
+    hdr = lf.flag("hdr") & ok
     marker = np.where(ok, f["marker"].to_numpy(), 0)
-    loghdr = f["loghdr"].to_numpy() & ok & ~hdr
-    blank = f["blank"].to_numpy()
+    loghdr = lf.flag("loghdr") & ok & ~hdr
+    blank = lf.flag("blank")
     bare = not framed and not hdr.any() and not (marker[(marker > 0) & (marker < UNKNOWN)]).any()
     if bare:
         starts, sec_at, ts_text = _bare_structure(f.with_columns(t=lf.dense_text()), ok & ~blank & ~loghdr)
@@ -134,7 +134,7 @@ def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.nda
         top=((t.str.starts_with("NAME ") | t.str.starts_with("POD ")) & t.str.contains("CPU(cores)", literal=True)),
         max=t.str.contains(r"^(?:max|-?\d+) \d+$"),
         stat=t.is_null() | t.str.contains(r"^[a-z][a-z0-9_.]* \S+$"),  # good key value lines have no text
-        first=pl.coalesce(pl.col("key").cast(pl.String), t.str.split(" ").list.first()),
+        first=pl.coalesce(pl.when(pl.col("key") != NO_KEY).then(pl.col("key").cast(pl.String)), t.str.split(" ").list.first()),
     ).with_columns(pl.all().exclude("first").fill_null(False))
     text = f["t"]
     is_top = g["top"].to_numpy() & ok

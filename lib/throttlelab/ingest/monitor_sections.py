@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest.monitor_file import STAT_KEYS
+from throttlelab.ingest.monitor_file import NO_KEY, STAT_KEYS
 from throttlelab.ingest.monitor_skips import R
 from throttlelab.ingest.quantities import cpu_cores, memory_bytes
 
@@ -27,17 +27,18 @@ def stat_table(kind: np.ndarray, block: np.ndarray, f: pl.DataFrame, nb: int, rc
     values = np.zeros((nb, nk), dtype=np.int64)
     present = np.zeros((nb, nk), dtype=bool)
     for lo in range(0, len(kind), chunk):
-        ii = lo + np.flatnonzero(kind[lo:lo + chunk] == STAT)
-        if not len(ii):
+        at = np.flatnonzero(kind[lo:lo + chunk] == STAT)
+        if not len(at):
             continue
+        ii = lo + at
         bb = block[ii].astype(np.int64)
-        key = f["key"].gather(ii).fill_null(255).to_numpy()
-        val = f["val"].gather(ii).fill_null(-1).to_numpy()
+        # the columns have no nulls: numpy reads a chunk of them (a view when it is one piece)
+        key, val = f["key"].slice(lo, chunk).to_numpy()[at], f["val"].slice(lo, chunk).to_numpy()[at]
         good = (val >= 0) & (key < nk)
         if not good.all():
             bad = val < 0
             rc[ii[bad]] = R["bad cpu.stat line"]
-            rc[ii[~bad & (key == 255)]] = R["unknown cpu.stat key"]
+            rc[ii[~bad & (key == NO_KEY)]] = R["unknown cpu.stat key"]
             bb, key, val, ii = bb[good], key[good], val[good], ii[good]
         flat = bb * nk + key
         repeated = present.ravel()[flat] | repeats(flat)  # keep the first
@@ -50,11 +51,21 @@ def stat_table(kind: np.ndarray, block: np.ndarray, f: pl.DataFrame, nb: int, rc
 
 
 def repeats(flat: np.ndarray) -> np.ndarray:
-    """Per element, whether an equal one comes before it (a stable sort: the lines
-    come nearly sorted, block by block, so this is cheaper than hashing)."""
-    order = np.argsort(flat, kind="stable")
-    ordered = flat[order]
+    """Per element, whether an equal one comes before it.
+
+    >>> repeats(np.array([7, 3, 7, 1, 3, 7])).tolist()
+    [False, False, True, False, True, True]
+    """
     out = np.zeros(len(flat), dtype=bool)
+    if not len(flat):
+        return out
+    lo = int(flat.min())
+    counts = np.bincount(flat - lo)
+    if counts.max() <= 1:  # the usual case: every key once per block
+        return out
+    twice = np.flatnonzero(counts[flat - lo] > 1)  # a stable sort of just the elements that repeat
+    order = twice[np.argsort(flat[twice], kind="stable")]
+    ordered = flat[order]
     out[order[1:][ordered[1:] == ordered[:-1]]] = True
     return out
 
