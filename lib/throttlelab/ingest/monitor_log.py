@@ -56,7 +56,7 @@ from throttlelab.ingest.result import IngestResult
 #: Logs of at least twice this many lines have their line stage run in parts of at least this many
 #: lines, up to four per core (smaller parts have smaller temporary arrays: on a day at 100 ms,
 #: eight parts on two cores took 0.86 s against two parts' 0.92 s, medians of four processes).
-SPLIT_LINES = 1_000_000
+SPLIT_LINES = 250_000
 #: What marks a text as a monitor log (framed) for format detection.
 FRAMED_MARKS = ("=== CPU Monitoring Started", "\n--- ", "[cgroup cpu.stat]", "[kubectl top]", "[cgroup cpu.max]")
 
