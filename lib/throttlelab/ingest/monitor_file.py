@@ -177,7 +177,7 @@ def collect_facts(lines: pl.LazyFrame, ascii_only: bool,
         loghdr=pl.any_horizontal(t.str.starts_with(p) for p in HEADER_PREFIXES),
         odd=t.str.starts_with("[") & t.str.ends_with("]"),
     )
-    frame, kept, size = pl.collect_all([per_line.select(pl.col("n") == 0, "key", "val", "marker").rename({"n": "blank"}),
+    frame, kept, size = pl.collect_all([per_line.select(blank=pl.col("n") == 0, key="key", val="val", marker="marker"),
                                         kept, per_line.select(pl.col("n").sum())], engine=engine)
     return frame, kept, int(size.item() or 0)
 

@@ -134,7 +134,8 @@ def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.nda
         top=((t.str.starts_with("NAME ") | t.str.starts_with("POD ")) & t.str.contains("CPU(cores)", literal=True)),
         max=t.str.contains(r"^(?:max|-?\d+) \d+$"),
         stat=t.is_null() | t.str.contains(r"^[a-z][a-z0-9_.]* \S+$"),  # good key value lines have no text
-        first=pl.coalesce(pl.when(pl.col("key") != NO_KEY).then(pl.col("key").cast(pl.String)), t.str.split(" ").list.first()),
+        first=pl.coalesce(pl.when(pl.col("key") != NO_KEY).then(pl.col("key").cast(pl.String)),
+                          t.str.split(" ").list.first()),
     ).with_columns(pl.all().exclude("first").fill_null(False))
     text = f["t"]
     is_top = g["top"].to_numpy() & ok

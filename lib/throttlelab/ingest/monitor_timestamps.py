@@ -55,7 +55,8 @@ def parse_timestamps(text: pl.Series, tz: str = "UTC") -> tuple[pl.Series, int]:
     text = text.str.strip_chars()
     # The common case, one parse: the script's naive form (or our writer's Z form) throughout; its
     # ``%3N`` first, as polars reads a fixed-width ``.%3f`` fast (five times faster than ``%.f``).
-    for fmt, naive in (("%Y-%m-%d %H:%M:%S.%3f", True), ("%Y-%m-%d %H:%M:%S%.f", True), ("%Y-%m-%d %H:%M:%S%.fZ", False)):
+    forms = (("%Y-%m-%d %H:%M:%S.%3f", True), ("%Y-%m-%d %H:%M:%S%.f", True), ("%Y-%m-%d %H:%M:%S%.fZ", False))
+    for fmt, naive in forms:
         fast = text.str.to_datetime(fmt, strict=False, time_unit="us", cache=False)  # times are all distinct
         if fast.null_count() == 0 and len(text):
             return _localise(fast, tz if naive else "UTC"), len(text) if naive else 0
