@@ -6,11 +6,11 @@ in the file, no quoting and lossy UTF-8) and, in the same streaming pass on
 all cores, every line is reduced to a few small columns: its ``key value``
 split (cpu.stat lines), whether it is a known section marker, and its text,
 kept only for the lines that are neither (about a quarter of a log: block
-headers, kubectl top rows, cpu.max values, odd lines).  The pass has two
-outputs (``collect_all`` runs their shared plan once): the per-line columns,
-and apart from them the kept texts with their line index; only those are
-classified further (block header, log-header line, unknown section marker,
-non-UTF-8 bytes, too long), which keeps the work per line small and the peak
+headers, kubectl top rows, cpu.max values, odd lines).  The pass has three
+outputs (``collect_all`` runs their shared plan once): the per-line columns;
+apart from them the kept texts with their line index, classified in the pass
+(block header, log-header line, unknown section marker, non-UTF-8 bytes, too
+long); and the byte total.  That keeps the work per line small and the peak
 memory near the file's size.  The file's bytes are looked at through ``mmap``
 (binary sniff, NUL/CR/separator search, ASCII check), never copied.  When the
 reader's lines could differ from the file's (a bare CR, the separator byte in
