@@ -99,8 +99,8 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
                               "data_root": root, **budget_option(doc, BUDGET_PCT)})
     design = AdaptiveDesign(grid.replace(design="adaptive"))
     truth_model = truth_from_options(doc["simulated"])
-    truth = acceptable_answers({c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells},
-                               design.layout, grid.adaptive)
+    true_times = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells}
+    truth = acceptable_answers(true_times, design.layout, grid.adaptive)
     try:
         g_runs = run_sweep(grid, progress=False)
         g_design = AdaptiveDesign(grid.replace(design="adaptive"), g_runs)
@@ -118,7 +118,8 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
             "confident_ok": a_status.confident and a_ok, "runs_pct": [100 * a_runs.height / g_runs.height],
             "calibration": [(d.confidence, d.answer in truth[(d.kind, d.contention, d.limit)])
                             for d in a_status.decisions or []],
-            "joint": [(a_status.joint, a_ok)] if a_status.joint is not None else []}
+            "joint": [(a_status.joint, a_ok)] if a_status.joint is not None else [],
+            "cells": len(true_times), "contenders": contenders(true_times, 2 * grid.adaptive.resolution_pct)}
 
 
 def main() -> int:
@@ -177,10 +178,38 @@ def main() -> int:
     print(f"calibration: {tot['confident_ok']:.0f} of {c:.0f} sweeps that stopped confident had every decision right"
           + (f" ({100 * tot['confident_ok'] / c:.0f}%, stated {100 * S.confidence:g}%)" if c else ""))
     print(calibration_lines(pairs, joints))
+    print(contender_line(tot["contenders"], tot["cells"], REPLICATES, 2 * S.resolution_pct))
     print(f"all decisions right: adaptive {tot['adaptive_ok']:.0f} of {tot['scenarios']:.0f} scenarios, "
           f"grid {tot['grid_ok']:.0f}; runs {tot['adaptive_runs']:.0f} against {tot['grid_runs']:.0f}")
     print(f"adaptive: runs {x:.0f}% of grid, correct {a:.0f}% (grid {g:.0f}%)")
     return 0
+
+
+def contenders(true_times: dict, within_pct: float) -> int:
+    """Cells whose true time is within ``within_pct`` % of the fastest thread count at their limit
+    (and contention level): the best, its acceptable ties and the answers only more runs tell apart from it.
+
+    >>> contenders({(0.0, 1.0, "1"): 10.0, (0.0, 1.0, "2"): 11.5, (0.0, 1.0, "4"): 15.0, (0.0, None, "1"): 8.0}, 20)
+    3
+    """
+    best: dict = {}
+    for (share, limit, _), t in true_times.items():
+        best[(share, limit)] = min(t, best.get((share, limit), t))
+    return sum(t <= best[(share, limit)] * (1 + within_pct / 100) for (share, limit, _), t in true_times.items())
+
+
+def contender_line(contender_cells: float, cells: float, replicates: int, within_pct: float) -> str:
+    """What the contenders alone would cost: one run for every other cell and the grid's replicates for each
+    contender, as a share of the grid (an estimate of where the adaptive design can match the grid, not a bound).
+
+    >>> print(contender_line(57, 100, 3, 20))
+    contenders: 57% of the cells are within 20% of the best thread count at their limit; one run for every other cell and 3 for each of them is 71% of the grid's runs
+    """
+    share = contender_cells / cells
+    need = (1 - share) / replicates + share
+    return (f"contenders: {100 * share:.0f}% of the cells are within {within_pct:g}% of the best thread count at "
+            f"their limit; one run for every other cell and {replicates} for each of them is {100 * need:.0f}% of "
+            f"the grid's runs")
 
 
 def calibration_lines(pairs: list[tuple[float, bool]], joints: list[tuple[float, bool]]) -> str:

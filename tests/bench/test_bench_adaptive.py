@@ -1,4 +1,4 @@
-"""The adaptive benchmark's helpers (budget option, calibration lines) do what their examples say."""
+"""The adaptive benchmark's helpers (budget option, calibration and contender lines) do what their examples say."""
 
 from __future__ import annotations
 
@@ -19,4 +19,4 @@ def test_bench_adaptive_examples_hold():
     finally:
         sys.path.remove(str(BENCH))
     result = doctest.testmod(mod)
-    assert result.attempted >= 2 and result.failed == 0
+    assert result.attempted >= 4 and result.failed == 0
