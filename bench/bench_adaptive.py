@@ -76,6 +76,23 @@ def budget_option(doc: dict, pct: float) -> dict:
     return {"adaptive": {"budget": max(cells, round(cells * doc["replicates"] * pct / 100))}}
 
 
+def in_memory(kind: str, seed: int, pct: float):
+    """One scenario for the in-memory tuning aids (no run store): ``(spec, truth model, design, true times,
+    acceptable answers)``; the spec is adaptive with ``pct`` % of the grid as its budget (0: the default)."""
+    from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+
+    doc = scenario(kind, seed)
+    spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
+                              **budget_option(doc, pct)})
+    truth_model = truth_from_options(doc["simulated"])
+    design = AdaptiveDesign(spec)
+    true_times = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells}
+    return spec, truth_model, design, true_times, acceptable_answers(true_times, design.layout, spec.adaptive)
+
+
 def evaluate(decisions, truth) -> tuple[bool, int, int]:
     """(all right, decisions right, decisions); no decisions at all counts as wrong."""
     if decisions is None:

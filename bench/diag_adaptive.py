@@ -21,24 +21,15 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from bench_adaptive import KINDS, budget_option, scenario  # noqa: E402
+from bench_adaptive import KINDS, in_memory  # noqa: E402
 
 
 def one(kind, seed):
-    from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds, truth_from_options
-    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+    from throttlelab.experiment.simulation.simulated_backend import draw_seconds
     from throttlelab.experiment.sweeps.adaptive_decisions import decide
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
-    doc = scenario(kind, seed)
-    spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
-                              **budget_option(doc, float(os.environ.get("DIAG_BUDGET_PCT") or 0))})
-    truth_model = truth_from_options(doc["simulated"])
-    des = AdaptiveDesign(spec)
+    spec, truth_model, des, tt, truth = in_memory(kind, seed, float(os.environ.get("DIAG_BUDGET_PCT") or 0))
     lay = des.layout
-    tt = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in lay.cells}
-    truth = acceptable_answers(tt, lay, spec.adaptive)
 
     def row(plan, tag):
         wall, _ = draw_seconds(truth_model, plan.run_id + tag, plan.limit_cores, plan.threads, plan.contention.share)

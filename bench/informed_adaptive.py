@@ -21,7 +21,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from bench_adaptive import KINDS, budget_option, scenario  # noqa: E402
+from bench_adaptive import KINDS, in_memory  # noqa: E402
 
 
 def informed_runs(rel: dict, noise: dict, budget: int, resolution: float) -> dict:
@@ -58,20 +58,11 @@ def informed_runs(rel: dict, noise: dict, budget: int, resolution: float) -> dic
 
 def one(kind: str, seed: int) -> dict:
     """The grid and the informed allocation of one scenario: is every decision right?"""
-    from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds, truth_from_options
-    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+    from throttlelab.experiment.simulation.simulated_backend import draw_seconds
     from throttlelab.experiment.sweeps.adaptive_decisions import decide
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
-    doc = scenario(kind, seed)
-    spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
-                              **budget_option(doc, float(os.environ.get("PCT", "50")))})
-    truth_model = truth_from_options(doc["simulated"])
-    design = AdaptiveDesign(spec)
+    spec, truth_model, design, true, truth = in_memory(kind, seed, float(os.environ.get("PCT", "50")))
     lay = design.layout
-    true = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in lay.cells}
-    truth = acceptable_answers(true, lay, spec.adaptive)
 
     def runs(cell, k, tag):
         return [draw_seconds(truth_model, design._plan(cell, r).run_id + tag, cell[1], cell[2], cell[0])[0]

@@ -3,20 +3,8 @@
 from __future__ import annotations
 
 import doctest
-import importlib.util
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-def test_bench_adaptive_examples_hold():
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_adaptive", BENCH / "bench_adaptive.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(BENCH))
-    result = doctest.testmod(mod)
+def test_bench_adaptive_examples_hold(bench_module):
+    result = doctest.testmod(bench_module("bench_adaptive"))
     assert result.attempted >= 4 and result.failed == 0
