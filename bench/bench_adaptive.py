@@ -18,6 +18,7 @@ decision right (``conf ok``, to hold the stated confidence).  Run one with
 
 from __future__ import annotations
 
+import math
 import os
 import random
 import shutil
@@ -136,6 +137,7 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
             "calibration": [(d.confidence, d.answer in truth[(d.kind, d.contention, d.limit)])
                             for d in a_status.decisions or []],
             "joint": [(a_status.joint, a_ok)] if a_status.joint is not None else [],
+            "paired": [(g_ok, a_ok)],
             "cells": len(true_times), "contenders": contenders(true_times, 2 * grid.adaptive.resolution_pct)}
 
 
@@ -160,12 +162,14 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
     pairs: list = []
     joints: list = []
+    paired: list = []
     for r in results:
         kind = r.pop("kind")
         p = per[kind]
         spread[kind] += r.pop("runs_pct")
         pairs += r.pop("calibration")
         joints += r.pop("joint")
+        paired += r.pop("paired")
         for k, v in r.items():
             p[k] += v
     spread["all"] = [v for k in KINDS for v in spread[k]]
@@ -198,8 +202,37 @@ def main() -> int:
     print(contender_line(tot["contenders"], tot["cells"], REPLICATES, 2 * S.resolution_pct))
     print(f"all decisions right: adaptive {tot['adaptive_ok']:.0f} of {tot['scenarios']:.0f} scenarios, "
           f"grid {tot['grid_ok']:.0f}; runs {tot['adaptive_runs']:.0f} against {tot['grid_runs']:.0f}")
+    print(paired_line(paired))
     print(f"adaptive: runs {x:.0f}% of grid, correct {a:.0f}% (grid {g:.0f}%)")
     return 0
+
+
+def paired_line(paired: list[tuple[bool, bool]]) -> str:
+    """Adaptive minus grid in the share of scenarios with every decision right, paired by scenario
+    (:func:`paired_difference`).
+
+    >>> print(paired_line([(True, True)] * 160 + [(True, False)] * 25 + [(False, True)] * 12 + [(False, False)] * 3))
+    adaptive - grid, paired by scenario: -6.5 points (95% CI -12.4 to -0.6; exact McNemar p = 0.047; grid right only 25, adaptive right only 12)
+    """
+    d, lo, hi, p, b, c = paired_difference(paired)
+    return (f"adaptive - grid, paired by scenario: {100 * d:+.1f} points (95% CI {100 * lo:+.1f} to "
+            f"{100 * hi:+.1f}; exact McNemar p = {p:.2g}; grid right only {b}, adaptive right only {c})")
+
+
+def paired_difference(paired: list[tuple[bool, bool]]) -> tuple[float, float, float, float, int, int]:
+    """``(difference, 95% low, 95% high, p, b, c)`` for pairs ``(grid right, adaptive right)`` of one scenario
+    each: the difference in shares right, its Wald interval for paired proportions, and the exact McNemar
+    p-value (two-sided binomial test of the ``c`` adaptive-only against the ``b`` grid-only scenarios).
+    """
+    from scipy.stats import binomtest
+
+    n = len(paired)
+    b = sum(g and not a for g, a in paired)
+    c = sum(a and not g for g, a in paired)
+    d = (c - b) / n
+    se = math.sqrt(max(b + c - (c - b) ** 2 / n, 0.0)) / n
+    p = binomtest(c, b + c, 0.5).pvalue if b + c else 1.0
+    return d, d - 1.96 * se, d + 1.96 * se, p, b, c
 
 
 def contenders(true_times: dict, within_pct: float) -> int:
