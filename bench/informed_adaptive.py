@@ -58,7 +58,7 @@ def informed_runs(rel: dict, noise: dict, budget: int, resolution: float) -> dic
 
 def one(kind: str, seed: int) -> dict:
     """The grid and the informed allocation of one scenario: is every decision right?"""
-    from throttlelab.experiment.simulation.simulated_backend import draw_seconds
+    from throttlelab.experiment.simulation.simulated_backend import draw_seconds, noise_sd
     from throttlelab.experiment.sweeps.adaptive_decisions import decide
 
     spec, truth_model, design, true, truth = in_memory(kind, seed, float(os.environ.get("PCT", "50")))
@@ -74,9 +74,7 @@ def one(kind: str, seed: int) -> dict:
 
     best = {c[:2]: min(true[(c[0], c[1], t)] for t in lay.threads) for c in lay.cells}
     rel = {c: math.log(true[c] / best[c[:2]]) for c in lay.cells}
-    noise = {c: truth_model.noise_cv * (1 + truth_model.noise_growth * min(c[1] or truth_model.machine_cores,
-                                                                             truth_model.machine_cores))
-             for c in lay.cells}
+    noise = {c: noise_sd(truth_model, c[1]) for c in lay.cells}
     n = informed_runs(rel, noise, design.budget, math.log1p(spec.adaptive.resolution_pct / 100))
     return {"kind": kind, "grid": all_right({c: runs(c, spec.replicates, "g") for c in lay.cells}),
             "informed": all_right({c: runs(c, n[c], "a") for c in lay.cells})}

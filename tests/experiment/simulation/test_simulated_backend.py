@@ -10,7 +10,13 @@ import pytest
 from throttlelab import tables
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.backends import get_backend
-from throttlelab.experiment.simulation.simulated_backend import SimulatedTruth, draw_seconds, true_seconds, truth_from_options
+from throttlelab.experiment.simulation.simulated_backend import (
+    SimulatedTruth,
+    draw_seconds,
+    noise_sd,
+    true_seconds,
+    truth_from_options,
+)
 from throttlelab.experiment.sweeps.spec import load_spec, spec_from_mapping
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
@@ -80,3 +86,14 @@ def test_a_grid_sweep_on_the_simulated_backend(tmp_path):
     assert true_ratio > 2.5 and abs(med[0.5] / med[2] / true_ratio - 1) < 0.25  # the limit's effect, within the noise
     again = run_sweep(spec, progress=False)  # resumes: nothing new, same rows
     assert again.sort("run_id")["wall_seconds"].to_list() == df.sort("run_id")["wall_seconds"].to_list()
+
+
+def test_noise_grows_with_the_cores_the_limit_gives_and_the_examples_hold():
+    import doctest
+
+    from throttlelab.experiment.simulation import simulated_backend
+
+    t = SimulatedTruth(noise_cv=0.05, noise_growth=0.25, machine_cores=4)
+    assert noise_sd(t, 0.5) < noise_sd(t, 2.0) < noise_sd(t, 4.0) == noise_sd(t, 8.0) == noise_sd(t, None)
+    result = doctest.testmod(simulated_backend)
+    assert result.attempted >= 2 and result.failed == 0

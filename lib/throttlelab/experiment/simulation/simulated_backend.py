@@ -116,13 +116,25 @@ def true_seconds(truth: SimulatedTruth, limit: float | None, threads: str, conte
     return seconds
 
 
+def noise_sd(truth: SimulatedTruth, limit: float | None) -> float:
+    """Run-to-run noise of a run at ``limit`` (log-scale sd; it grows with the cores the limit gives).
+
+    Examples
+    --------
+    >>> t = SimulatedTruth(noise_cv=0.08, noise_growth=0.25, machine_cores=4)
+    >>> round(noise_sd(t, 0.5), 3), round(noise_sd(t, None), 3)
+    (0.09, 0.16)
+    """
+    cores = truth.machine_cores if limit is None else min(limit, truth.machine_cores)
+    return truth.noise_cv * (1 + truth.noise_growth * cores)
+
+
 def draw_seconds(truth: SimulatedTruth, plan_key: str, limit: float | None, threads: str,
                  contention: float = 0.0) -> tuple[float, bool]:
     """One noisy run time (and whether it is an outlier), deterministic in ``seed`` and ``plan_key``."""
     digest = hashlib.sha256(f"{truth.seed}:{plan_key}".encode()).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
-    cores = truth.machine_cores if limit is None else min(limit, truth.machine_cores)
-    sd = truth.noise_cv * (1 + truth.noise_growth * cores)
+    sd = noise_sd(truth, limit)
     df = truth.tail_df
     eps = rng.standard_t(df) * (math.sqrt((df - 2) / df) if df > 2 else 1.0)
     seconds = true_seconds(truth, limit, threads, contention) * math.exp(sd * eps)
