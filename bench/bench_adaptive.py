@@ -77,21 +77,28 @@ def budget_option(doc: dict, pct: float) -> dict:
     return {"adaptive": {"budget": max(cells, round(cells * doc["replicates"] * pct / 100))}}
 
 
+def ground_truth(doc: dict, design):
+    """``(truth model, true time per cell, acceptable answers per decision)`` of a scenario mapping."""
+    from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
+    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+
+    truth_model = truth_from_options(doc["simulated"])
+    true_times = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells}
+    return truth_model, true_times, acceptable_answers(true_times, design.layout, design.settings)
+
+
 def in_memory(kind: str, seed: int, pct: float):
     """One scenario for the in-memory tuning aids (no run store): ``(spec, truth model, design, true times,
     acceptable answers)``; the spec is adaptive with ``pct`` % of the grid as its budget (0: the default)."""
-    from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
     doc = scenario(kind, seed)
     spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
                               **budget_option(doc, pct)})
-    truth_model = truth_from_options(doc["simulated"])
     design = AdaptiveDesign(spec)
-    true_times = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells}
-    return spec, truth_model, design, true_times, acceptable_answers(true_times, design.layout, spec.adaptive)
+    truth_model, true_times, truth = ground_truth(doc, design)
+    return spec, truth_model, design, true_times, truth
 
 
 def evaluate(decisions, truth) -> tuple[bool, int, int]:
@@ -104,9 +111,7 @@ def evaluate(decisions, truth) -> tuple[bool, int, int]:
 
 def run_scenario(kind: str, seed: int, root: str) -> dict:
     """Sweep one scenario as the grid and adaptively; what each got right and how many runs it took."""
-    from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
     from throttlelab.experiment.sweeps.adaptive_decisions import decide
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
@@ -116,9 +121,7 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
     adap = spec_from_mapping({**doc, "name": f"{kind}-{seed}-adaptive", "design": "adaptive",
                               "data_root": root, **budget_option(doc, BUDGET_PCT)})
     design = AdaptiveDesign(grid.replace(design="adaptive"))
-    truth_model = truth_from_options(doc["simulated"])
-    true_times = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells}
-    truth = acceptable_answers(true_times, design.layout, grid.adaptive)
+    _, true_times, truth = ground_truth(doc, design)
     try:
         g_runs = run_sweep(grid, progress=False)
         g_design = AdaptiveDesign(grid.replace(design="adaptive"), g_runs)
