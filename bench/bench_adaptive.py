@@ -215,7 +215,7 @@ def paired_line(paired: list[tuple[bool, bool]]) -> str:
     (:func:`paired_difference`).
 
     >>> print(paired_line([(True, True)] * 160 + [(True, False)] * 25 + [(False, True)] * 12 + [(False, False)] * 3))
-    adaptive - grid, paired by scenario: -6.5 points (95% CI -12.4 to -0.6; exact McNemar p = 0.047; grid right only 25, adaptive right only 12)
+    adaptive - grid, paired by scenario: -6.5 points (95% CI -12.4 to -0.5; exact McNemar p = 0.047; grid right only 25, adaptive right only 12)
     """
     d, lo, hi, p, b, c = paired_difference(paired)
     return (f"adaptive - grid, paired by scenario: {100 * d:+.1f} points (95% CI {100 * lo:+.1f} to "
@@ -224,18 +224,20 @@ def paired_line(paired: list[tuple[bool, bool]]) -> str:
 
 def paired_difference(paired: list[tuple[bool, bool]]) -> tuple[float, float, float, float, int, int]:
     """``(difference, 95% low, 95% high, p, b, c)`` for pairs ``(grid right, adaptive right)`` of one scenario
-    each: the difference in shares right, its Wald interval for paired proportions, and the exact McNemar
-    p-value (two-sided binomial test of the ``c`` adaptive-only against the ``b`` grid-only scenarios).
+    each: the difference in shares right, its 95% interval (Agresti-Min adjusted Wald for paired proportions),
+    and the exact McNemar p-value (two-sided binomial test of the ``c`` adaptive-only against the ``b``
+    grid-only scenarios).
     """
     from scipy.stats import binomtest
 
     n = len(paired)
     b = sum(g and not a for g, a in paired)
     c = sum(a and not g for g, a in paired)
-    d = (c - b) / n
-    se = math.sqrt(max(b + c - (c - b) ** 2 / n, 0.0)) / n
+    # Agresti-Min: half a scenario added to each of the four cells, so no discordant pair is not a zero width
+    m, pb, pc = n + 2, (b + 0.5) / (n + 2), (c + 0.5) / (n + 2)
+    centre, se = pc - pb, math.sqrt((pb + pc - (pc - pb) ** 2) / m)
     p = binomtest(c, b + c, 0.5).pvalue if b + c else 1.0
-    return d, d - 1.96 * se, d + 1.96 * se, p, b, c
+    return (c - b) / n, centre - 1.96 * se, centre + 1.96 * se, p, b, c
 
 
 def contenders(true_times: dict, within_pct: float) -> int:

@@ -18,14 +18,14 @@ def _simulated_pairs(rng, n: int, grid_only: float, adaptive_only: float, neithe
 def test_paired_difference_holds_its_false_alarm_rate_and_coverage(bench_module):
     """Simulated benchmarks of 200 and 40 scenarios (one kind): with no true difference, the exact McNemar
     test rejects at 5% in at most 5% (+ Monte Carlo slack); the 95% interval covers the true difference in
-    93-97% at 200 scenarios, and at least 90% at 40 (the Wald interval is short with few discordant pairs)."""
+    93-97% of them, at 200 scenarios and at 40 (a plain Wald interval covered 92.6% there)."""
     import numpy as np
 
     paired_difference = bench_module("bench_adaptive").paired_difference
     rng = np.random.default_rng(17)
     reps = 2000
     for n, grid_only, adaptive_only, neither, lowest in ((200, 0.09, 0.09, 0.04, 0.93), (200, 0.12, 0.06, 0.04, 0.93),
-                                                         (40, 0.09, 0.09, 0.04, 0.90), (40, 0.15, 0.05, 0.05, 0.90)):
+                                                         (40, 0.09, 0.09, 0.04, 0.93), (40, 0.15, 0.05, 0.05, 0.93)):
         truth = adaptive_only - grid_only
         covered = rejected = 0
         for _ in range(reps):
