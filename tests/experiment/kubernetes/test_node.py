@@ -86,8 +86,14 @@ def test_a_limit_throttles_and_cadvisor_agrees_with_the_cgroup(burner_runs):
     assert cad["nr_periods"], f"no cAdvisor counters in the row: {r}"
     assert 0.95 * r["nr_periods"] - 2 <= cad["nr_periods"] <= 1.25 * r["nr_periods"] + 5, (r, cad)
     assert 0.98 * r["cpu_seconds"] <= cad["cpu_seconds"] <= r["cpu_seconds"] + 0.25, (r, cad)
+    # the periods one source counted and the other did not (cAdvisor: the container's life outside
+    # the sampler's window; the sampler: a tail after the last scrape) explain the whole difference,
+    # whether or not they were throttled; +-2 periods for where a scrape or a read falls
+    extra = cad["nr_periods"] - r["nr_periods"]
+    low, high = r["nr_throttled"] + min(extra, 0) - 2, r["nr_throttled"] + max(extra, 0) + 2
+    assert low <= cad["nr_throttled"] <= high, (r, cad)
     agree = agreement(r, cad)
-    assert abs(agree["difference"]) < 0.05, agree
+    assert abs(agree["difference"]) <= (abs(extra) + 2) / cad["nr_periods"] + 0.02, (agree, extra)
 
 
 def test_an_unlimited_pod_is_not_throttled(burner_runs):
