@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import nbformat
+import socket
 
-from throttlelab.report.execute import execute_notebook, kernel_start_seconds
+import nbformat
+from jupyter_client.connect import LocalPortCache
+
+from throttlelab.report.execute import KERNEL_START_ATTEMPTS, execute_notebook, kernel_start_seconds
 
 
 def notebook(path, body):
@@ -38,3 +41,34 @@ def test_a_missing_notebook_is_an_error_not_an_exception(tmp_path):
     ex = execute_notebook(tmp_path / "nope.ipynb", tmp_path / "done.ipynb", {}, cwd=tmp_path)
     assert not ex.ok and "nope.ipynb" in ex.error
     assert ex.kernel_start_seconds is None
+
+
+def test_a_kernel_that_loses_the_port_race_is_started_again(tmp_path, monkeypatch):
+    # another process took a port between jupyter_client choosing it and the kernel binding it:
+    # the first kernel is given a port this test holds, so it really dies ("Address already in use")
+    held = socket.socket()
+    held.bind(("127.0.0.1", 0))
+    held.listen()
+    find = LocalPortCache.find_available_port
+    starts = []
+
+    def first_start_gets_a_taken_port(self, ip):
+        starts.append(ip)
+        return held.getsockname()[1] if len(starts) == 1 else find(self, ip)
+
+    monkeypatch.setattr(LocalPortCache, "find_available_port", first_start_gets_a_taken_port)
+    src = notebook(tmp_path / "nb.ipynb", "open('out.txt', 'w').write(str(n))")
+    try:
+        ex = execute_notebook(src, tmp_path / "done.ipynb", {"n": 7}, cwd=tmp_path, timeout_s=120)
+    finally:
+        held.close()
+    assert ex.ok, ex.error
+    assert ex.kernel_starts == 2
+    assert (tmp_path / "out.txt").read_text() == "7"
+
+
+def test_a_failing_cell_is_not_run_again(tmp_path):
+    src = notebook(tmp_path / "nb.ipynb", "open('runs.txt', 'a').write('x'); raise ValueError('once')")
+    ex = execute_notebook(src, tmp_path / "done.ipynb", {}, cwd=tmp_path, timeout_s=120)
+    assert not ex.ok and ex.kernel_starts == 1 < KERNEL_START_ATTEMPTS
+    assert (tmp_path / "runs.txt").read_text() == "x"
