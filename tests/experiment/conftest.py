@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,14 @@ def _remove_our_owner_cgroup():
         d = parent / owner_name()
         if d.exists():
             remove_tree(d, False)
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own Ctrl-C handler for the test, whatever the test run inherited.
+
+    A shell starting ``make test`` in the background (``make test &``, nohup) ignores SIGINT for it,
+    and Python then raises no KeyboardInterrupt: a test of what Ctrl-C does needs it back."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

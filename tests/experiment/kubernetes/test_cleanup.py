@@ -35,7 +35,7 @@ def test_resume_skips_finished_runs_and_removes_orphans(control_plane, admin, na
     assert labelled(admin, namespace) == []
 
 
-def test_ctrl_c_deletes_what_the_sweep_created(control_plane, admin, namespace, tmp_path):
+def test_ctrl_c_deletes_what_the_sweep_created(control_plane, admin, namespace, tmp_path, ctrl_c_raises):
     spec = make_spec(tmp_path, namespace, control_plane.kubeconfig, pending_timeout_s=60)
     spec = spec.replace(limits=(5.0,), threads=("1",))  # stays Pending until interrupted
     seen = threading.Event()

@@ -123,7 +123,7 @@ def test_failed_command_is_a_row(backend, tmp_path):
     assert log.with_suffix(".out").read_text().strip() == "boom 3"
 
 
-def test_ctrl_c_kills_the_workload_and_removes_the_cgroup(backend, tmp_path):
+def test_ctrl_c_kills_the_workload_and_removes_the_cgroup(backend, tmp_path, ctrl_c_raises):
     spec, plan = plan_for(0.5, "1", workload={"kind": "command", "command": "sleep 31.25"})
     backend.prepare(spec)
     timer = threading.Timer(0.4, os.kill, (os.getpid(), signal.SIGINT))
