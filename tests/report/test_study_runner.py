@@ -122,3 +122,22 @@ def test_run_prints_no_kernel_warning_and_one_line_per_notebook(fixture_reports,
     assert "IPKernelApp" not in captured.err + captured.out + log.getvalue()
     lines = [ln for ln in log.getvalue().splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("[1/1] ok") and "fixture/good" in lines[0]
+
+
+def test_a_report_that_cannot_be_exported_is_a_failed_run_with_a_page_saying_why(tmp_path, monkeypatch):
+    from throttlelab.report import html_export, study_runner
+    from throttlelab.report.study import load_study
+
+    study = load_study(FIXTURE)
+    good = next(r for r in study.runs if r.name == "good")
+
+    def broken_export(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(html_export, "export_html", broken_export)
+    out = study_runner.run_one(good, study, tmp_path / "good", {})
+    assert out.status == "failed" and out.error == "HTML export failed: OSError: disk full"
+    assert out.kernel_start_seconds is not None  # the notebook itself ran
+    run = json.loads((tmp_path / "good" / "run.json").read_text())
+    assert run["status"] == "failed" and run["error"] == out.error
+    assert "disk full" in (tmp_path / "good" / "report.html").read_text()

@@ -16,7 +16,7 @@ import json
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -107,7 +107,7 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
         status, error = "failed", f"HTML export failed: {type(exc).__name__}: {exc}"
         (folder / "report.html").write_text(
             f"<!DOCTYPE html><meta charset=utf-8>{html_export.header_html(run.title, status, error, run_prov, answer)}")
-        ex = type(ex)(False, ex.seconds, ex.kernel_start_seconds, error, ex.output_notebook)
+        ex = replace(ex, ok=False, error=error)
     _write_run_json(folder, run, status, ex.seconds, ex.kernel_start_seconds, ex.error, run_prov)
     return RunOutcome(run.name, status, ex.seconds, ex.kernel_start_seconds, ex.error, folder)
 
