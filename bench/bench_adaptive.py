@@ -247,10 +247,20 @@ def contenders(true_times: dict, within_pct: float) -> int:
     >>> contenders({(0.0, 1.0, "1"): 10.0, (0.0, 1.0, "2"): 11.5, (0.0, 1.0, "4"): 15.0, (0.0, None, "1"): 8.0}, 20)
     3
     """
+    best = best_times(true_times)
+    return sum(t <= best[(share, limit)] * (1 + within_pct / 100) for (share, limit, _), t in true_times.items())
+
+
+def best_times(true_times: dict) -> dict:
+    """The fastest true time at each (contention, limit), over its thread counts.
+
+    >>> best_times({(0.0, 1.0, "1"): 10.0, (0.0, 1.0, "2"): 11.5, (0.0, None, "1"): 8.0})
+    {(0.0, 1.0): 10.0, (0.0, None): 8.0}
+    """
     best: dict = {}
     for (share, limit, _), t in true_times.items():
         best[(share, limit)] = min(t, best.get((share, limit), t))
-    return sum(t <= best[(share, limit)] * (1 + within_pct / 100) for (share, limit, _), t in true_times.items())
+    return best
 
 
 def contender_line(contender_cells: float, cells: float, replicates: int, within_pct: float) -> str:

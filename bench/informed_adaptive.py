@@ -21,7 +21,7 @@ from collections import defaultdict
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 
-from bench_adaptive import KINDS, in_memory  # noqa: E402
+from bench_adaptive import KINDS, best_times, evaluate, in_memory  # noqa: E402
 
 
 def informed_runs(rel: dict, noise: dict, budget: int, resolution: float) -> dict:
@@ -69,10 +69,9 @@ def one(kind: str, seed: int) -> dict:
                 for r in range(k)]
 
     def all_right(obs) -> bool:
-        dec = decide(obs, lay, spec.adaptive, seed=spec.seed)
-        return dec is not None and all(d.answer in truth[(d.kind, d.contention, d.limit)] for d in dec)
+        return evaluate(decide(obs, lay, spec.adaptive, seed=spec.seed), truth)[0]
 
-    best = {c[:2]: min(true[(c[0], c[1], t)] for t in lay.threads) for c in lay.cells}
+    best = best_times(true)
     rel = {c: math.log(true[c] / best[c[:2]]) for c in lay.cells}
     noise = {c: noise_sd(truth_model, c[1]) for c in lay.cells}
     n = informed_runs(rel, noise, design.budget, math.log1p(spec.adaptive.resolution_pct / 100))
