@@ -9,7 +9,7 @@ configuration's quantile: the quantile of the request-time distribution mixed
 over the run effects (:func:`configuration_value`: the exact within-run CDF
 averaged over 200,000 simulated runs, solved for the level); for the mean, its
 mean.  The studies go through
-:func:`~throttlelab.analysis.latency.summarize_latency` exactly as a report
+:func:`~throttlelab.analysis.latency.latency.summarize_latency` exactly as a report
 calls it (one group per study, ``run_id`` per run), and beside each figure the
 previous procedure on the same data: order-statistic intervals (mean: request
 bootstrap) on the pooled requests as if they were independent.
@@ -114,7 +114,7 @@ def studies_frame(s: PooledScenario, reps: int, seed: int) -> tuple[pl.DataFrame
 
 def previous_intervals(pooled: np.ndarray, stat: str, rng: np.random.Generator) -> tuple[float, float]:
     """The previous procedure on pooled requests: order-statistic interval, or a 200-resample bootstrap of the mean."""
-    from throttlelab.analysis.quantile_intervals import quantile_interval
+    from throttlelab.analysis.stats import quantile_interval
 
     if stat == "mean":
         b = pooled[rng.integers(0, pooled.size, (200, pooled.size))].mean(axis=1)
