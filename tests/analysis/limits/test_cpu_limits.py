@@ -11,7 +11,7 @@ from throttlelab.analysis.limits.cpu_limits import analyse_cpu_limits, dead_zone
 from throttlelab.analysis.runs.prepare import prepare_runs
 from throttlelab.analysis.runs.runs_input import load_runs
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
 
 
 @pytest.fixture(scope="module")

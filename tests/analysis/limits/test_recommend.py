@@ -17,7 +17,7 @@ from throttlelab.analysis.limits.recommend import expected_time, find_knee, knee
 from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.results import Estimate
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
 
 
 def summary_of(times: dict[float, float], runs: int = 3) -> pl.DataFrame:

@@ -13,7 +13,7 @@ from scipy import stats
 from throttlelab.analysis.limits.scaling import fit_runtime_model, fit_runtime_models, fit_usl, usl_throughput
 from throttlelab.results import to_jsonable
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "usl"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "usl"
 
 
 def _load(name):

@@ -9,7 +9,7 @@ from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_results import rightsizing_results
 from throttlelab.ingest.prometheus.prometheus_local import read_source
 
-SAMPLE = Path(__file__).resolve().parents[2] / "data" / "published" / "samples" / "shop_namespace.om.gz"
+SAMPLE = Path(__file__).resolve().parents[3] / "data" / "published" / "samples" / "shop_namespace.om.gz"
 
 
 def test_sample_namespace_document():

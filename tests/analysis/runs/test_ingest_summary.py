@@ -9,7 +9,7 @@ from tests.notebooks.results_schemas import validate_object
 from throttlelab.analysis.runs import ingest_summary as mod
 from throttlelab.ingest.detect import read_any
 
-FIX = Path(__file__).resolve().parents[1] / "fixtures" / "ingest"
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "ingest"
 
 
 def test_mixed_inputs_are_accounted_for():

@@ -10,7 +10,7 @@ import pytest
 from throttlelab.analysis.runs.prepare import infer_machine_cores, iter_groups, limit_label, limit_summary, prepare_runs
 from throttlelab.analysis.runs.runs_input import load_runs
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
 
 
 def test_exclusions_are_counted_by_reason():

@@ -11,7 +11,7 @@ from throttlelab import tables
 from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.errors import InputError
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
 
 
 def test_load_runs_errors_name_the_file(tmp_path):

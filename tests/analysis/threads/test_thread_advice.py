@@ -10,7 +10,7 @@ import pytest
 from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.analysis.threads.thread_advice import advice_sentences, thread_advice
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
 
 
 def test_replicated_runs_give_intervals():

@@ -13,7 +13,7 @@ from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.analysis.threads.thread_count_results import thread_count_results
 from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "runs" / "thread_sweep.csv"
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from throttlelab import tables
 from throttlelab.errors import InputError
 
 #: Folder of the bundled datasets in a checkout (``<repo>/data/published``).
-PUBLISHED_DIR = Path(__file__).resolve().parents[3] / "data" / "published"
+PUBLISHED_DIR = Path(__file__).resolve().parents[4] / "data" / "published"
 
 FILES = {
     "ffmpeg": "ffmpeg_cpu_limit_sweep.csv",

@@ -165,7 +165,7 @@ def test_adaptive_sweep_on_the_local_cgroup_backend(cgroup_layout, tmp_path):
     """The tiny burner (studies/sweeps/tiny_burner.yaml) as an adaptive sweep on this machine's cgroups."""
     from throttlelab.experiment.sweeps.spec import load_spec
 
-    base = load_spec(__import__("pathlib").Path(__file__).parents[3] / "studies/sweeps/tiny_burner.yaml",
+    base = load_spec(__import__("pathlib").Path(__file__).parents[4] / "studies/sweeps/tiny_burner.yaml",
                      data_root=tmp_path)
     spec = spec_from_mapping({**base.to_mapping(), "design": "adaptive", "adaptive": {"budget": 5},
                               "workload": {"kind": "burner", "cpu_seconds": 0.2}, "data_root": str(tmp_path)})
