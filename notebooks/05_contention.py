@@ -43,6 +43,7 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis import latency as cp
+from throttlelab.analysis.latency import latency
 from throttlelab.analysis.latency import contention_results
 from throttlelab.analysis import latency as nw
 from throttlelab.analysis import latency as rc
@@ -111,13 +112,17 @@ display(charts.response_vs_contention(points, y="mean_ms", color="load", curves=
 # %% [markdown]
 # ## Measured requests (when given)
 #
-# Runs only when `requests_path` or `live_sweep` is set. Per contention share and request rate: mean (bootstrap
-# interval), p50, p95, p99 (distribution-free order-statistic intervals; "not enough samples" where n cannot support
-# one) and max response time, failed requests counted by kind, inflation over share 0, and the same hyperbolic fit
-# with a request-level bootstrap. **The run is the unit**: requests of one run share its conditions, so the
-# request-level intervals and the Mann-Whitney test only describe; the verdict on each share (`run_*` columns) comes
-# from each run's mean compared across runs (Welch t on log run means, Bonferroni over the shares so intervals and
-# verdicts agree), and with one run per share it is "too few to decide" with the runs needed to detect 10%.
+# Runs only when `requests_path` or `live_sweep` is set. Per contention share and request rate: mean, p50, p95, p99
+# and max response time of the requests pooled over the share's runs, failed requests counted by kind, inflation over
+# share 0, and the same hyperbolic fit with a request-level bootstrap. The intervals of mean, p50, p95 and p99 treat
+# the run as the unit: with two or more runs, the pooled value times the spread of the per-run values (t interval on
+# their logs, runs - 1 df), so they include run-to-run variation; with one run, the interval covers that run's
+# requests only (order statistics; mean: request bootstrap; "not enough samples" where n cannot support one) and
+# run-to-run noise is unmeasured (`run_to_run_measured` false; the line under the table says which rows).
+# **The run is the unit**: requests of one run share its conditions, so the request-level inflation intervals and
+# the Mann-Whitney test only describe; the verdict on each share (`run_*` columns) comes from each run's mean compared
+# across runs (Welch t on log run means, Bonferroni over the shares so intervals and verdicts agree), and with one run
+# per share it is "too few to decide" with the runs needed to detect 10%.
 
 # %%
 measured = live = requests = None
@@ -133,11 +138,14 @@ if requests_path:
     if (line := rc.inflation_headline(measured["inflation_mean"])):
         tn.headline(line)
     tn.show_table(measured["summary"], title="Measured response time per neighbour share and load")
+    if (why := latency.interval_note(measured["summary"])):
+        display(Markdown(why))
 else:
     display(Markdown("*Not run: no measured requests (set `requests_path` or `live_sweep`).*"))
 
 # %% [markdown]
-# Measured mean response time per neighbour share (points, with 95% bootstrap intervals), per load (colour), with the
+# Measured mean response time per neighbour share (points, with the 95% intervals of the table above), per load
+# (colour), with the
 # fitted curves (dashed) and knees (vertical lines and bands) where a fit was possible. Nothing is drawn without
 # measured data.
 
@@ -181,8 +189,9 @@ else:
 # target gets 400 requests in 30 s. It reports this **only as a figure** (figure 2: mean, p90 and p95 per job count;
 # no table), so there is nothing to reproduce numerically; its text says the mean barely moves while p90 and p95
 # rise, by up to 19.4%, which it attributes to context-switch overhead. This section runs only when the measured
-# requests hold two or more worker counts at one neighbour share: per worker count, mean/p50/p90/p95/p99 with
-# bootstrap intervals; the change of each against the fewest workers (95% bootstrap interval); a Mann-Whitney test
+# requests hold two or more worker counts at one neighbour share: per worker count, mean/p50/p90/p95/p99 with 95%
+# intervals (runs as the unit as above; one run: run-to-run noise unmeasured); the change of each against the fewest
+# workers (95% bootstrap interval); a Mann-Whitney test
 # per worker count (Holm-corrected); and a trend test across worker counts (Jonckheere-Terpstra, Spearman, slope
 # per added worker). Requests of one run are not independent (shared queue, same few seconds of the neighbour), so
 # request-level p-values only describe. **Verdicts come from the runs**: each run's median compared across runs
@@ -228,7 +237,9 @@ if trend is not None:
 
 # %% [markdown]
 # The chart shows mean, p90 and p95 response time (lines and points) against the number of busy neighbour workers,
-# all at the same neighbour share, with 95% bootstrap bands. Read it as the paper's figure 2: a flat mean with rising
+# all at the same neighbour share, with 95% interval bands (the summary's intervals: runs as the unit with two or
+# more runs per worker count; with one run the bands leave run-to-run noise out, as the line under the chart says).
+# Read it as the paper's figure 2: a flat mean with rising
 # p90/p95 lines means more workers hurt the tail, not the typical request; overlapping bands mean this machine's data
 # cannot tell the worker counts apart. Nothing is drawn without two or more worker counts.
 
@@ -236,6 +247,8 @@ if trend is not None:
 if display_workers is not None:
     display(charts.response_vs_workers(workers["summary"], title=f"Measured: response time vs the neighbour's busy "
                                                                  f"workers at {workers['share']:.0%} of the machine"))
+    if (why := latency.interval_note(workers["summary"])):
+        display(Markdown(why))
 else:
     display(Markdown(f"*Not run: {why_no_workers}.*"))
 

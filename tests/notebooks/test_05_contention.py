@@ -63,6 +63,9 @@ def test_measured_requests(run_notebook, tmp_path):
     assert summ.filter(pl.col("n_failed") > 0)["failed_by_status"].to_list() == ["timeout=1"]
     inf = pl.read_csv(out / "measured_inflation_mean.csv")
     assert (inf.filter(pl.col("contention") == 0.7)["percent"] > 0).all()
+    # one run per share: the intervals cover that run's requests only, and the notebook says so under the table
+    assert not any(r["run_to_run_measured"] for r in m["summary"])
+    assert "12 of 12 rows rest on one run" in (tmp_path / "05_contention.out.ipynb").read_text()
 
 
 @pytest.mark.slow
@@ -77,14 +80,18 @@ def test_live_sweep_without_cgroup(run_notebook, tmp_path):
     assert "not enough data" in res["measured"]["fits"][0]["note"]
 
 
-def worker_requests(path, rng) -> str:
-    """The paper's second design, small: share 0.65, neighbour workers 2-10, tail growing with workers; a refusal."""
+def worker_requests(path, rng, runs: int = 1) -> str:
+    """The paper's second design, small: share 0.65, neighbour workers 2-10, tail growing with workers; a refusal.
+    ``runs`` runs per worker count, each with its own run effect (10% lognormal) when there are several."""
     rows = []
     for w in (2, 4, 6, 8, 10):
-        for i, lat in enumerate(0.05 + rng.exponential(0.01 + 0.01 * w, 40)):
-            rows.append({"experiment": "fx", "run_id": f"w{w}", "config": "workers=8,semaphore=none", "endpoint": "cpu",
-                         "contention": 0.65, "load": 13.3, "request_id": i, "latency_seconds": float(lat),
-                         "status": "ok", "http_status": 200, "neighbour_workers": w})
+        for r in range(runs):
+            effect = float(np.exp(rng.normal(0, 0.1))) if runs > 1 else 1.0
+            for i, lat in enumerate(effect * (0.05 + rng.exponential(0.01 + 0.01 * w, 40))):
+                rows.append({"experiment": "fx", "run_id": f"w{w}" + (f"-{r}" if runs > 1 else ""),
+                             "config": "workers=8,semaphore=none", "endpoint": "cpu", "contention": 0.65, "load": 13.3,
+                             "request_id": i, "latency_seconds": float(lat), "status": "ok", "http_status": 200,
+                             "neighbour_workers": w})
     rows.append(rows[0] | {"request_id": 99, "latency_seconds": None, "status": "refused", "http_status": None,
                            "error": "connection refused"})
     df = tables.conform(pl.DataFrame(rows, infer_schema_length=None), "requests")
@@ -109,6 +116,21 @@ def test_measured_worker_counts(run_notebook, tmp_path):
     assert any(h.startswith("Neighbour at 65% with 10 vs 2 busy workers") for h in headlines)
     wide = pl.read_csv(out / "measured_workers_change_wide.csv")
     assert wide["neighbour_workers"].to_list() == [4, 6, 8, 10]
+
+
+def test_replicate_runs_make_the_run_the_unit(run_notebook, tmp_path):
+    """Three runs per worker count: every interval of the summary is the t interval across runs, and the text under
+    the table and the chart says the intervals include run-to-run variation."""
+    path = worker_requests(tmp_path, np.random.default_rng(1), runs=3)
+    _, doc = run_notebook("05_contention", requests_path=path, n_boot=20)
+    validate(doc)
+    summary = doc["results"]["measured_workers"]["summary"]
+    assert [r["runs"] for r in summary] == [3] * 5
+    assert all(r["run_to_run_measured"] and r["interval"].startswith("runs as the unit") for r in summary)
+    assert all(r["p95_low"] < r["p95_seconds"] < r["p95_high"] for r in summary)
+    assert all(r["p99_low"] is None for r in summary)  # 40 requests per run: too few for a p99 across runs
+    text = (tmp_path / "05_contention.out.ipynb").read_text()
+    assert "5 of 5 rows have two or more runs" in text and "rest on one run" not in text
 
 
 def test_share_sweep_has_no_worker_section(run_notebook, tmp_path):

@@ -8,7 +8,9 @@ import numpy as np
 import polars as pl
 import pytest
 
-from throttlelab.analysis.latency.latency import bootstrap_estimates, inflation, inflation_vs_baseline, summarize_latency
+from throttlelab.analysis.latency.latency import (bootstrap_estimates, inflation, inflation_vs_baseline, interval_note,
+                                          summarize_latency)
+from throttlelab.analysis.stats.quantile_intervals import ONE_RUN, across_runs
 from throttlelab.results import to_jsonable
 
 
@@ -50,6 +52,37 @@ def test_summary_keeps_failures_and_orders_groups():
     # 150 samples cannot support a 95% distribution-free interval for p99 (needs 368): no interval, not a wrong one
     assert math.isnan(row["p99_low"]) and math.isnan(row["p99_high"])
     assert row["max_seconds"] >= row["p99_seconds"]
+    assert not row["run_to_run_measured"] and "run-to-run noise unmeasured" in row["interval"]
+
+
+def test_summary_with_runs_makes_the_run_the_unit():
+    """Three runs per level: every interval (mean and quantiles) is the t interval on log per-run values around the
+    pooled value; one run: the within-run interval, flagged and said in words."""
+    rng = np.random.default_rng(8)
+    parts = [pl.DataFrame({"config": "c", "contention": 0.0, "run_id": f"r{i}", "status": "ok",
+                           "latency_seconds": np.exp(rng.normal(u, 0.4, 200))}) for i, u in enumerate((0, .2, -.1))]
+    parts.append(pl.DataFrame({"config": "c", "contention": 0.5, "run_id": "s0", "status": "ok",
+                               "latency_seconds": np.exp(rng.normal(0.5, 0.4, 400))}))
+    df = pl.concat(parts)
+    s = summarize_latency(df, ["config", "contention"], n_boot=100)
+    many, one = s.row(0, named=True), s.row(1, named=True)
+    assert many["runs"] == 3 and many["run_to_run_measured"] and many["interval"].startswith("runs as the unit")
+    runs = [p["latency_seconds"].to_numpy() for p in parts[:3]]
+    pooled = np.concatenate(runs)
+    for stat, f in (("mean", np.mean), ("p50", np.median), ("p95", lambda v: np.quantile(v, 0.95))):
+        assert many[f"{stat}_seconds"] == pytest.approx(f(pooled))
+        low, high, _ = across_runs(f(pooled), [f(r) for r in runs])
+        assert (many[f"{stat}_low"], many[f"{stat}_high"]) == pytest.approx((low, high))
+    assert many["p99_low"] < many["p99_seconds"] < many["p99_high"]  # 200 per run: enough for p99 across runs
+    assert not one["run_to_run_measured"] and one["runs"] == 1 and math.isfinite(one["p99_low"])
+    note = interval_note(s)
+    assert note.startswith("Intervals: 1 of 2 rows have two or more runs") and "1 of 2 rows rest on one run" in note
+    assert "run-to-run noise is unmeasured" in note
+    assert interval_note(s.filter(pl.col("contention") == 0.0)).count("rows") == 1
+    est = bootstrap_estimates(pooled, ("mean", "p50"), runs=np.repeat([0, 1, 2], 200))
+    assert est["mean"].n_runs == 3 and est["mean"].run_to_run_measured and est["p50"].run_to_run_measured
+    single = bootstrap_estimates(runs[0], ("mean", "p50"), n_boot=100)
+    assert single["mean"].note == ONE_RUN == single["p50"].note and not single["mean"].run_to_run_measured
 
 
 def test_inflation_detects_a_doubling():

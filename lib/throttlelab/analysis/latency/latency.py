@@ -2,13 +2,20 @@
 
 Per group of requests (e.g. per contention level and load): counts by status,
 the failure rate, and mean, p50, p95, p99 and max of the latency of answered
-requests (``status == 'ok'``): the mean with a percentile-bootstrap interval
+requests (``status == 'ok'``).  Each value is computed from the requests pooled
+over the group's runs; its interval makes the run the unit.  With two or more
+runs: the pooled value times ``exp(+-t * s / sqrt(k))``, ``s`` the standard
+deviation of the log per-run values (run means, run quantiles) of the ``k``
+runs, t on ``k - 1`` df
+(:func:`~throttlelab.analysis.stats.quantile_intervals.pooled_quantile_interval`; NaN
+where a run has too few requests for the quantile: p99 needs 100 per run).
+With one run (or no ``run_id``): the mean with a percentile-bootstrap interval
 (resampling requests), the quantiles with distribution-free order-statistic
-intervals (:func:`~throttlelab.analysis.stats.quantile_intervals.quantile_interval`; NaN, "not
-enough samples", where n cannot support one: p99 needs 368 samples at 95%, p95 72).
-These intervals describe the requests of the group; requests of one run are
-not independent, and the run-level comparisons below decide.  ``max`` has no interval: the bootstrap cannot put one
-on a sample maximum (every resample's max is at most the observed one).
+intervals (NaN, "not enough samples", where n cannot support one: p99 needs 368
+samples at 95%, p95 72), and ``run_to_run_measured`` false: such an interval
+leaves run-to-run noise out (:func:`interval_note` says so in words).  ``max``
+has no interval: the bootstrap cannot put one on a sample maximum (every
+resample's max is at most the observed one).
 
 Failed requests (error, timeout, refused, dropped) never vanish: they are
 counted per group and their share is reported next to the latency statistics,
@@ -33,7 +40,8 @@ import numpy as np
 import polars as pl
 from scipy import stats as st
 
-from throttlelab.analysis.stats import quantile_interval
+from throttlelab.analysis.stats import (ONE_RUN, PooledEstimate, across_runs, pooled_quantile_interval,
+                                                     split_runs)
 from throttlelab.analysis.stats import run_level_columns, runs_of
 from throttlelab.results import ConfidenceInterval, Estimate
 
@@ -67,30 +75,72 @@ def bootstrap_distribution(x: np.ndarray, names: tuple[str, ...], n_boot: int, r
     return {n: np.concatenate(v) for n, v in out.items()}
 
 
-def bootstrap_estimates(x: np.ndarray, names: tuple[str, ...] = STATS, *, n_boot: int = 1000, level: float = 0.95,
-                        seed: int = 0) -> dict[str, Estimate]:
-    """Each statistic of ``x`` with a percentile-bootstrap interval."""
-    x = np.asarray(x, dtype=float)
-    x = x[np.isfinite(x)]
+def bootstrap_estimates(x: np.ndarray, names: tuple[str, ...] = STATS, *, runs=None, n_boot: int = 1000,
+                        level: float = 0.95, seed: int = 0) -> dict[str, PooledEstimate]:
+    """Each statistic of ``x`` (pooled over runs) with an interval whose unit is the run (module docstring).
+
+    ``runs`` labels each value's run (``None``: one run).  With two or more runs every statistic's interval comes
+    from its per-run values (:func:`~throttlelab.analysis.stats.quantile_intervals.across_runs`); with one run the
+    quantiles get order-statistic intervals and the others a percentile bootstrap of the requests, and
+    ``run_to_run_measured`` is false.
+    """
+    parts = split_runs(x, runs)
     nan = float("nan")
-    if x.size == 0:
-        return {n: Estimate(nan, nan, nan, level, "no samples", n_samples=0) for n in names}
-    if x.size < 2:
-        return {n: Estimate(float(statistic(x, n)), nan, nan, level, "one sample: no interval", n_samples=int(x.size))
-                for n in names}
-    boot_names = tuple(n for n in names if n not in _Q)
-    boots = bootstrap_distribution(x, boot_names, n_boot, np.random.default_rng(seed)) if boot_names else {}
-    a = (1 - level) / 2
     out = {}
     for n in names:
-        if n in _Q:  # distribution-free order-statistic interval; NaN where n cannot support one
-            q = quantile_interval(x, n, level)
+        if n in _Q:  # order statistics (one run) or per-run quantiles (runs as the unit); NaN where n is too small
+            q = pooled_quantile_interval(x, runs, n, level)
             out[n] = replace(q, low=nan if q.low is None else q.low, high=nan if q.high is None else q.high)
-        else:
-            out[n] = Estimate(float(statistic(x, n)), float(np.quantile(boots[n], a)),
-                              float(np.quantile(boots[n], 1 - a)), level, "percentile bootstrap of samples",
-                              n_samples=int(x.size))
-    return out
+    x = np.concatenate(parts) if parts else np.array([])
+    k = len(parts)
+    rest = tuple(n for n in names if n not in _Q)
+    if not rest:
+        return {n: out[n] for n in names}
+    if x.size == 0:
+        out |= {n: PooledEstimate(nan, nan, nan, level, "no samples", n_runs=0, n_samples=0) for n in rest}
+    elif k >= 2:
+        for n in rest:
+            value = float(statistic(x, n))
+            low, high, how = across_runs(value, [float(statistic(p, n)) for p in parts], level)
+            out[n] = PooledEstimate(value, low, high, level, f"{n} of requests pooled over {k} runs; {how}, runs as "
+                                    "the unit", n_runs=k, n_samples=int(x.size), run_to_run_measured=True)
+    elif x.size < 2:
+        out |= {n: PooledEstimate(float(statistic(x, n)), nan, nan, level, "one sample: no interval", n_runs=1,
+                                  note=ONE_RUN, n_samples=int(x.size)) for n in rest}
+    else:
+        boots = bootstrap_distribution(x, rest, n_boot, np.random.default_rng(seed))
+        a = (1 - level) / 2
+        out |= {n: PooledEstimate(float(statistic(x, n)), float(np.quantile(boots[n], a)),
+                                  float(np.quantile(boots[n], 1 - a)), level, "percentile bootstrap of samples",
+                                  n_runs=1, note=ONE_RUN, n_samples=int(x.size)) for n in rest}
+    return {n: out[n] for n in names}
+
+
+def interval_label(runs: int) -> str:
+    """What the intervals of a group with ``runs`` runs (with answered requests) rest on, in a few words."""
+    if runs >= 2:
+        return f"runs as the unit: pooled value, t interval on log per-run values ({runs - 1} df)"
+    if runs == 1:
+        return "one run: that run's requests only (run-to-run noise unmeasured)"
+    return "no answered requests"
+
+
+def interval_note(summary: pl.DataFrame) -> str | None:
+    """One sentence for a :func:`summarize_latency` table: what its intervals rest on, and which rows leave
+    run-to-run noise unmeasured (``None`` for an empty table)."""
+    if summary.is_empty() or "run_to_run_measured" not in summary.columns:
+        return None
+    one = summary.filter(~pl.col("run_to_run_measured") & (pl.col("n_ok") > 0)).height
+    many = summary.filter(pl.col("run_to_run_measured")).height
+    parts = []
+    if many:
+        parts.append(f"{many} of {summary.height} rows have two or more runs: each interval treats the run as the "
+                     "unit (the pooled value times the spread of the per-run values, t on runs - 1 df), so it "
+                     "includes run-to-run variation")
+    if one:
+        parts.append(f"{one} of {summary.height} rows rest on one run: their intervals cover that run's requests "
+                     "only, run-to-run noise is unmeasured, and a repeat run may fall outside them")
+    return ("Intervals: " + "; ".join(parts) + ".") if parts else None
 
 
 def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = ("config", "load", "contention"), *,
@@ -111,16 +161,19 @@ def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = 
     -------
     polars.DataFrame
         ``by`` columns, ``n`` (all requests), ``n_ok``, ``n_failed``, ``failed_rate``,
-        ``failed_by_status`` (e.g. ``"timeout=2, refused=1"``), then for each of
-        ``stats``: ``<stat>_seconds``, ``<stat>_low``, ``<stat>_high``; and
-        ``max_seconds``.  Sorted by ``by``.
+        ``failed_by_status`` (e.g. ``"timeout=2, refused=1"``), ``runs``, then for each of
+        ``stats``: ``<stat>_seconds``, ``<stat>_low``, ``<stat>_high``; ``max_seconds``;
+        ``run_to_run_measured`` (two or more runs with answered requests: the intervals include run-to-run
+        variation) and ``interval`` (:func:`interval_label`).  Sorted by ``by``.
     """
     by = [c for c in by if c in requests.columns]
     groups = requests.partition_by(by, as_dict=True, maintain_order=True) if by else {(): requests}
     rows = []
     for key, g in groups.items():
         key = key if isinstance(key, tuple) else (key,)
-        ok = g.filter(pl.col("status") == "ok")["latency_seconds"].drop_nulls().to_numpy()
+        answered = g.filter((pl.col("status") == "ok") & pl.col("latency_seconds").is_not_null())
+        ok = answered["latency_seconds"].to_numpy()
+        labels = answered["run_id"].to_numpy() if "run_id" in g.columns else None
         failed = g.filter(pl.col("status") != "ok")
         counts = failed.group_by("status").len().sort("status")
         row = dict(zip(by, key)) | {
@@ -129,9 +182,12 @@ def summarize_latency(requests: pl.DataFrame, by: list[str] | tuple[str, ...] = 
             "failed_rate": failed.height / g.height if g.height else float("nan"),
             "failed_by_status": ", ".join(f"{s}={n}" for s, n in counts.iter_rows()),
         }
-        for name, est in bootstrap_estimates(ok, stats, n_boot=n_boot, level=level, seed=seed).items():
+        ests = bootstrap_estimates(ok, stats, runs=labels, n_boot=n_boot, level=level, seed=seed)
+        for name, est in ests.items():
             row |= {f"{name}_seconds": est.value, f"{name}_low": est.low, f"{name}_high": est.high}
         row["max_seconds"] = float(ok.max()) if ok.size else float("nan")
+        k = len(split_runs(ok, labels))
+        row |= {"run_to_run_measured": k >= 2, "interval": interval_label(k)}
         rows.append(row)
     out = pl.DataFrame(rows, infer_schema_length=None)
     return out.sort(by) if by and out.height else out

@@ -11,7 +11,9 @@ and load:
 
 ``summary``
     per worker count: counts, failures by kind, mean/p50/p90/p95/p99 of the
-    answered requests with percentile-bootstrap intervals (resampling requests).
+    answered requests pooled over the runs, with intervals whose unit is the run
+    (:func:`~throttlelab.analysis.latency.latency.summarize_latency`; with one run they
+    cover that run's requests only and ``run_to_run_measured`` is false).
 ``runs``
     per run: worker count, answered requests, mean/p90/p95 (the run-to-run spread).
 ``change``

@@ -6,14 +6,14 @@ from throttlelab.analysis.runs.measured_sections import (
     measured_stages, measured_workers
 )
 from throttlelab.analysis.runs.metric_views import (
-    best_threads_view, cells_view, dead_zone_view, limits_view, recommendations_view
+    ResponseMetric, best_threads_view, cells_view, dead_zone_view, limits_view, recommendations_view
 )
 from throttlelab.analysis.runs.prepare import (
-    GROUP_KEYS, PreparedRuns, group_label, iter_groups, limit_label, limit_summary, prepare_runs
+    GROUP_KEYS, PreparedRuns, RESPONSE_METRICS, group_label, iter_groups, limit_label, limit_summary,
+    prepare_runs
 )
 from throttlelab.analysis.runs.response_metric import (
-    RESPONSE_METRICS, ResponseMetric, metric_change_ci, metric_change_pct, metric_ci, metric_value,
-    resolve, worse_word
+    metric_change_ci, metric_change_pct, metric_ci, metric_value, resolve, worse_word
 )
 from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.analysis.runs.single_numbers import (

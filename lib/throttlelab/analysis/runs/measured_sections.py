@@ -5,7 +5,7 @@ its neighbour worker-count sweep (:class:`MeasuredWorkers`), the measured stage
 timings of the concurrency notebook (:class:`MeasuredStages`) and a live sweep
 (:class:`LiveSweep`).  Their tables share column groups (the run-level test of
 :func:`~throttlelab.analysis.stats.run_level.run_level_columns`, latency statistics
-with bootstrap intervals), so the row classes are built from those groups by
+with their intervals), so the row classes are built from those groups by
 :func:`~throttlelab.result_tables.row_class`.
 """
 
@@ -45,10 +45,18 @@ def stat_columns(stats: tuple[str, ...], what: str = "response time of answered 
     out = []
     for s in stats:
         opt = () if s == "mean" else (None,)
-        out += [(f"{s}_seconds", float, f"{s} {what} (s).", *opt),
-                (f"{s}_low", float, f"Lower bound of the {s}'s percentile-bootstrap interval (requests resampled).", *opt),
+        out += [(f"{s}_seconds", float, f"{s} {what}, requests pooled over the runs (s).", *opt),
+                (f"{s}_low", float, f"Lower bound of the {s}'s 95% interval (how: ``interval``; ``null``: too few "
+                                    "requests).", *opt),
                 (f"{s}_high", float, "Upper bound of that interval.", *opt)]
     return out
+
+
+INTERVALS = [("run_to_run_measured", bool, "Two or more runs with answered requests: the intervals include "
+                                            "run-to-run variation. False: one run, run-to-run noise is unmeasured."),
+             ("interval", str, "What the intervals rest on: the runs as the unit (pooled value, t interval on the "
+                               "log per-run values, runs - 1 df) or one run's requests (order statistics; mean: "
+                               "request bootstrap).")]
 
 
 STATS = ("mean", "p50", "p90", "p95", "p99")
@@ -56,11 +64,11 @@ ContentionLatencyRow = row_class(
     "ContentionLatencyRow", "A row of the measured ``summary``: requests at one neighbour share.",
     CONFIG_LOAD, [("contention", float, "The neighbour's share of the node."),
                   ("neighbour_workers", int | None, "The neighbour's busy workers (``null``: not recorded).")],
-    COUNTS, stat_columns(STATS), [("max_seconds", float, "Slowest answered request (s).")], module=M)
+    COUNTS, stat_columns(STATS), [("max_seconds", float, "Slowest answered request (s).")], INTERVALS, module=M)
 WorkersLatencyRow = row_class(
     "WorkersLatencyRow", "A row of the worker-count ``summary``: requests at one neighbour worker count.",
     CONFIG_LOAD, [("neighbour_workers", int, "The neighbour's busy workers.")], COUNTS, stat_columns(STATS),
-    [("max_seconds", float, "Slowest answered request (s).")], module=M)
+    [("max_seconds", float, "Slowest answered request (s).")], INTERVALS, module=M)
 InflationRow = row_class(
     "InflationRow", "A row of ``inflation_mean``: response time at one neighbour share against share 0.",
     CONFIG_LOAD, [("contention", float, "The neighbour's share of the node."),

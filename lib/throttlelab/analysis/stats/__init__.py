@@ -11,18 +11,21 @@ from throttlelab.analysis.stats.multiple_testing import holm, maxt_stepdown
 from throttlelab.analysis.stats.noise import LimitEffects, NoiseModel, PRIOR_CV, estimate_effects
 from throttlelab.analysis.stats.outlying_runs import OutlyingRun, flag_outliers
 from throttlelab.analysis.stats.profile_intervals import bound_warnings, profile_interval
-from throttlelab.analysis.stats.quantile_intervals import quantile_interval
+from throttlelab.analysis.stats.quantile_intervals import (
+    ONE_RUN, PooledEstimate, across_runs, pooled_quantile_interval, quantile_interval, split_runs
+)
 from throttlelab.analysis.stats.run_level import (
     ReplicatesNeeded, TOO_FEW, compare_runs, replicates_needed, run_level_columns, runs_of
 )
 from throttlelab.analysis.stats.selection import best_choice, posterior_best, worse_than_best
 
 __all__ = [
-    'LimitEffects', 'NoiseModel', 'OutlyingRun', 'PRIOR_CV', 'ReplicatesNeeded', 'TOO_FEW', 'ZERO_NOTE',
-    'ZERO_SIGMA', 'best_choice', 'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects',
-    'excess_statistics', 'flag_outliers', 'holm', 'level_covariance', 'maxt_stepdown',
-    'monotone_p_value', 'noise_trend', 'null_configuration', 'per_limit_covariance',
-    'percentile_interval', 'pooled_covariance', 'posterior_best', 'profile_interval',
-    'quantile_interval', 'replicates_needed', 'residual_bootstrap', 'run_level_columns', 'runs_of',
-    'satterthwaite_df', 'worse_than_best'
+    'LimitEffects', 'NoiseModel', 'ONE_RUN', 'OutlyingRun', 'PRIOR_CV', 'PooledEstimate',
+    'ReplicatesNeeded', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'across_runs', 'best_choice',
+    'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics',
+    'flag_outliers', 'holm', 'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend',
+    'null_configuration', 'per_limit_covariance', 'percentile_interval', 'pooled_covariance',
+    'pooled_quantile_interval', 'posterior_best', 'profile_interval', 'quantile_interval',
+    'replicates_needed', 'residual_bootstrap', 'run_level_columns', 'runs_of', 'satterthwaite_df',
+    'split_runs', 'worse_than_best'
 ]
