@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STUDY ?= studies/default.yaml
 
-.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down screenshots fuzz
+.PHONY: setup git-filter system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down screenshots fuzz
 
 help:
 	@echo "make report   - run the default study (sets up .venv and system tools if missing)"
@@ -18,7 +18,7 @@ help:
 	@echo "make cluster-up / cluster-down - a real one-node Kubernetes cluster on this machine (root)"
 	@echo "make screenshots - docs/screenshots/: the index and each published report's first screen"
 
-setup: $(STAMP)
+setup: $(STAMP) git-filter
 
 $(STAMP): pyproject.toml
 	@t0=$$(date +%s); test -x $(PY) || $(PYTHON) -m venv $(VENV); \
@@ -27,6 +27,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name throttlelab --display-name "Python (throttlelab)" >/dev/null && \
 	echo "setup: .venv with throttlelab[dev] installed in $$(( $$(date +%s) - t0 )) s"
 	@touch $@
+
+# Notebook outputs never reach git: nbstripout as a git clean filter (.git/config + .gitattributes).
+git-filter: $(STAMP)
+	@bash scripts/install_git_filter.sh $(PY)
 
 # ffmpeg and chromium from Debian packages, only when missing.
 system-tools:
