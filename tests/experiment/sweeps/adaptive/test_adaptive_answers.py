@@ -10,7 +10,7 @@ import numpy as np
 from throttlelab.experiment.sweeps.adaptive.adaptive_answers import acceptable, answer_text, dead_zone_slowdown
 from throttlelab.experiment.sweeps.adaptive.adaptive_cells import AdaptiveSettings
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
 from test_adaptive_decisions import LAYOUT, acceptable_answers, truth_table  # noqa: E402
 
 

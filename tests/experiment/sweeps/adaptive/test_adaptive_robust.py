@@ -14,7 +14,7 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import posterior_
 from throttlelab.experiment.sweeps.adaptive.adaptive_model import leave_cell_out
 from throttlelab.experiment.sweeps.adaptive.adaptive_robust import robust_stats, run_weights
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
 from test_adaptive_model import LAYOUT, interval_coverage  # noqa: E402
 
 SMALL = Layout.of([0.0], [1.0, 2.0, 3.0], ["1", "2", "4"])
