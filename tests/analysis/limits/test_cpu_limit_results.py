@@ -9,7 +9,9 @@ import jsonschema
 import pytest
 
 from tests.notebooks.results_schemas import validate_object
-from throttlelab.analysis.limits import cpu_limit_results as mod
+import importlib
+
+mod = importlib.import_module("throttlelab.analysis.limits.cpu_limit_results")  # the module: the face exports its function under the same name
 from throttlelab.analysis.limits.active_time import fit_active_time
 from throttlelab.analysis.limits.cpu_limits import analyse_cpu_limits
 from throttlelab.analysis.runs.prepare import prepare_runs
