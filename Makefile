@@ -1,6 +1,7 @@
 # throttlelab: two commands on a fresh machine.
 #   make report   set up if needed, then run the default study into reports/
 #   make test     set up if needed, then run the test suite
+# (make docs builds the documentation site into site/)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -8,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 STUDY ?= studies/default.yaml
 
-.PHONY: setup system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down screenshots fuzz
+.PHONY: setup git-filter system-tools report test bench control-plane clean-reports help notebooks node-tools cluster-up cluster-down screenshots fuzz docs
 
 help:
 	@echo "make report   - run the default study (sets up .venv and system tools if missing)"
@@ -17,8 +18,9 @@ help:
 	@echo "make fuzz     - the property tests with fresh random draws (make test repeats the same ones)"
 	@echo "make cluster-up / cluster-down - a real one-node Kubernetes cluster on this machine (root)"
 	@echo "make screenshots - docs/screenshots/: the index and each published report's first screen"
+	@echo "make docs     - the documentation site (mkdocs, Material) into site/; open site/index.html"
 
-setup: $(STAMP)
+setup: $(STAMP) git-filter
 
 $(STAMP): pyproject.toml
 	@t0=$$(date +%s); test -x $(PY) || $(PYTHON) -m venv $(VENV); \
@@ -27,6 +29,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m ipykernel install --sys-prefix --name throttlelab --display-name "Python (throttlelab)" >/dev/null && \
 	echo "setup: .venv with throttlelab[dev] installed in $$(( $$(date +%s) - t0 )) s"
 	@touch $@
+
+# Notebook outputs never reach git: nbstripout as a git clean filter (.git/config + .gitattributes).
+git-filter: $(STAMP)
+	@bash scripts/install_git_filter.sh $(PY)
 
 # ffmpeg and chromium from Debian packages, only when missing.
 system-tools:
@@ -70,6 +76,13 @@ fuzz: setup
 screenshots: setup system-tools
 	@d=$$(mktemp -d); $(VENV)/bin/throttlelab run studies/published.yaml --reports $$d \
 	  && $(VENV)/bin/throttlelab check $$d --screenshots docs/screenshots; rc=$$?; rm -rf $$d; exit $$rc
+
+# The documentation site (docs/ + mkdocs.yml) into site/, offline: the generated reference pages first.
+# (not --quiet: with it, mkdocs 1.6 --strict no longer stops on a warning)
+docs: setup
+	@t0=$$(date +%s); $(PY) scripts/readme_tables.py && \
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site && \
+	echo "docs: site/index.html built in $$(( $$(date +%s) - t0 )) s"
 
 bench: setup system-tools
 	$(PY) bench/run_all.py

@@ -8,7 +8,7 @@ line that names the file, the line, the key and what is allowed, e.g.::
 
     studies/x.yaml:7: key 'runs[0].parameter': unknown key (allowed: name, notebook, parameters, requires, title)
 
-:func:`reference_markdown` renders a model as the reference table the README
+:func:`reference_markdown` renders a model as the reference table docs/configuration.md
 shows (``scripts/readme_tables.py`` writes it, a test checks it is current).
 """
 

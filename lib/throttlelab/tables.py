@@ -268,7 +268,7 @@ def validate(df: pl.DataFrame, table: str) -> list[str]:
 
 
 def describe(table: str) -> str:
-    """Markdown table documenting ``table`` (used by the README and reports)."""
+    """Markdown table documenting ``table`` (used by the docs reference page and reports)."""
     rows = [f"| `{c.name}` | {c.dtype} | {c.doc} |" for c in _columns(table)]
     return "\n".join(["| column | type | meaning |", "|---|---|---|", *rows])
 
