@@ -48,12 +48,12 @@ from pathlib import Path
 
 from IPython.display import HTML, Markdown, display
 
-from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.analysis.rightsizing_results import rightsizing_results
+from throttlelab.analysis.rightsizing import Settings
+from throttlelab.analysis.rightsizing_results import run_results
+from throttlelab.analysis.rightsizing_run import run_rightsizing
 from throttlelab.analysis.rightsizing_views import (decision_table, marks_frame, recommendations_frame,
                                                     throttled_ratio_frame, usage_distribution_frame)
-from throttlelab.ingest.prometheus_api import parse_duration, parse_time
-from throttlelab.ingest.prometheus_local import read_source
+from throttlelab.ingest.prometheus_api import parse_duration
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import rightsizing_charts as charts
 from throttlelab.report.recommend_html import table_html
@@ -63,17 +63,17 @@ sample = Path("../data/published/samples/shop_namespace.om.gz")
 
 # %% [markdown]
 # ## Read the containers
+# The same reading and numbers as `throttlelab recommend` with the same input and options.
 
 # %%
-fetched, source, how = read_source(
-    prometheus_url=prometheus_url or None, openmetrics_path=openmetrics_path or (None if prometheus_url else str(sample)),
-    use_prometheus=use_prometheus, window_s=parse_duration(since) if since else None, end=parse_time(end),
-    namespace=namespace or None, selector=selector or None, bearer_token_file=bearer_token_file or None,
-    insecure_skip_tls_verify=insecure_skip_tls_verify)
 settings = Settings(throttle_target=throttle_target, limit_policy=limit_policy, min_history_s=parse_duration(min_history))
-recs = rightsize_all(fetched.containers, settings)
-display(Markdown(f"**{len(recs)} containers** from `{source}` ({how}); window {(fetched.end - fetched.start) / 3600:,.1f} h "
-                 f"at {fetched.step_s:g}-s steps; {fetched.queries} HTTP queries."))
+run = run_rightsizing(
+    prometheus_url=prometheus_url, openmetrics_path=openmetrics_path or ("" if prometheus_url else str(sample)),
+    read_directly=not use_prometheus, since=since, end=end, namespace=namespace, selector=selector,
+    settings=settings, bearer_token_file=bearer_token_file, insecure_skip_tls_verify=insecure_skip_tls_verify)
+fetched, recs = run.fetched, run.recommendations
+display(Markdown(f"**{len(recs)} containers** from `{run.source}` ({run.how}); window {run.window_text()}; "
+                 f"{fetched.queries} HTTP queries.\n\n" + "\n".join(f"* {n}" for n in run.notes)))
 
 # %% [markdown]
 # ## Decisions
@@ -119,6 +119,4 @@ for r in recs:
         display(charts.throttled_ratio_chart(ratio, target=throttle_target, title=f"{r.pod}/{r.container}: throttled ratio"))
 
 # %%
-tn.write_results(rightsizing_results(
-    recs, settings, source=source, how=how, window=(fetched.start, fetched.end, fetched.step_s),
-    queries=fetched.queries, namespace=namespace, selector=selector, min_history=min_history))
+tn.write_results(run_results(run, namespace=namespace, selector=selector, min_history=min_history))

@@ -107,3 +107,13 @@ def test_selector_by_pod_label_through_kube_pod_labels(capsys, live):
     assert rc == 0 and [r["pod"] for r in json.loads(out)] == ["starved-0"]
     rc, _, err = _run(capsys, *live, "--format", "json", "--selector", "app=nothing-has-this")
     assert rc == 2 and "no container_cpu_usage_seconds_total series" in err
+
+
+def test_the_header_states_the_window_observed_not_the_one_requested(capsys):
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "data" / "published" / "samples" / "shop_namespace.om.gz"
+    rc, out, _ = _run(capsys, "--openmetrics", str(sample), "--read-directly", "--since", "14d")
+    assert rc == 0 and "window 26.0 h observed (of 336.0 h requested) at 120-s steps" in out.splitlines()[0]
+    rc, out, _ = _run(capsys, "--openmetrics", str(sample), "--read-directly")
+    assert rc == 0 and "window 26.0 h observed at 120-s steps" in out.splitlines()[0]

@@ -69,6 +69,19 @@ class Fetch:
     step_s: float
     queries: int
     promql: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said once to the reader (how owners were found, missing metrics)
+
+    @property
+    def observed_s(self) -> float:
+        """Seconds from the first to the last step with usage in any container (the window actually observed,
+        which is shorter than the requested one when the data are)."""
+        first, last = math.inf, -math.inf
+        for c in self.containers:
+            have = np.flatnonzero(np.isfinite(c.usage))
+            if len(have):
+                first = min(first, c.times[have[0]] - c.step_s)
+                last = max(last, c.times[have[-1]])
+        return max(0.0, last - first) if last > first else 0.0
 
 
 def _quote(v: str) -> str:

@@ -27,6 +27,8 @@ _LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(\S+)
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 _GAUGES = {"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
            "container_spec_cpu_quota", "container_spec_cpu_period"}
+_NODE_GAUGES = ("machine_cpu_cores", "kube_node_status_allocatable")  # the node's size, as fetch_containers reads it
+NOT_CONTAINERS = ("", "POD")  # cAdvisor's pod-level cgroup and the pause container
 _NAME_OF = {v: k for k, v in COUNTERS.items()}
 
 
@@ -37,6 +39,8 @@ def _open(path: Path):
 def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
     series: dict[tuple, list] = defaultdict(list)
     gauges: dict[tuple, tuple[float, float]] = {}
+    nodes: dict[str, dict[tuple[str, str], float]] = {g: {} for g in _NODE_GAUGES}  # gauge -> (node, instance) -> cores
+    where: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # container key -> its (node, instance) labels
     skipped = 0
     seen: dict[str, dict] = {}
     try:
@@ -48,6 +52,12 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
             if line.startswith("#") or not line.strip():
                 continue
             name = line.split("{", 1)[0].split(" ", 1)[0]
+            if name in _NODE_GAUGES:
+                m = _LINE.match(line)
+                labels = dict(_LABEL.findall(m.group(2) or "")) if m else {}
+                if m and labels.get("resource", "cpu") == "cpu" and float(m.group(3)) > 0:
+                    nodes[name][(labels.get("node", ""), labels.get("instance", ""))] = float(m.group(3))
+                continue
             if name not in _NAME_OF and name not in _GAUGES:
                 skipped += 1
                 continue
@@ -59,6 +69,8 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
             if labels is None:  # a series' label text repeats on every one of its samples
                 labels = seen[text] = dict(_LABEL.findall(text))
             if namespace and labels.get("namespace") != namespace:
+                continue
+            if labels.get("container", "") in NOT_CONTAINERS:  # as fetch_containers' container!="",container!="POD"
                 continue
             if any(labels.get(k) != v for k, v in direct.items()):
                 continue
@@ -76,7 +88,28 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
                     gauges[(name, key)] = (ts, value)
             else:
                 series[(name, key, labels.get("id", ""))].append((ts, value))
-    return series, gauges, skipped
+                if name == COUNTERS["usage"]:
+                    where[key].add((labels.get("node", ""), labels.get("instance", "")))
+    return series, gauges, _node_cores(nodes, where), skipped
+
+
+def _node_cores(nodes: dict[str, dict[tuple[str, str], float]], where: dict[tuple, set[tuple[str, str]]]):
+    """``key -> CPU count of its node`` as :func:`~throttlelab.ingest.container_cpu.fetch_containers` joins it:
+    ``machine_cpu_cores`` else ``kube_node_status_allocatable``, by ``node`` or ``instance`` label, the largest
+    node where the join finds none, ``None`` without either metric."""
+    sizes = nodes["machine_cpu_cores"] or nodes["kube_node_status_allocatable"]
+    if not sizes:
+        return lambda key: None
+    largest = max(sizes.values())
+    by_node = {n: v for (n, _), v in sizes.items() if n}
+    by_inst = {i: v for (_, i), v in sizes.items() if i}
+
+    def of(key):
+        found = [by_node.get(n) or by_inst.get(i) for n, i in where.get(key, ())]
+        found = [v for v in found if v]
+        return max(found) if found and len(set(sizes.values())) > 1 else largest
+
+    return of
 
 
 def _increases(points: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +128,7 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
     ``end`` defaults to the last sample, ``window_s`` to everything in the file; ``selector`` matches the series' labels.
     """
     path = Path(path)
-    series, gauges, _ = _parse(path, namespace, parse_selector(selector))
+    series, gauges, node_of, _ = _parse(path, namespace, parse_selector(selector))
     if not series:
         raise InputError(path, None, "no container_cpu_usage_seconds_total samples",
                          f"namespace {namespace!r}" if namespace else "any namespace")
@@ -156,7 +189,8 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
         out.append(ContainerCPU(*key, request_cores=req[1] if req else None, limit_cores=limit, limit_source=source,
                                 step_s=step_s, times=grid, usage=arrays["usage"],
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
-                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=p95))
+                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=p95,
+                                node_cores=node_of(key)))
     if not out:
         raise InputError(path, None, "no container usage in the window", f"{start:.0f}..{end:.0f}")
     return Fetch(out, start, end, step_s, 0, [])

@@ -29,9 +29,11 @@ def table_html(table) -> str:
     return "".join(rows) + "</table>"
 
 
-def recommend_html(recs, *, fetched, settings, source: str) -> str:
-    """The report page (every string escaped; charts drawn offline by the embedded vega bundle)."""
+def recommend_html(run) -> str:
+    """The report page of a :class:`~throttlelab.analysis.rightsizing_run.RightsizingRun` (every string escaped;
+    charts drawn offline by the embedded vega bundle)."""
     e = html.escape
+    recs, fetched, settings, source = run.recommendations, run.fetched, run.settings, run.source
     table = decision_table(recs)
     counts: dict[str, int] = {}
     for r in recs:
@@ -42,9 +44,10 @@ def recommend_html(recs, *, fetched, settings, source: str) -> str:
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
         f"<title>throttlelab recommend: {e(source)}</title><style>{STYLE}</style></head><body>",
         "<h1>CPU requests and limits: throttling-aware recommendation</h1>",
-        f"<p><b>{len(recs)} containers: {e(head)}.</b> Source {e(source)}, {_iso(fetched.start)} to {_iso(fetched.end)}, "
-        f"{fetched.step_s:g}-s steps; limit = smallest keeping the predicted throttled-period ratio at or under "
+        f"<p><b>{len(recs)} containers: {e(head)}.</b> Source {e(source)} ({e(run.how)}), {_iso(fetched.start)} to "
+        f"{_iso(fetched.end)}: {e(run.window_text())}; limit = smallest keeping the predicted throttled-period ratio at or under "
         f"{settings.throttle_target:.0%} (policy: {e(settings.limit_policy)}); intervals: 90% block bootstrap.</p>",
+        *(f"<p>{e(n)}</p>" for n in run.notes),
         table_html(table),
     ]
     parts.append("<p>How to read the charts: the bars are the share of time the container used (blue) and wanted "
