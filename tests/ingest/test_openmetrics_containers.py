@@ -69,3 +69,19 @@ def test_pod_cgroup_and_pause_container_are_not_containers_and_node_sizes_are_jo
     p.write_text("\n".join(lines) + "\n# EOF\n")
     f = read_openmetrics_containers(p)
     assert [(c.container, c.node_cores) for c in f.containers] == [("app", 4.0)]
+
+
+def test_a_cluster_export_reads_as_one_row_per_workload_container(cluster_export):
+    """The export of a real-looking cluster: the owner chain comes from its kube-state-metrics series, no row is a
+    pod's cgroup or pause container, Job pods are read at a minute while the window's step is 2 minutes."""
+    from throttlelab.ingest.workload_cpu import with_workloads
+
+    path, pods = cluster_export
+    f = with_workloads(read_openmetrics_containers(path))
+    assert f.step_s == 120 and f.notes == []
+    assert len(f.containers) == 56 and not any(c.container in ("", "POD") for c in f.containers)
+    got = {w.key: w for w in f.workloads}
+    assert len(got) == 8 and len(got[("shop", "CronJob", "report", "report")].members) == 36
+    assert got[("shop", "CronJob", "report", "report")].step_s == 60
+    assert got[("shop", "Deployment", "web", "app")].limit_cores == 0.8
+    assert {w.node_cores for w in f.workloads} == {4.0, 8.0}

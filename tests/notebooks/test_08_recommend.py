@@ -55,3 +55,14 @@ def test_08_read_directly_gives_the_same_answers(run_notebook, capsys):
         "bursty-0": "raise limit", "nolimit-0": "set limit", "oversized-0": "lower limit", "restarted-0": "keep",
         "starved-0": "raise limit", "wellsized-0": "keep"}
     _assert_cli_equals_notebook(capsys, results, "--read-directly")
+
+
+def test_08_shows_a_cluster_by_workload_as_the_cli_does(run_notebook, capsys, cluster_export):
+    path, _ = cluster_export
+    _, results = run_notebook("08_recommend", openmetrics_path=str(path), namespace="", use_prometheus=False)
+    validate(results)
+    rows = results["results"]["recommendations"]
+    assert len(rows) == 8 and {r["workload_kind"] for r in rows} == {"Deployment", "StatefulSet", "DaemonSet",
+                                                                       "CronJob", "Pod", "Job"}
+    assert main(["recommend", "--openmetrics", str(path), "--read-directly", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == rows

@@ -45,7 +45,7 @@ def test_csv_table_and_policy_none(capsys, live):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rc == 0 and ISSUE_COLUMNS <= set(rows[0]) and all(r["recommended_limit_cores"] == "" for r in rows)
     rc, out, _ = _run(capsys, *live)
-    assert rc == 0 and "shop/starved-0/api" in out and "raise limit" in out and "Why:" in out
+    assert rc == 0 and "shop/StatefulSet/starved/api" in out and "raise limit" in out and "Why:" in out
 
 
 @pytest.mark.prometheus
@@ -117,3 +117,32 @@ def test_the_header_states_the_window_observed_not_the_one_requested(capsys):
     assert rc == 0 and "window 26.0 h observed (of 336.0 h requested) at 120-s steps" in out.splitlines()[0]
     rc, out, _ = _run(capsys, "--openmetrics", str(sample), "--read-directly")
     assert rc == 0 and "window 26.0 h observed at 120-s steps" in out.splitlines()[0]
+
+
+WORKLOAD_FIELDS = ("namespace", "workload_kind", "workload", "container", "pods", "pod_hours")
+
+
+@pytest.mark.prometheus
+def test_a_cluster_gives_one_row_per_workload_container_in_every_format(capsys, prometheus_cluster, tmp_path):
+    from tests.conftest import CLUSTER_HOURS
+
+    url, _, end = prometheus_cluster
+    live = ["--prometheus", url, "--since", f"{CLUSTER_HOURS}h", "--end", str(end)]
+    rc, out, _ = _run(capsys, *live, "--format", "json")
+    rows = json.loads(out)
+    assert rc == 0 and len(rows) == 8 and all(set(WORKLOAD_FIELDS) <= set(r) for r in rows)
+    keys = {(r["namespace"], r["workload_kind"], r["workload"], r["container"]): r for r in rows}
+    assert keys[("shop", "Deployment", "web", "app")]["pods"] == 6
+    rc, out, _ = _run(capsys, *live, "--format", "csv")
+    csv_rows = list(csv.DictReader(io.StringIO(out)))
+    assert [tuple(r[f] for f in WORKLOAD_FIELDS[:4]) for r in csv_rows] == [tuple(r[f] for f in WORKLOAD_FIELDS[:4])
+                                                                           for r in rows]
+    rc, out, _ = _run(capsys, *live)
+    assert rc == 0 and out.startswith("8 workload containers") and "shop/CronJob/report/report:" in out
+    head = out.splitlines()[2].split()
+    assert head[:5] == ["namespace", "workload", "container", "pods", "pod-hours"]
+    dest = tmp_path / "rec.html"
+    rc, _, _ = _run(capsys, *live, "--format", "html", "-o", str(dest))
+    page = dest.read_text()
+    assert rc == 0 and "<th>workload</th>" in page and "<th>pod-hours</th>" in page
+    assert "shop/CronJob/report/report" in page and "36 pods (newest report-" in page

@@ -106,3 +106,18 @@ def capping_note(*, censored: bool, current: float | None, model_limit: float, c
     elif not node and (censored or current is None):
         note += " The node's size is unknown: the extrapolation is uncapped."
     return note
+
+
+def patch_note(kind: str) -> str:
+    """What the reason adds for workloads a strategic-merge patch of a pod template cannot change.
+
+    >>> patch_note("Deployment"), patch_note("Job")
+    ('', " A Job's pod template cannot change once it is created: no patch; change what creates it.")
+    """
+    if kind in ("Deployment", "StatefulSet", "DaemonSet", "CronJob"):
+        return ""
+    what = {"Pod": "A bare Pod has no pod template to patch",
+            "Job": "A Job's pod template cannot change once it is created",
+            "ReplicaSet": "A ReplicaSet without a Deployment is not patched"}.get(
+        kind, f"Its workload ({kind}) is not known for certain from the pod's name")
+    return f" {what}: no patch; change what creates it."

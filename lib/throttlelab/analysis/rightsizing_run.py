@@ -32,7 +32,7 @@ class RightsizingRun:
     settings
         The right-sizing's knobs.
     recommendations
-        One per workload container.
+        One per workload container, in the order of ``fetched.workloads``.
     notes
         Lines said once about the input (how workloads were found, metrics that were missing).
     """
@@ -43,6 +43,10 @@ class RightsizingRun:
     settings: Settings
     recommendations: list[Rightsizing]
     notes: tuple[str, ...] = field(default=())
+
+    def workload_of(self, r: Rightsizing):
+        """The :class:`~throttlelab.ingest.workload_cpu.WorkloadCPU` a recommendation was made from."""
+        return {w.key: w for w in self.fetched.workloads}[(r.namespace, r.workload_kind, r.workload, r.container)]
 
     @property
     def requested_s(self) -> float:
@@ -87,5 +91,5 @@ def run_rightsizing(*, prometheus_url: str | None = None, openmetrics_path: str 
         namespace=namespace or None, selector=selector or None, step_s=parse_duration(step) if step else None,
         bearer_token_file=bearer_token_file or None, ca_file=ca_file or None,
         insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout)
-    recs = rightsize_all(fetched.containers, settings)
+    recs = rightsize_all(fetched.workloads, settings)
     return RightsizingRun(fetched, source, how, settings, recs, tuple(fetched.notes))

@@ -1,4 +1,4 @@
-"""``throttlelab recommend --prometheus URL``: throttling-aware CPU requests and limits for running containers.
+"""``throttlelab recommend --prometheus URL``: throttling-aware CPU requests and limits, one per workload container.
 
 Reads usage, CFS throttling, requests and limits over ``--since`` from a
 Prometheus (read-only HTTP API), or from a saved OpenMetrics export
@@ -38,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit-policy", default="target", choices=POLICIES,
                    help="target: smallest limit meeting the target (default); none: requests only, no limit; "
                         "keep: keep the current limit")
-    p.add_argument("--min-history", default="24h", help="shorter windows get 'too little data' (default 24h)")
+    p.add_argument("--min-history", default="24h", help="workload containers with fewer pod-hours (summed over their "
+                   "pods) get 'too little data' (default 24h)")
     p.add_argument("--bearer-token-file", metavar="FILE", help="file holding a bearer token")
     p.add_argument("--ca-file", metavar="FILE", help="CA bundle for the server's certificate")
     p.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server's certificate")
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text)
-        print(f"wrote {args.output}: {len(recs)} containers ({took:.1f} s, {fetched.queries} queries)", file=sys.stderr)
+        print(f"wrote {args.output}: {len(recs)} workload containers ({took:.1f} s, {fetched.queries} queries)", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
@@ -87,7 +88,7 @@ def render(result, fmt: str) -> str:
     import io
     import json
 
-    from throttlelab.analysis.rightsizing_views import decision_table, recommendations_frame
+    from throttlelab.analysis.rightsizing_views import decision_table, label, recommendations_frame
     from throttlelab.results import to_jsonable
 
     recs, settings = result.recommendations, result.settings
@@ -101,9 +102,9 @@ def render(result, fmt: str) -> str:
         from throttlelab.report.recommend_html import recommend_html
 
         return recommend_html(result)
-    header = (f"{len(recs)} containers, {result.source} ({result.how}), window {result.window_text()}, "
+    header = (f"{len(recs)} workload containers, {result.source} ({result.how}), window {result.window_text()}, "
               f"target {settings.throttle_target:.0%} throttled periods")
-    return table_text(decision_table(recs), [f"{r.namespace}/{r.pod}/{r.container}: {r.reason}" for r in recs],
+    return table_text(decision_table(recs), [f"{label(r)}: {r.reason}" for r in recs],
                       header="\n".join([header, *result.notes]))
 
 
