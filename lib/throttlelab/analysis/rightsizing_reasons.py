@@ -65,7 +65,7 @@ def limit_decision(policy: str, target: float, *, current: float | None, ratio: 
     if policy == "none":
         reason = (f"Requests-only policy: request {fmt_cores(rec_req)} (p95 of demand, {fmt_range(req_lo, req_hi)}), "
                   "no limit" + (f"; it is throttled in {ratio:.0%} of periods at its current {fmt_cores(cur)} limit."
-                                if ratio else "."))
+                                if ratio else ".") + " A LimitRange default in the namespace would put a limit back.")
         return LimitDecision("no limit (policy)", reason, None, None, None, None)
     if cur is None:
         decision = "set limit"

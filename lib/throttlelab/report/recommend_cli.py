@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-FORMATS = ("table", "json", "csv", "html")
+FORMATS = ("table", "json", "csv", "html", "patch")
 POLICIES = ("target", "none", "keep")
 
 
@@ -31,7 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--end", help="end of the window: unix seconds or ISO time "
                    "(default: the server's now, the export's last sample)")
     p.add_argument("--step", help="resolution of the usage series (default: the finest whole minute under 11,000 points)")
-    p.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
+    p.add_argument("--format", default="table", choices=FORMATS,
+                   help="output format (default table); patch: one strategic-merge patch per workload (YAML)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout (html: default recommend.html)")
     p.add_argument("--throttle-target", type=float, default=0.05, metavar="RATIO",
                    help="largest acceptable predicted throttled-period ratio (default 0.05)")
@@ -84,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(result, fmt: str) -> str:
-    """A :class:`~throttlelab.analysis.rightsizing_run.RightsizingRun` as ``table``, ``json``, ``csv`` or ``html``."""
+    """A :class:`~throttlelab.analysis.rightsizing_run.RightsizingRun` as ``table``, ``json``, ``csv``, ``html`` or
+    ``patch`` text."""
     import io
     import json
 
@@ -98,6 +100,10 @@ def render(result, fmt: str) -> str:
         buf = io.StringIO()
         recommendations_frame(recs).write_csv(buf)
         return buf.getvalue()
+    if fmt == "patch":
+        from throttlelab.report.recommend_patch import patch_yaml
+
+        return patch_yaml(recs, settings.limit_policy, source=result.source)
     if fmt == "html":
         from throttlelab.report.recommend_html import recommend_html
 
