@@ -49,7 +49,7 @@ import numpy as np
 
 from throttlelab.analysis.rightsizing_draws import cells, limit_draws
 from throttlelab.analysis.rightsizing_reasons import capping_note, limit_decision, patch_note
-from throttlelab.analysis.throttle_model import throttle_curve
+from throttlelab.analysis.throttle_model import throttle_curve, throttled_seconds_from_periods
 from throttlelab.ingest.container_cpu import ContainerCPU
 from throttlelab.ingest.workload_cpu import WorkloadCPU, single
 from throttlelab.results import ConfidenceInterval
@@ -221,8 +221,6 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
                            demand_censored=False, reason=why)
 
     u = p.usage
-    ts = np.nan_to_num(p.throttled_seconds)
-    demand = u + ts
     times = p.times
     limits = p.limits
     per = np.nan_to_num(p.periods)
@@ -230,6 +228,13 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
     has_periods = np.isfinite(p.periods) & np.isfinite(limits)
     limited = bool(has_periods.any())
     active = np.where(has_periods, np.clip(per * s.period_s, 1e-3, 1.0), 1.0)
+    periods_only = limited and not np.isfinite(p.throttled_seconds[has_periods]).any()
+    if periods_only:  # container_cpu_cfs_throttled_seconds_total missing: unserved demand from throttled periods
+        ts, _ = throttled_seconds_from_periods(u, active, np.where(has_periods, limits, np.nan), per, thr, step_s,
+                                               cap_cores=w.node_cores)
+    else:
+        ts = np.nan_to_num(p.throttled_seconds)
+    demand = u + ts
     mean_active = np.maximum(demand / active, 1e-6)
     cur = w.limit_cores
     at_cur = has_periods & (limits == cur) if cur is not None else np.zeros(steps, bool)
@@ -286,7 +291,9 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
         usage_p50_cores=float(np.quantile(u, 0.5)), usage_p95_cores=usage_p95, usage_p99_cores=float(np.quantile(u, 0.99)),
         usage_max_cores=float(u.max()), demand_p95_cores=point_req, throttled_ratio=ratio,
         throttled_seconds_per_hour=thr_s_h if limited else None, predicted_throttled_ratio=out.predicted,
-        burst_sigma=sigma, burst_sigma_source=d.sigma_source, krr_request_cores=krr_req, krr_limit_cores=None,
+        burst_sigma=sigma,
+        burst_sigma_source=d.sigma_source + ("; unserved demand from throttled periods alone (no throttled seconds)"
+                                             if periods_only else ""), krr_request_cores=krr_req, krr_limit_cores=None,
         vpa_request_cores=vpa_req, vpa_limit_cores=vpa_lim, demand_censored=censored, reason=reason,
     )
 

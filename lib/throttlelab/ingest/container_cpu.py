@@ -37,6 +37,10 @@ COUNTERS = {
 }
 
 
+class NoContainers(PrometheusError):
+    """Nothing matched: no container usage in the namespace, selector and window asked for (one line)."""
+
+
 @dataclass
 class ContainerCPU:
     """One container's CPU over the window: per-step rates (NaN where there was no sample)."""
@@ -187,8 +191,14 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
             steps.update(dict.fromkeys(moved, JOB_STEP_S))
     if not keys:
         where = f"namespace {namespace!r}" if namespace else "any namespace"
-        raise PrometheusError(f"{api.url}: no container_cpu_usage_seconds_total series in {where}"
-                              f"{' with ' + selector if selector else ''} over the last {w}")
+        others = ""
+        if namespace:
+            q = f'count by (namespace) (last_over_time({COUNTERS["usage"]}{{container!="",container!="POD"}}[{w}]))'
+            promql.append(q)
+            others = "; namespaces with containers: " + (
+                ", ".join(sorted(k[0] for k in api.query_values(q, time=end, keys=("namespace",)))[:10]) or "none")
+        raise NoContainers(f"{api.url}: no container_cpu_usage_seconds_total series in {where}"
+                           f"{' with ' + selector if selector else ''} over the last {w}{others}")
     ksm = "," + f"namespace={_quote(namespace)}" if namespace else ""
     req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
     lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'

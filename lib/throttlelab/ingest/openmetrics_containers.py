@@ -46,6 +46,7 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
     nodes: dict[str, dict[tuple[str, str], float]] = {g: {} for g in _NODE_GAUGES}  # gauge -> (node, instance) -> cores
     where: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # container key -> its (node, instance) labels
     owners = OwnerTables()
+    namespaces: set[str] = set()  # every namespace with container usage, whatever was asked for
     skipped = 0
     seen: dict[str, dict] = {}
     try:
@@ -79,6 +80,8 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
             labels = seen.get(text)
             if labels is None:  # a series' label text repeats on every one of its samples
                 labels = seen[text] = dict(_LABEL.findall(text))
+            if name == COUNTERS["usage"] and labels.get("container", "") not in NOT_CONTAINERS:
+                namespaces.add(labels.get("namespace", ""))
             if namespace and labels.get("namespace") != namespace:
                 continue
             if labels.get("container", "") in NOT_CONTAINERS:  # as fetch_containers' container!="",container!="POD"
@@ -101,7 +104,7 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
                 series[(name, key, labels.get("id", ""))].append((ts, value))
                 if name == COUNTERS["usage"]:
                     where[key].add((labels.get("node", ""), labels.get("instance", "")))
-    return series, gauges, _node_cores(nodes, where), owners, skipped
+    return series, gauges, _node_cores(nodes, where), owners, namespaces
 
 
 def _add_owner(owners: OwnerTables, metric: str, labels: dict[str, str]) -> None:
@@ -151,10 +154,11 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
     ``end`` defaults to the last sample, ``window_s`` to everything in the file; ``selector`` matches the series' labels.
     """
     path = Path(path)
-    series, gauges, node_of, owners, _ = _parse(path, namespace, parse_selector(selector))
+    series, gauges, node_of, owners, namespaces = _parse(path, namespace, parse_selector(selector))
     if not series:
         raise InputError(path, None, "no container_cpu_usage_seconds_total samples",
-                         f"namespace {namespace!r}" if namespace else "any namespace")
+                         (f"namespace {namespace!r}; namespaces with containers: "
+                          + (", ".join(sorted(namespaces)[:10]) or "none")) if namespace else "any namespace")
     t_last = max(max(p[0] for p in pts) for pts in series.values())
     t_first = min(min(p[0] for p in pts) for pts in series.values())
     end = t_last if end is None else end

@@ -131,7 +131,7 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
     import gzip
 
     from throttlelab.errors import InputError
-    from throttlelab.ingest.container_cpu import fetch_containers
+    from throttlelab.ingest.container_cpu import NoContainers, fetch_containers
     from throttlelab.ingest.openmetrics_containers import read_openmetrics_containers
     from throttlelab.ingest.prometheus_api import PrometheusAPI
 
@@ -154,8 +154,14 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
         end = end or last
         window_s = window_s or (end - first)
         with LocalPrometheus(tsdb) as prom:
-            f = fetch_containers(PrometheusAPI(prom.url), window_s=window_s, end=end, namespace=namespace,
-                                 selector=selector, step_s=step_s)
+            try:
+                f = fetch_containers(PrometheusAPI(prom.url), window_s=window_s, end=end, namespace=namespace,
+                                     selector=selector, step_s=step_s)
+            except NoContainers as exc:  # say it of the file, not of the temporary server
+                import re
+
+                detail = re.sub(r" over the last [0-9a-z]+", "", str(exc).split(" series in ", 1)[-1])
+                raise InputError(path, None, "no container_cpu_usage_seconds_total samples", detail) from None
         return f, "backfilled by promtool into a temporary local Prometheus"
 
 

@@ -159,9 +159,25 @@ def group_workloads(containers: list[ContainerCPU], tables: OwnerTables,
     return [groups[k] for k in sorted(groups)], owners_note(seen)
 
 
+def missing_throttled_seconds(w: WorkloadCPU) -> bool:
+    """CFS periods were seen but ``container_cpu_cfs_throttled_seconds_total`` was not, in any of its pods."""
+    return any(np.isfinite(m.periods).any() for m in w.members) and not any(
+        np.isfinite(m.throttled_seconds).any() for m in w.members)
+
+
+THROTTLED_SECONDS_NOTE = (
+    "container_cpu_cfs_throttled_seconds_total is missing for {n} (kube-prometheus-stack drops it by default): "
+    "their demand was estimated from throttled periods alone; keep it by removing it from the drop rule of "
+    "the kubelet ServiceMonitor's cAdvisor metricRelabelings (kube-prometheus-stack: "
+    "kubelet.serviceMonitor.cAdvisorMetricRelabelings).")
+
+
 def with_workloads(fetched):
     """``fetched`` (a :class:`~throttlelab.ingest.container_cpu.Fetch`) with its containers pooled by workload
-    (``fetched.workloads``) and what to say once about how (``fetched.notes``)."""
+    (``fetched.workloads``) and what to say once about how, and about missing metrics (``fetched.notes``)."""
     fetched.workloads, notes = group_workloads(fetched.containers, fetched.owners)
+    missing = sum(missing_throttled_seconds(w) for w in fetched.workloads)
+    if missing:
+        notes.append(THROTTLED_SECONDS_NOTE.format(n=f"{missing} workload container{'s' if missing > 1 else ''}"))
     fetched.notes = [*notes, *(n for n in fetched.notes if n not in notes)]
     return fetched

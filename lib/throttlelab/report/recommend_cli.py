@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 < args.throttle_target < 1:
         raise ThrottlelabError(f"--throttle-target {args.throttle_target}: expected a ratio between 0 and 1 (e.g. 0.05)")
+    if args.namespace is not None and not args.namespace.strip():
+        raise ThrottlelabError("--namespace '': expected a namespace name (leave --namespace out for every namespace)")
     if args.since is not None:
         parse_duration(args.since)  # a bad duration is a one-line error before anything is read
     settings = Settings(throttle_target=args.throttle_target, limit_policy=args.limit_policy,

@@ -3,7 +3,8 @@
 What a Prometheus scraping the kubelet's ``/metrics/cadvisor`` and kube-state-metrics
 holds for :func:`~throttlelab.experiment.simulation.synthetic_cluster.cluster`:
 
-* per container: ``container_cpu_usage_seconds_total`` and the CFS counters (when limited), labelled
+* per container: ``container_cpu_usage_seconds_total``, the CFS counters and ``container_spec_cpu_quota`` /
+  ``_period`` (when limited), labelled
   ``id``, ``image``, ``name``, ``namespace``, ``pod``, ``container``, ``node``, ``instance``, ``job``; a restart
   starts new counters under a new ``id`` and ``name``;
 * per pod: the pod-level cgroup (``container=""``: the sum of its containers, which never resets) and the
@@ -64,6 +65,10 @@ def pod_lines(pod: Pod, *, start: float, scrape_s: float, throttled_seconds: boo
                 if spec.limit is None and key != "usage" or (key == "throttled_s" and not throttled_seconds):
                     continue
                 out += _lines(metric, lab, times[sel], sim[key][sel], fmt)
+            if spec.limit is not None:  # the CFS quota and period (gauges; every 4th scrape here, to stay small)
+                t4 = times[sel][::4]
+                out += _lines("container_spec_cpu_quota", lab, t4, np.full(len(t4), spec.limit * 100_000), ".0f")
+                out += _lines("container_spec_cpu_period", lab, t4, np.full(len(t4), 100_000.0), ".0f")
         for _, key, _ in _COUNTERS[:3]:
             if spec.limit is not None or key == "usage":
                 total[key] = total.get(key, 0.0) + _increments(sim, key)
