@@ -1,9 +1,12 @@
-"""Throttling-aware CPU right-sizing of running containers, beside KRR-style and VPA-style recommendations.
+"""Throttling-aware CPU right-sizing of workload containers, beside KRR-style and VPA-style recommendations.
 
 Demand
     Per step, ``usage + throttled seconds`` (cores): what the container would
     have used with no limit (a throttled thread waits for exactly the time the
     limit denied it), so a starved container is not sized by its capped usage.
+    Where ``container_cpu_cfs_throttled_seconds_total`` is missing, the
+    throttled seconds are estimated from the throttled periods alone
+    (:func:`~throttlelab.analysis.throttle_model.throttled_seconds_from_periods`).
 Throttling model
     The predicted throttled-period ratio at a limit, from demand and the
     within-period burstiness ``sigma`` calibrated on the observed ratio
@@ -29,9 +32,9 @@ Censored demand
     it) to the node's size, or are open above where the node's size is unknown.
 Node cap
     Nothing (point or interval) is recommended above the CPU count of the
-    container's node (``ContainerCPU.node_cores``), and the reason says so.
-    Windows shorter than ``min_history_s`` or with under half their steps
-    present are "too little data".
+    largest node its pods ran on (``WorkloadCPU.node_cores``), and the reason
+    says so.  Fewer pod-hours than ``min_history_s``, or under half the steps
+    of its pods' lifetimes present, are "too little data".
 KRR-style
     Request p95 of usage, no limit (KRR's ``simple`` strategy).
 VPA-style
