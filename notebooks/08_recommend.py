@@ -50,11 +50,11 @@ from pathlib import Path
 from IPython.display import HTML, Markdown, display
 
 from throttlelab.analysis.rightsizing import Settings
-from throttlelab.analysis.rightsizing_results import run_results
-from throttlelab.analysis.rightsizing_run import run_rightsizing
-from throttlelab.analysis.rightsizing_views import (decision_table, label, marks_frame, recommendations_frame,
+from throttlelab.analysis.rightsizing import run_results
+from throttlelab.analysis.rightsizing import run_rightsizing
+from throttlelab.analysis.rightsizing import (decision_table, label, marks_frame, recommendations_frame,
                                                     throttled_ratio_frame, usage_distribution_frame)
-from throttlelab.ingest.prometheus_api import parse_duration
+from throttlelab.ingest.prometheus import parse_duration
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import rightsizing_charts as charts
 from throttlelab.report.recommend_html import table_html

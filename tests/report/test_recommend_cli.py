@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import SCENARIO_HOURS
 from throttlelab.cli import main
-from throttlelab.ingest.prometheus_local import free_port
+from throttlelab.ingest.prometheus.prometheus_local import free_port
 
 ISSUE_COLUMNS = {"namespace", "pod", "container", "current_request_cores", "current_limit_cores",
                  "recommended_request_cores", "recommended_limit_cores", "recommended_request_low",
@@ -158,7 +158,7 @@ def test_an_empty_namespace_exits_2_with_one_clear_line(capsys, argv, message):
     from pathlib import Path
 
     if "--read-directly" not in argv and argv[1]:
-        from throttlelab.ingest.prometheus_local import prometheus_available
+        from throttlelab.ingest.prometheus.prometheus_local import prometheus_available
 
         if not prometheus_available()[0]:
             pytest.skip(prometheus_available()[1])
@@ -174,7 +174,7 @@ def bare_prometheus(tmp_path_factory):
     from tests.conftest import SCENARIO_START
     from throttlelab.experiment.simulation.cluster_openmetrics import write_cluster
     from throttlelab.experiment.simulation.synthetic_cluster import cluster
-    from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
+    from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
 
     if not prometheus_available()[0]:
         pytest.skip(prometheus_available()[1])

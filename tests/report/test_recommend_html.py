@@ -5,10 +5,10 @@ from __future__ import annotations
 import polars as pl
 
 from tests.analysis.synthetic_cpu import container
-from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.analysis.rightsizing_run import RightsizingRun
-from throttlelab.ingest.container_cpu import Fetch
-from throttlelab.ingest.workload_cpu import with_workloads
+from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing.rightsizing_run import RightsizingRun
+from throttlelab.ingest.prometheus.container_cpu import Fetch
+from throttlelab.ingest.prometheus.workload_cpu import with_workloads
 from throttlelab.report.recommend_html import recommend_html, table_html
 
 

@@ -4,7 +4,7 @@ Reads usage, CFS throttling, requests and limits over ``--since`` from a
 Prometheus (read-only HTTP API), or from a saved OpenMetrics export
 (``--openmetrics FILE``), and prints a table, JSON, CSV or an HTML report.
 The reading and the numbers are notebook 08's
-(:func:`~throttlelab.analysis.rightsizing_run.run_rightsizing`).
+(:func:`~throttlelab.analysis.rightsizing.rightsizing_run.run_rightsizing`).
 """
 
 from __future__ import annotations
@@ -52,9 +52,9 @@ def run(args: argparse.Namespace) -> int:
     import time
 
     from throttlelab.analysis.rightsizing import Settings
-    from throttlelab.analysis.rightsizing_run import run_rightsizing
+    from throttlelab.analysis.rightsizing import run_rightsizing
     from throttlelab.errors import ThrottlelabError
-    from throttlelab.ingest.prometheus_api import parse_duration
+    from throttlelab.ingest.prometheus import parse_duration
 
     if not 0 < args.throttle_target < 1:
         raise ThrottlelabError(f"--throttle-target {args.throttle_target}: expected a ratio between 0 and 1 (e.g. 0.05)")
@@ -87,12 +87,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(result, fmt: str) -> str:
-    """A :class:`~throttlelab.analysis.rightsizing_run.RightsizingRun` as ``table``, ``json``, ``csv``, ``html`` or
+    """A :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` as ``table``, ``json``, ``csv``, ``html`` or
     ``patch`` text."""
     import io
     import json
 
-    from throttlelab.analysis.rightsizing_views import decision_table, label, recommendations_frame
+    from throttlelab.analysis.rightsizing import decision_table, label, recommendations_frame
     from throttlelab.results import to_jsonable
 
     recs, settings = result.recommendations, result.settings

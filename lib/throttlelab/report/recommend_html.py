@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 
-from throttlelab.analysis.rightsizing_views import (decision_table, label, marks_frame, throttled_ratio_frame,
+from throttlelab.analysis.rightsizing import (decision_table, label, marks_frame, throttled_ratio_frame,
                                                     usage_distribution_frame)
 from throttlelab.report.charts.rightsizing_charts import throttled_ratio_chart, usage_distribution_chart
 from throttlelab.report.offline import chart_html
@@ -30,7 +30,7 @@ def table_html(table) -> str:
 
 
 def recommend_html(run) -> str:
-    """The report page of a :class:`~throttlelab.analysis.rightsizing_run.RightsizingRun` (every string escaped;
+    """The report page of a :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` (every string escaped;
     charts drawn offline by the embedded vega bundle)."""
     e = html.escape
     recs, fetched, settings, source = run.recommendations, run.fetched, run.settings, run.source

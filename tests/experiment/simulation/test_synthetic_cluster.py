@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from throttlelab.experiment.simulation.synthetic_cluster import NODES, cluster, true_limit, workload_containers
-from throttlelab.ingest.workload_owners import infer_owner
+from throttlelab.ingest.prometheus.workload_owners import infer_owner
 
 START = 1_767_225_600.0
 
