@@ -15,10 +15,11 @@
 # ---
 
 # %% [markdown]
-# # 08 · Right-sizing: which CPU request and limit should each running container get, given how often it is throttled?
+# # 08 · Right-sizing: which CPU request and limit should each workload's containers get, given how often they are throttled?
 #
-# From a Prometheus (cAdvisor CPU and CFS counters, kube-state-metrics requests and limits), or a saved OpenMetrics
-# export of one, this notebook recommends per container a request (p95 of demand: usage plus the time the limit
+# From a Prometheus (cAdvisor CPU and CFS counters, kube-state-metrics requests, limits and owners), or a saved
+# OpenMetrics export of one, this notebook recommends per workload container (a container of a Deployment,
+# StatefulSet, DaemonSet or CronJob, every pod of the window pooled) a request (p95 of demand: usage plus the time the limit
 # denied it) and the smallest limit that keeps the predicted share of throttled CFS periods under a target, each
 # with a 90% block-bootstrap interval, next to what a KRR-style (p95 of usage, no limit) and a VPA-style (p90 of
 # decayed usage + 15%) recommendation would be. The default input is a bundled export of a six-container namespace,
@@ -34,7 +35,7 @@ since: str = ""  # window, e.g. 14d; "" is 14d for a live server, the whole expo
 end: str = ""  # end of the window (unix s or ISO time); "" is now, or the export's last sample
 throttle_target: float = 0.05  # largest acceptable predicted throttled-period ratio
 limit_policy: str = "target"  # target, none (requests only) or keep (keep current limits)
-min_history: str = "24h"  # shorter windows are "too little data"
+min_history: str = "24h"  # fewer pod-hours (summed over a workload's pods) are "too little data"
 bearer_token_file: str = ""  # for a live server behind auth
 insecure_skip_tls_verify: bool = False  # do not verify a live server's certificate
 output_dir: str = "../data/processed/08_recommend"  # where tables, results.json and headlines go
@@ -48,12 +49,12 @@ from pathlib import Path
 
 from IPython.display import HTML, Markdown, display
 
-from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.analysis.rightsizing import rightsizing_results
-from throttlelab.analysis.rightsizing import (decision_table, marks_frame, recommendations_frame,
+from throttlelab.analysis.rightsizing import Settings
+from throttlelab.analysis.rightsizing import run_results
+from throttlelab.analysis.rightsizing import run_rightsizing
+from throttlelab.analysis.rightsizing import (decision_table, label, marks_frame, recommendations_frame,
                                                     throttled_ratio_frame, usage_distribution_frame)
-from throttlelab.ingest.prometheus import parse_duration, parse_time
-from throttlelab.ingest.prometheus import read_source
+from throttlelab.ingest.prometheus import parse_duration
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import rightsizing_charts as charts
 from throttlelab.report.recommend_html import table_html
@@ -62,63 +63,61 @@ out = tn.start(output_dir, name="08_recommend")
 sample = Path("../data/published/samples/shop_namespace.om.gz")
 
 # %% [markdown]
-# ## Read the containers
+# ## Read the workloads
+# The same reading and numbers as `throttlelab recommend` with the same input and options: every pod of a workload
+# (replicas, rollouts, Job runs) pooled into one row per container.
 
 # %%
-fetched, source, how = read_source(
-    prometheus_url=prometheus_url or None, openmetrics_path=openmetrics_path or (None if prometheus_url else str(sample)),
-    use_prometheus=use_prometheus, window_s=parse_duration(since) if since else None, end=parse_time(end),
-    namespace=namespace or None, selector=selector or None, bearer_token_file=bearer_token_file or None,
-    insecure_skip_tls_verify=insecure_skip_tls_verify)
 settings = Settings(throttle_target=throttle_target, limit_policy=limit_policy, min_history_s=parse_duration(min_history))
-recs = rightsize_all(fetched.containers, settings)
-display(Markdown(f"**{len(recs)} containers** from `{source}` ({how}); window {(fetched.end - fetched.start) / 3600:,.1f} h "
-                 f"at {fetched.step_s:g}-s steps; {fetched.queries} HTTP queries."))
+run = run_rightsizing(
+    prometheus_url=prometheus_url, openmetrics_path=openmetrics_path or ("" if prometheus_url else str(sample)),
+    read_directly=not use_prometheus, since=since, end=end, namespace=namespace, selector=selector,
+    settings=settings, bearer_token_file=bearer_token_file, insecure_skip_tls_verify=insecure_skip_tls_verify)
+fetched, recs = run.fetched, run.recommendations
+display(Markdown(f"**{len(recs)} workload containers** from `{run.source}` ({run.how}); window {run.window_text()}; "
+                 f"{fetched.queries} HTTP queries.\n\n" + "\n".join(f"* {n}" for n in run.notes)))
 
 # %% [markdown]
 # ## Decisions
-# One row per container: the decision, request and limit now -> recommended [90% interval], usage percentiles, the
-# share of CFS periods throttled (overall, and its p95 over 5-minute windows), throttled seconds per hour, and what
-# KRR-style and VPA-style sizing would set. The reason of each decision follows the table.
+# One row per workload container: its pods and pod-hours, the decision, request and limit now -> recommended [90%
+# interval], usage percentiles, the share of CFS periods throttled (at the current limit, and its p95 over 5-minute
+# windows), throttled seconds per pod-hour, and what KRR-style and VPA-style sizing would set. The reason of each
+# decision follows the table.
 
 # %%
 table = decision_table(recs)
 tn.save_table(recommendations_frame(recs), "recommendations")
 for r in recs:
-    tn.headline(f"{r.pod}/{r.container}: {r.decision}: " + (
+    tn.headline(f"{label(r)}: {r.decision}: " + (
         f"limit {r.current_limit_cores or 'none'} -> {r.recommended_limit_cores if r.recommended_limit_cores else 'none'} cores"
         f" (throttled {r.throttled_ratio:.0%})" if r.throttled_ratio is not None else r.reason))
 display(HTML(table_html(table)))
-display(Markdown("\n".join(f"* **{r.pod}/{r.container}**: {r.reason}" for r in recs)))
+display(Markdown("\n".join(f"* **{label(r)}** ({r.pods} pods, {r.pod_hours:,.1f} pod-hours): {r.reason}" for r in recs)))
 
 # %% [markdown]
 # ## Usage distributions with requests and limits
-# **What each chart shows:** for one container, the share of time (y) spent at each CPU level (x): blue bars are the
+# **What each chart shows:** for one workload container (all its pods), the share of time (y) spent at each CPU level (x): blue bars are the
 # usage Prometheus saw, orange bars the demand (usage plus the time the limit held the container back). Dashed rules
 # are the current request and limit, solid rules the recommended ones. **How to read it:** orange mass to the right of
 # the current limit (red dashed) is work the limit denied; a recommended limit (blue solid) right of it raises the
 # limit, one far left of an unused current limit lowers it. Usage-only tools (KRR, VPA) size from the blue bars.
 
 # %%
-by_key = {c.key: c for c in fetched.containers}
 for r in recs:
-    c = by_key[(r.namespace, r.pod, r.container)]
-    display(charts.usage_distribution_chart(usage_distribution_frame(c), marks_frame(r),
-                                            title=f"{r.pod}/{r.container}: {r.decision}"))
+    display(charts.usage_distribution_chart(usage_distribution_frame(run.workload_of(r)), marks_frame(r),
+                                            title=f"{label(r)}: {r.decision}"))
 
 # %% [markdown]
 # ## Throttled ratio over time
-# **What each chart shows:** the share of CFS periods in which the container was throttled, per 30 minutes, with the
+# **What each chart shows:** the share of CFS periods in which the container was throttled (all its pods), per 30 minutes, with the
 # target (red dashed). **How to read it:** a line mostly above the target is a container its limit starves; a line at
 # zero is one that never reaches its limit (containers without a limit have no CFS counters and no chart).
 
 # %%
 for r in recs:
-    ratio = throttled_ratio_frame(by_key[(r.namespace, r.pod, r.container)])
+    ratio = throttled_ratio_frame(run.workload_of(r))
     if ratio.height:
-        display(charts.throttled_ratio_chart(ratio, target=throttle_target, title=f"{r.pod}/{r.container}: throttled ratio"))
+        display(charts.throttled_ratio_chart(ratio, target=throttle_target, title=f"{label(r)}: throttled ratio"))
 
 # %%
-tn.write_results(rightsizing_results(
-    recs, settings, source=source, how=how, window=(fetched.start, fetched.end, fetched.step_s),
-    queries=fetched.queries, namespace=namespace, selector=selector, min_history=min_history))
+tn.write_results(run_results(run, namespace=namespace, selector=selector, min_history=min_history))

@@ -69,3 +69,38 @@ def prometheus_scenarios(tmp_path_factory):
         yield prom.url, {s.pod: s for s in specs}, SCENARIO_START + SCENARIO_HOURS * 3600
     finally:
         prom.stop()
+
+
+# The synthetic cluster (Deployment rolled out twice, StatefulSet, DaemonSet, CronJob of 36 runs, Go service, a bare
+# Pod and a one-off Job) over 72 hours at 30-s scrapes, as cAdvisor and kube-state-metrics export it: about 1 M samples.
+CLUSTER_HOURS = 72
+
+
+@pytest.fixture(scope="session")
+def cluster_export(tmp_path_factory):
+    """(path of the OpenMetrics export, the pods) of the synthetic cluster."""
+    from throttlelab.experiment.simulation.cluster_openmetrics import write_cluster
+    from throttlelab.experiment.simulation.synthetic_cluster import cluster
+
+    pods = cluster(CLUSTER_HOURS, start=SCENARIO_START)
+    path = tmp_path_factory.mktemp("cluster") / "cluster.om"
+    write_cluster(path, pods, start=SCENARIO_START, hours=CLUSTER_HOURS, every_s=120)
+    return path, pods
+
+
+@pytest.fixture(scope="session")
+def prometheus_cluster(cluster_export, tmp_path_factory):
+    """(url, pods, window end) of a local Prometheus holding the synthetic cluster."""
+    from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
+
+    ok, why = prometheus_available()
+    if not ok:
+        pytest.skip(why)
+    path, pods = cluster_export
+    tsdb = tmp_path_factory.mktemp("cluster-tsdb") / "tsdb"
+    run_promtool(path, tsdb)
+    prom = LocalPrometheus(tsdb).start()
+    try:
+        yield prom.url, pods, SCENARIO_START + CLUSTER_HOURS * 3600
+    finally:
+        prom.stop()

@@ -45,7 +45,7 @@ def test_csv_table_and_policy_none(capsys, live):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rc == 0 and ISSUE_COLUMNS <= set(rows[0]) and all(r["recommended_limit_cores"] == "" for r in rows)
     rc, out, _ = _run(capsys, *live)
-    assert rc == 0 and "shop/starved-0/api" in out and "raise limit" in out and "Why:" in out
+    assert rc == 0 and "shop/StatefulSet/starved/api" in out and "raise limit" in out and "Why:" in out
 
 
 @pytest.mark.prometheus
@@ -107,3 +107,98 @@ def test_selector_by_pod_label_through_kube_pod_labels(capsys, live):
     assert rc == 0 and [r["pod"] for r in json.loads(out)] == ["starved-0"]
     rc, _, err = _run(capsys, *live, "--format", "json", "--selector", "app=nothing-has-this")
     assert rc == 2 and "no container_cpu_usage_seconds_total series" in err
+
+
+def test_the_header_states_the_window_observed_not_the_one_requested(capsys):
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[2] / "data" / "published" / "samples" / "shop_namespace.om.gz"
+    rc, out, _ = _run(capsys, "--openmetrics", str(sample), "--read-directly", "--since", "14d")
+    assert rc == 0 and "window 26.0 h observed (of 336.0 h requested) at 120-s steps" in out.splitlines()[0]
+    rc, out, _ = _run(capsys, "--openmetrics", str(sample), "--read-directly")
+    assert rc == 0 and "window 26.0 h observed at 120-s steps" in out.splitlines()[0]
+
+
+WORKLOAD_FIELDS = ("namespace", "workload_kind", "workload", "container", "pods", "pod_hours")
+
+
+@pytest.mark.prometheus
+def test_a_cluster_gives_one_row_per_workload_container_in_every_format(capsys, prometheus_cluster, tmp_path):
+    from tests.conftest import CLUSTER_HOURS
+
+    url, _, end = prometheus_cluster
+    live = ["--prometheus", url, "--since", f"{CLUSTER_HOURS}h", "--end", str(end)]
+    rc, out, _ = _run(capsys, *live, "--format", "json")
+    rows = json.loads(out)
+    assert rc == 0 and len(rows) == 8 and all(set(WORKLOAD_FIELDS) <= set(r) for r in rows)
+    keys = {(r["namespace"], r["workload_kind"], r["workload"], r["container"]): r for r in rows}
+    assert keys[("shop", "Deployment", "web", "app")]["pods"] == 6
+    rc, out, _ = _run(capsys, *live, "--format", "csv")
+    csv_rows = list(csv.DictReader(io.StringIO(out)))
+    assert [tuple(r[f] for f in WORKLOAD_FIELDS[:4]) for r in csv_rows] == [tuple(r[f] for f in WORKLOAD_FIELDS[:4])
+                                                                           for r in rows]
+    rc, out, _ = _run(capsys, *live)
+    assert rc == 0 and out.startswith("8 workload containers") and "shop/CronJob/report/report:" in out
+    head = out.splitlines()[2].split()
+    assert head[:5] == ["namespace", "workload", "container", "pods", "pod-hours"]
+    dest = tmp_path / "rec.html"
+    rc, _, _ = _run(capsys, *live, "--format", "html", "-o", str(dest))
+    page = dest.read_text()
+    assert rc == 0 and "<th>workload</th>" in page and "<th>pod-hours</th>" in page
+    assert "shop/CronJob/report/report" in page and "36 pods (newest report-" in page
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--namespace", "nowhere"], "shop_namespace.om.gz: no container_cpu_usage_seconds_total samples (namespace "
+                                 "'nowhere'; namespaces with containers: shop)"),
+    (["--namespace", "nowhere", "--read-directly"], "(namespace 'nowhere'; namespaces with containers: shop)"),
+    (["--namespace", ""], "--namespace '': expected a namespace name"),
+])
+def test_an_empty_namespace_exits_2_with_one_clear_line(capsys, argv, message):
+    from pathlib import Path
+
+    if "--read-directly" not in argv and argv[1]:
+        from throttlelab.ingest.prometheus.prometheus_local import prometheus_available
+
+        if not prometheus_available()[0]:
+            pytest.skip(prometheus_available()[1])
+    sample = Path(__file__).resolve().parents[2] / "data" / "published" / "samples" / "shop_namespace.om.gz"
+    rc, out, err = _run(capsys, "--openmetrics", str(sample), *argv)
+    assert rc == 2 and out == "" and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def bare_prometheus(tmp_path_factory):
+    """A Prometheus holding 26 hours of the cluster as kube-prometheus-stack without kube-state-metrics keeps it:
+    no owner, request or limit series, and no container_cpu_cfs_throttled_seconds_total."""
+    from tests.conftest import SCENARIO_START
+    from throttlelab.experiment.simulation.cluster_openmetrics import write_cluster
+    from throttlelab.experiment.simulation.synthetic_cluster import cluster
+    from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
+
+    if not prometheus_available()[0]:
+        pytest.skip(prometheus_available()[1])
+    root = tmp_path_factory.mktemp("bare")
+    write_cluster(root / "c.om", cluster(26, start=SCENARIO_START), start=SCENARIO_START, hours=26,
+                  kube_state_metrics=False, throttled_seconds=False)
+    run_promtool(root / "c.om", root / "tsdb")
+    with LocalPrometheus(root / "tsdb") as prom:
+        yield ["--prometheus", prom.url, "--since", "26h", "--end", str(SCENARIO_START + 26 * 3600)]
+
+
+@pytest.mark.prometheus
+def test_without_kube_state_metrics_or_throttled_seconds_workloads_are_inferred_and_it_is_said(capsys, bare_prometheus):
+    rc, out, _ = _run(capsys, *bare_prometheus, "--min-history", "6h")
+    head = out.split("\n\n", 1)[0].splitlines()
+    assert rc == 0 and head[0].startswith("8 workload containers") and len(head) == 4  # said once each
+    assert head[1].startswith("Workloads inferred from pod names without kube-state-metrics' kube_pod_owner")
+    assert "shop/node-agent (DaemonSet or Job" in head[2] and "ops/migrate-schema (DaemonSet or Job" in head[2]
+    assert head[3].startswith("container_cpu_cfs_throttled_seconds_total is missing for 8 workload containers")
+    assert "kubelet.serviceMonitor.cAdvisorMetricRelabelings" in head[3]
+    rc, out, _ = _run(capsys, *bare_prometheus, "--min-history", "6h", "--format", "json")
+    rows = {(r["workload_kind"], r["workload"], r["container"]): r for r in json.loads(out)}
+    assert rows[("Deployment", "web", "app")]["pods"] == 6  # the same name in pods of three rollouts: one row
+    assert rows[("CronJob", "report", "report")]["pods"] == 13
+    assert rows[("Deployment", "web", "app")]["current_limit_cores"] == 0.8  # from cAdvisor's quota, latest pod
+    assert all("throttled periods alone" in r["burst_sigma_source"] for r in rows.values()
+               if r["throttled_ratio"] and r["decision"] != "too little data")

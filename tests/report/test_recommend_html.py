@@ -6,7 +6,9 @@ import polars as pl
 
 from tests.analysis.synthetic_cpu import container
 from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing.rightsizing_run import RightsizingRun
 from throttlelab.ingest.prometheus.container_cpu import Fetch
+from throttlelab.ingest.prometheus.workload_cpu import with_workloads
 from throttlelab.report.recommend_html import recommend_html, table_html
 
 
@@ -17,11 +19,14 @@ def test_table_html_escapes_and_has_no_reprs():
 
 def test_page_has_the_decisions_first_and_two_charts_per_container():
     cs = [container(), container("<img src=x>", seed=2)]
-    fetched = Fetch(cs, cs[0].times[0] - 60, cs[0].times[-1], 60.0, 9)
-    recs = rightsize_all(cs)
-    page = recommend_html(recs, fetched=fetched, settings=Settings(), source="http://127.0.0.1:9090")
+    fetched = with_workloads(Fetch(cs, cs[0].times[0] - 60, cs[0].times[-1], 60.0, 9))
+    recs = rightsize_all(fetched.workloads)
+    page = recommend_html(RightsizingRun(fetched, "http://127.0.0.1:9090", "Prometheus HTTP API", Settings(), recs,
+                                         ("a note said once",)))
     assert page.index("<table class='tl-table'>") < page.index("tl-chart")
-    assert "<b>2 containers: " in page and "2026-01-01 00:00 UTC" in page
-    assert "<img src=x>" not in page and "shop/&lt;img src=x&gt;/app" in page
+    assert "<b>2 workload containers: " in page and "2026-01-01 00:00 UTC" in page and "<p>a note said once</p>" in page
+    assert "48.0 h observed at 60-s steps" in page
+    assert "<img src=x>" not in page and "shop/Pod/&lt;img src=x&gt;/app" in page
+    assert "shop/StatefulSet/web/app" in page and "1 pod (newest web-0), 48.0 pod-hours" in page
     assert page.count("class=\"tl-chart\"") == 4
     assert page.count("vegaEmbed=") <= 1 and len(page) > 100_000  # the bundle once

@@ -1,8 +1,10 @@
-"""``throttlelab recommend --prometheus URL``: throttling-aware CPU requests and limits for running containers.
+"""``throttlelab recommend --prometheus URL``: throttling-aware CPU requests and limits, one per workload container.
 
 Reads usage, CFS throttling, requests and limits over ``--since`` from a
 Prometheus (read-only HTTP API), or from a saved OpenMetrics export
 (``--openmetrics FILE``), and prints a table, JSON, CSV or an HTML report.
+The reading and the numbers are notebook 08's
+(:func:`~throttlelab.analysis.rightsizing.rightsizing_run.run_rightsizing`).
 """
 
 from __future__ import annotations
@@ -10,28 +12,35 @@ from __future__ import annotations
 import argparse
 import sys
 
-FORMATS = ("table", "json", "csv", "html")
+FORMATS = ("table", "json", "csv", "html", "patch")
 POLICIES = ("target", "none", "keep")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--prometheus", metavar="URL", help="Prometheus base URL, e.g. http://127.0.0.1:9090")
-    src.add_argument("--openmetrics", metavar="FILE", help="read a saved OpenMetrics export instead of a server")
+    src.add_argument("--openmetrics", metavar="FILE", help="read a saved OpenMetrics export instead of a server "
+                     "(through a temporary local Prometheus when the 'prometheus' package is installed)")
+    p.add_argument("--read-directly", action="store_true",
+                   help="read an --openmetrics export without the temporary Prometheus")
     p.add_argument("--namespace", help="only this namespace (default: all)")
     p.add_argument("--selector", metavar="K=V[,K=V]", help="pods with these Kubernetes labels (kube_pod_labels), "
                    "else series with these labels")
-    p.add_argument("--since", default="14d", help="window, ending now (or at --end): 14d, 36h, ... (default 14d)")
-    p.add_argument("--end", help="end of the window: unix seconds or ISO time (default: the server's now)")
+    p.add_argument("--since", help="window, ending now (or at --end): 14d, 36h, ... "
+                   "(default: 14d on a server, the whole export for --openmetrics)")
+    p.add_argument("--end", help="end of the window: unix seconds or ISO time "
+                   "(default: the server's now, the export's last sample)")
     p.add_argument("--step", help="resolution of the usage series (default: the finest whole minute under 11,000 points)")
-    p.add_argument("--format", default="table", choices=FORMATS, help="output format (default table)")
+    p.add_argument("--format", default="table", choices=FORMATS,
+                   help="output format (default table); patch: one strategic-merge patch per workload (YAML)")
     p.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout (html: default recommend.html)")
     p.add_argument("--throttle-target", type=float, default=0.05, metavar="RATIO",
                    help="largest acceptable predicted throttled-period ratio (default 0.05)")
     p.add_argument("--limit-policy", default="target", choices=POLICIES,
                    help="target: smallest limit meeting the target (default); none: requests only, no limit; "
                         "keep: keep the current limit")
-    p.add_argument("--min-history", default="24h", help="shorter windows get 'too little data' (default 24h)")
+    p.add_argument("--min-history", default="24h", help="workload containers with fewer pod-hours (summed over their "
+                   "pods) get 'too little data' (default 24h)")
     p.add_argument("--bearer-token-file", metavar="FILE", help="file holding a bearer token")
     p.add_argument("--ca-file", metavar="FILE", help="CA bundle for the server's certificate")
     p.add_argument("--insecure-skip-tls-verify", action="store_true", help="do not verify the server's certificate")
@@ -42,26 +51,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from throttlelab.analysis.rightsizing import Settings, rightsize_all
+    from throttlelab.analysis.rightsizing import Settings
+    from throttlelab.analysis.rightsizing import run_rightsizing
     from throttlelab.errors import ThrottlelabError
-    from throttlelab.ingest.prometheus import parse_duration, parse_time
-    from throttlelab.ingest.prometheus import read_source
+    from throttlelab.ingest.prometheus import parse_duration
 
     if not 0 < args.throttle_target < 1:
         raise ThrottlelabError(f"--throttle-target {args.throttle_target}: expected a ratio between 0 and 1 (e.g. 0.05)")
-    window = parse_duration(args.since)
-    step = parse_duration(args.step) if args.step else None
+    if args.namespace is not None and not args.namespace.strip():
+        raise ThrottlelabError("--namespace '': expected a namespace name (leave --namespace out for every namespace)")
+    if args.since is not None:
+        parse_duration(args.since)  # a bad duration is a one-line error before anything is read
     settings = Settings(throttle_target=args.throttle_target, limit_policy=args.limit_policy,
                         min_history_s=parse_duration(args.min_history))
     t0 = time.perf_counter()
-    fetched, source, how = read_source(
-        prometheus_url=args.prometheus, openmetrics_path=args.openmetrics, use_prometheus=False, window_s=window,
-        end=parse_time(args.end), namespace=args.namespace, selector=args.selector, step_s=step,
-        bearer_token_file=args.bearer_token_file, ca_file=args.ca_file,
+    result = run_rightsizing(
+        prometheus_url=args.prometheus, openmetrics_path=args.openmetrics, read_directly=args.read_directly,
+        since=args.since, end=args.end, namespace=args.namespace, selector=args.selector, step=args.step,
+        settings=settings, bearer_token_file=args.bearer_token_file, ca_file=args.ca_file,
         insecure_skip_tls_verify=args.insecure_skip_tls_verify, timeout=args.timeout)
-    recs = rightsize_all(fetched.containers, settings)
+    recs, fetched = result.recommendations, result.fetched
     took = time.perf_counter() - t0
-    text = render(recs, args.format, fetched=fetched, settings=settings, source=source)
+    text = render(result, args.format)
     if args.format == "html" and not args.output:
         args.output = "recommend.html"
     if args.output:
@@ -69,33 +80,40 @@ def run(args: argparse.Namespace) -> int:
 
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text(text)
-        print(f"wrote {args.output}: {len(recs)} containers ({took:.1f} s, {fetched.queries} queries)", file=sys.stderr)
+        print(f"wrote {args.output}: {len(recs)} workload containers ({took:.1f} s, {fetched.queries} queries)", file=sys.stderr)
     else:
         sys.stdout.write(text)
     return 0
 
 
-def render(recs, fmt: str, *, fetched, settings, source: str) -> str:
-    """The recommendations as ``table``, ``json``, ``csv`` or ``html`` text."""
+def render(result, fmt: str) -> str:
+    """A :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` as ``table``, ``json``, ``csv``, ``html`` or
+    ``patch`` text."""
     import io
     import json
 
-    from throttlelab.analysis.rightsizing import decision_table, recommendations_frame
+    from throttlelab.analysis.rightsizing import decision_table, label, recommendations_frame
     from throttlelab.results import to_jsonable
 
+    recs, settings = result.recommendations, result.settings
     if fmt == "json":
         return json.dumps(to_jsonable(recs), indent=2, allow_nan=False) + "\n"
     if fmt == "csv":
         buf = io.StringIO()
         recommendations_frame(recs).write_csv(buf)
         return buf.getvalue()
+    if fmt == "patch":
+        from throttlelab.report.recommend_patch import patch_yaml
+
+        return patch_yaml(recs, settings.limit_policy, source=result.source)
     if fmt == "html":
         from throttlelab.report.recommend_html import recommend_html
 
-        return recommend_html(recs, fetched=fetched, settings=settings, source=source)
-    return table_text(decision_table(recs), [f"{r.namespace}/{r.pod}/{r.container}: {r.reason}" for r in recs],
-                      header=f"{len(recs)} containers, {source}, window {(fetched.end - fetched.start) / 3600:,.1f} h at "
-                             f"{fetched.step_s:g}-s steps, target {settings.throttle_target:.0%} throttled periods")
+        return recommend_html(result)
+    header = (f"{len(recs)} workload containers, {result.source} ({result.how}), window {result.window_text()}, "
+              f"target {settings.throttle_target:.0%} throttled periods")
+    return table_text(decision_table(recs), [f"{label(r)}: {r.reason}" for r in recs],
+                      header="\n".join([header, *result.notes]))
 
 
 def table_text(table, reasons: list[str], *, header: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 
-from throttlelab.analysis.rightsizing import (decision_table, marks_frame, throttled_ratio_frame,
+from throttlelab.analysis.rightsizing import (decision_table, label, marks_frame, throttled_ratio_frame,
                                                     usage_distribution_frame)
 from throttlelab.report.charts.rightsizing_charts import throttled_ratio_chart, usage_distribution_chart
 from throttlelab.report.offline import chart_html
@@ -29,9 +29,11 @@ def table_html(table) -> str:
     return "".join(rows) + "</table>"
 
 
-def recommend_html(recs, *, fetched, settings, source: str) -> str:
-    """The report page (every string escaped; charts drawn offline by the embedded vega bundle)."""
+def recommend_html(run) -> str:
+    """The report page of a :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` (every string escaped;
+    charts drawn offline by the embedded vega bundle)."""
     e = html.escape
+    recs, fetched, settings, source = run.recommendations, run.fetched, run.settings, run.source
     table = decision_table(recs)
     counts: dict[str, int] = {}
     for r in recs:
@@ -42,21 +44,23 @@ def recommend_html(recs, *, fetched, settings, source: str) -> str:
         f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
         f"<title>throttlelab recommend: {e(source)}</title><style>{STYLE}</style></head><body>",
         "<h1>CPU requests and limits: throttling-aware recommendation</h1>",
-        f"<p><b>{len(recs)} containers: {e(head)}.</b> Source {e(source)}, {_iso(fetched.start)} to {_iso(fetched.end)}, "
-        f"{fetched.step_s:g}-s steps; limit = smallest keeping the predicted throttled-period ratio at or under "
+        f"<p><b>{len(recs)} workload containers: {e(head)}.</b> Source {e(source)} ({e(run.how)}), {_iso(fetched.start)} to "
+        f"{_iso(fetched.end)}: {e(run.window_text())}; limit = smallest keeping the predicted throttled-period ratio at or under "
         f"{settings.throttle_target:.0%} (policy: {e(settings.limit_policy)}); intervals: 90% block bootstrap.</p>",
+        *(f"<p>{e(n)}</p>" for n in run.notes),
         table_html(table),
     ]
     parts.append("<p>How to read the charts: the bars are the share of time the container used (blue) and wanted "
                  "(usage + throttled time, orange) each CPU level; dashed rules are the current request and limit, "
                  "solid ones the recommended. A limit left of the orange bars throttles. The line below is the share "
                  "of CFS periods throttled per 30 minutes against the target (red dashed).</p>")
-    by_key = {c.key: c for c in fetched.containers}
+    by_key = {w.key: w for w in fetched.workloads}
     first = True
     for r in recs:
-        c = by_key.get((r.namespace, r.pod, r.container))
-        name = f"{r.namespace}/{r.pod}/{r.container}"
-        parts.append(f"<h2>{e(name)}: {e(r.decision)}</h2><p class='why'>{e(r.reason)}</p>")
+        c = by_key.get((r.namespace, r.workload_kind, r.workload, r.container))
+        name = label(r)
+        pods = f"{r.pods} pod{'s' if r.pods != 1 else ''} (newest {r.pod}), {r.pod_hours:,.1f} pod-hours"
+        parts.append(f"<h2>{e(name)}: {e(r.decision)}</h2><p class='why'>{e(pods)}. {e(r.reason)}</p>")
         if c is None:
             continue
         dist = usage_distribution_chart(usage_distribution_frame(c), marks_frame(r), title=f"{name}: usage distribution")

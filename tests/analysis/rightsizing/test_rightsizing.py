@@ -136,7 +136,7 @@ def test_too_short_a_window_is_not_guessed(prometheus_scenarios):
     f = fetch_containers(PrometheusAPI(url), window_s=6 * 3600, end=end, namespace="shop")
     r = rightsize(f.containers[0])
     assert r.decision == "too little data" and r.recommended_limit_cores is None
-    assert "too short to decide" in r.reason and "18 h more" in r.reason
+    assert "too short to decide" in r.reason and "18 pod-hours more" in r.reason and "(1 pod, 360 steps" in r.reason
 
 
 def test_gappy_data_is_too_sparse(fetched):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from throttlelab.analysis.rightsizing.rightsizing_draws import SIGMA_NO_LIMIT, limit_draws
+from throttlelab.analysis.rightsizing.rightsizing_draws import SIGMA_NO_LIMIT, cells, limit_draws
 
 STEP = 60.0
 
@@ -19,8 +19,9 @@ def _steps(mean: float, limit: float | None, throttled_share: float, hours: floa
     throttled = periods * throttled_share
     active = np.clip(periods * 0.1, 1e-3, 1.0) if limit is not None else np.ones(n)
     return dict(demand=demand, mean_active=np.maximum(demand / active, 1e-6), active=active,
-                times=np.arange(n) * STEP, periods=np.nan_to_num(periods), throttled=np.nan_to_num(throttled),
-                span=n * STEP, step_s=STEP, limit_cores=limit, limited=limit is not None)
+                cells=cells(np.zeros(n), np.arange(n) * STEP, n * STEP), periods=np.nan_to_num(periods),
+                throttled=np.nan_to_num(throttled), step_s=STEP, limits=np.full(n, np.nan if limit is None else limit),
+                limited=limit is not None)
 
 
 def test_one_row_per_draw_and_the_limit_never_below_the_request():
@@ -57,3 +58,25 @@ def test_same_seed_same_draws():
     b = limit_draws(**_steps(0.5, 1.0, 0.1), target=0.05, resamples=20, seed=3)
     c = limit_draws(**_steps(0.5, 1.0, 0.1), target=0.05, resamples=20, seed=4)
     assert np.array_equal(a.limit, b.limit) and not np.array_equal(a.limit[1:], c.limit[1:])
+
+
+def test_cells_are_a_pods_day_or_its_twelfth_of_a_short_window():
+    t = np.arange(0, 2 * 86400, 3600.0)
+    one = cells(np.zeros(len(t)), t, 2 * 86400)
+    two = cells(np.repeat([0, 1], len(t)), np.tile(t, 2), 2 * 86400)
+    assert one.max() == 11 and two.max() == 23 and np.array_equal(two[: len(t)], one)
+    week = np.arange(0, 8 * 86400, 3600.0)
+    assert cells(np.zeros(len(week)), week, 8 * 86400).max() == 7
+
+
+def test_two_limit_segments_are_each_calibrated_against_their_own_limit():
+    """The same demand throttled at 2% under a 1-core limit and at 30% under 600m: one burstiness fits both
+    segments; reading the 600m segment against the 1-core limit would call the demand far burstier."""
+    a, b = _steps(0.5, 1.0, 0.02), _steps(0.5, 0.6, 0.30, seed=1)
+    both = {k: np.concatenate([a[k], b[k]]) for k in ("demand", "mean_active", "active", "periods", "throttled", "limits")}
+    both["cells"] = cells(np.repeat([0, 1], len(a["demand"])), np.tile(np.arange(len(a["demand"])) * STEP, 2),
+                          len(a["demand"]) * STEP)
+    joint = limit_draws(**both, step_s=STEP, limited=True, target=0.05, resamples=20, seed=1)
+    wrong = limit_draws(**{**both, "limits": np.full(len(both["limits"]), 1.0)}, step_s=STEP, limited=True,
+                        target=0.05, resamples=20, seed=1)
+    assert joint.sigma[0] < wrong.sigma[0] and joint.limit[0] < wrong.limit[0]

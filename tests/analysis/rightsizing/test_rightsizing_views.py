@@ -26,7 +26,8 @@ def test_recommendations_frame_has_every_field_and_a_row_each():
 def test_decision_table_reads_like_the_cli():
     r = rightsize(container())
     row = decision_table([r]).row(0, named=True)
-    assert row["container"] == "shop/web-0/app" and row["decision"] == r.decision
+    assert (row["namespace"], row["workload"], row["container"], row["pods"]) == ("shop", "Pod/web-0", "app", 1)
+    assert row["pod-hours"] == "48.0" and row["decision"] == r.decision
     assert row["request"].startswith("500m -> ") and row["limit"].startswith("1.00 -> ")
     assert row["p95 5-min"] == "20.0%"
     short = dataclasses.replace(r, decision="too little data")

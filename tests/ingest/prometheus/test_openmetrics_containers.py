@@ -55,3 +55,33 @@ def test_bad_line_names_file_and_line(tmp_path):
 def test_nothing_matching_is_an_error(export):
     with pytest.raises(InputError, match="no container_cpu_usage_seconds_total samples"):
         read_openmetrics_containers(export, namespace="nope")
+
+
+def test_pod_cgroup_and_pause_container_are_not_containers_and_node_sizes_are_joined(tmp_path):
+    """cAdvisor's container="" (the pod's cgroup) and "POD" (pause) series make no container; the node's size is
+    machine_cpu_cores joined by the node label, as through Prometheus."""
+    lines = []
+    for c, node in (("app", "n1"), ("", "n1"), ("POD", "n1")):
+        lab = f'namespace="a",pod="p",container="{c}",node="{node}",instance="{node}:10250"'
+        lines += [f"container_cpu_usage_seconds_total{{{lab}}} {0.5 * i:.1f} {1_700_000_000 + 15 * i}" for i in range(400)]
+    lines += [f'machine_cpu_cores{{node="{n}",instance="{n}:10250"}} {v} 1700000000' for n, v in (("n1", 4), ("n2", 16))]
+    p = tmp_path / "x.om"
+    p.write_text("\n".join(lines) + "\n# EOF\n")
+    f = read_openmetrics_containers(p)
+    assert [(c.container, c.node_cores) for c in f.containers] == [("app", 4.0)]
+
+
+def test_a_cluster_export_reads_as_one_row_per_workload_container(cluster_export):
+    """The export of a real-looking cluster: the owner chain comes from its kube-state-metrics series, no row is a
+    pod's cgroup or pause container, Job pods are read at a minute while the window's step is 2 minutes."""
+    from throttlelab.ingest.prometheus.workload_cpu import with_workloads
+
+    path, pods = cluster_export
+    f = with_workloads(read_openmetrics_containers(path))
+    assert f.step_s == 120 and f.notes == []
+    assert len(f.containers) == 56 and not any(c.container in ("", "POD") for c in f.containers)
+    got = {w.key: w for w in f.workloads}
+    assert len(got) == 8 and len(got[("shop", "CronJob", "report", "report")].members) == 36
+    assert got[("shop", "CronJob", "report", "report")].step_s == 60
+    assert got[("shop", "Deployment", "web", "app")].limit_cores == 0.8
+    assert {w.node_cores for w in f.workloads} == {4.0, 8.0}

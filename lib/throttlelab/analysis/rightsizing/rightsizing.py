@@ -1,18 +1,28 @@
-"""Throttling-aware CPU right-sizing of running containers, beside KRR-style and VPA-style recommendations.
+"""Throttling-aware CPU right-sizing of workload containers, beside KRR-style and VPA-style recommendations.
 
 Demand
     Per step, ``usage + throttled seconds`` (cores): what the container would
     have used with no limit (a throttled thread waits for exactly the time the
     limit denied it), so a starved container is not sized by its capped usage.
+    Where ``container_cpu_cfs_throttled_seconds_total`` is missing, the
+    throttled seconds are estimated from the throttled periods alone
+    (:func:`~throttlelab.analysis.rightsizing.throttle_model.throttled_seconds_from_periods`).
 Throttling model
     The predicted throttled-period ratio at a limit, from demand and the
     within-period burstiness ``sigma`` calibrated on the observed ratio
     (:mod:`throttlelab.analysis.rightsizing.throttle_model`).
+Workload containers
+    One recommendation per container of a workload (Deployment, StatefulSet,
+    DaemonSet, CronJob, ...): the (pod, step) samples of every pod that ran it in
+    the window are pooled (:class:`~throttlelab.ingest.prometheus.workload_cpu.WorkloadCPU`).
+    The current request and limit are the latest pod template's; where pods had
+    other limits, the burstiness is calibrated on each limit segment against its
+    own limit.  ``min_history_s`` counts pod-hours summed over the pods.
 Recommendation
     Request: p95 of demand.  Limit: the smallest (10m steps) whose predicted
     ratio is at most ``target``, never below the request.  Intervals: 90%
-    moving-block bootstrap (blocks of one day, or a twelfth of shorter windows;
-    200 resamples) over steps, re-calibrating ``sigma`` in each resample; the
+    block bootstrap over (pod, day) cells (a pod's twelfth of windows under a
+    week; 200 resamples), re-calibrating ``sigma`` in each resample; the
     limit's is widened by the model error measured in simulation (``MODEL_ERROR``).
 Censored demand
     Throttled in most periods (``CENSORED_RATIO``), usage sits at the limit and
@@ -22,9 +32,9 @@ Censored demand
     it) to the node's size, or are open above where the node's size is unknown.
 Node cap
     Nothing (point or interval) is recommended above the CPU count of the
-    container's node (``ContainerCPU.node_cores``), and the reason says so.
-    Windows shorter than ``min_history_s`` or with under half their steps
-    present are "too little data".
+    largest node its pods ran on (``WorkloadCPU.node_cores``), and the reason
+    says so.  Fewer pod-hours than ``min_history_s``, or under half the steps
+    of its pods' lifetimes present, are "too little data".
 KRR-style
     Request p95 of usage, no limit (KRR's ``simple`` strategy).
 VPA-style
@@ -34,15 +44,17 @@ VPA-style
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from throttlelab.analysis.rightsizing.rightsizing_draws import limit_draws
-from throttlelab.analysis.rightsizing.rightsizing_reasons import capping_note, limit_decision
-from throttlelab.analysis.rightsizing.throttle_model import throttle_curve
+from throttlelab.analysis.rightsizing.rightsizing_draws import cells, limit_draws
+from throttlelab.analysis.rightsizing.rightsizing_reasons import capping_note, limit_decision, patch_note
+from throttlelab.analysis.rightsizing.throttle_model import throttle_curve, throttled_seconds_from_periods
 from throttlelab.ingest.prometheus import ContainerCPU
+from throttlelab.ingest.prometheus import WorkloadCPU, single
 from throttlelab.results import ConfidenceInterval
 
 # Model error of the limit (recommended / true smallest limit), 5% and 95% quantiles over 50 generated containers
@@ -62,12 +74,17 @@ _NUMBERS = ("recommended_request_cores", "recommended_request_low", "recommended
 
 @dataclass(frozen=True)
 class Rightsizing:
-    """One container's numbers, recommendation and reason.
+    """One workload container's numbers, recommendation and reason.
 
     Attributes
     ----------
-    namespace, pod, container
-        Which container.
+    namespace, workload_kind, workload, container
+        Which container of which workload (``workload_kind`` Deployment, StatefulSet, DaemonSet, CronJob, Job,
+        ReplicaSet, Pod, or ``DaemonSet or Job`` where a pod's name could not tell).
+    pod
+        Its newest pod (the latest pod template's).
+    pods, pod_hours
+        Pods seen in the window and the hours they ran, summed.
     decision
         ``raise limit``, ``lower limit``, ``keep``, ``set limit``, ``no limit (policy)``, ``keep (policy)`` or
         ``too little data``.
@@ -82,7 +99,8 @@ class Rightsizing:
     demand_p95_cores
         95th percentile of the estimated demand (usage with the throttled time put back).
     throttled_ratio, throttled_ratio_p95_5m, throttled_seconds_per_hour
-        Share of CFS periods throttled (whole window, 95th percentile of 5-minute windows) and throttled time.
+        Share of CFS periods throttled (at the current limit over the pods that had it; 95th percentile of
+        5-minute windows of every pod) and throttled time per pod-hour.
     predicted_throttled_ratio
         Throttled-period ratio predicted at the recommended limit.
     burst_sigma, burst_sigma_source
@@ -90,7 +108,7 @@ class Rightsizing:
     krr_request_cores, krr_limit_cores, vpa_request_cores, vpa_limit_cores
         What KRR's and VPA's rules would recommend from the same usage.
     hours_observed, steps, step_s
-        Window length, samples and the step between them.
+        Hours from its first to its last sample, (pod, step) samples and the step between them.
     node_cores
         CPU count of the container's node (``null``: unknown, recommendations uncapped); nothing recommended exceeds it.
     demand_censored
@@ -101,8 +119,12 @@ class Rightsizing:
     """
 
     namespace: str
-    pod: str
+    workload_kind: str
+    workload: str
     container: str
+    pod: str
+    pods: int
+    pod_hours: float
     decision: str  # raise limit, lower limit, keep, set limit, no limit (policy), too little data
     current_request_cores: float | None
     current_limit_cores: float | None
@@ -158,10 +180,10 @@ def _ceil(x: float) -> float:
     return round(math.ceil(round(x / GRAIN, 6)) * GRAIN, 4)
 
 
-def _usage_baselines(u: np.ndarray, times: np.ndarray, c: ContainerCPU) -> tuple[float, float, float | None]:
+def _usage_baselines(u: np.ndarray, times: np.ndarray, c: WorkloadCPU) -> tuple[float, float, float | None]:
     """KRR-style request, VPA-style request and limit from usage alone (see the module docstring)."""
     krr_req = _ceil(float(np.quantile(u, 0.95)))
-    wts = 0.5 ** ((times[-1] - times) / 3600 / 24)
+    wts = 0.5 ** ((times.max() - times) / 3600 / 24)
     order = np.argsort(u)
     cw = np.cumsum(wts[order])
     vpa_req = _ceil(max(0.025, float(u[order][np.searchsorted(cw, 0.9 * cw[-1])]) * 1.15))
@@ -174,43 +196,59 @@ def _interval(draws: np.ndarray, level: float) -> tuple[float, float]:
     return tuple(_ceil(float(np.quantile(draws[1:], q))) for q in (a, 1 - a))
 
 
-def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
-    """Recommend a request and a limit for one container (see the module docstring)."""
+def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
+    """Recommend a request and a limit for one workload container (a lone pod's container: a bare ``Pod``)."""
     s = settings
-    usage = c.usage
-    have = np.isfinite(usage)
-    steps = int(have.sum())
-    span = (c.times[have][-1] - c.times[have][0] + c.step_s) if steps else 0.0
+    if isinstance(w, ContainerCPU):
+        w = single(w)
+    p = w.pooled()
+    step_s = w.step_s
+    steps = len(p.usage)
+    span = float(p.times.max() - p.times.min() + step_s) if steps else 0.0
     hours = span / 3600
-    idx = np.flatnonzero(have)
-    coverage = steps / (idx[-1] - idx[0] + 1) if steps else 0.0  # within the container's own lifetime in the window
-    common = dict(namespace=c.namespace, pod=c.pod, container=c.container, current_request_cores=c.request_cores,
-                  current_limit_cores=c.limit_cores, hours_observed=hours, steps=steps, step_s=c.step_s,
-                  throttled_ratio_p95_5m=c.throttled_ratio_p95_5m, node_cores=getattr(c, "node_cores", None))
-    if span < s.min_history_s or coverage < s.min_coverage or steps < 12:
-        need = max(0.0, s.min_history_s - span) / 3600
-        why = (f"only {hours:.1f} h of usage ({steps} steps of {c.step_s:g} s); too short to decide: "
-               f"about {need:.0f} h more would decide" if span < s.min_history_s else
-               f"usage present in {coverage:.0%} of the steps between its first and last sample (needs {s.min_coverage:.0%}); "
-               f"too sparse to decide")
+    pod_s = float(p.lifetime_s.sum())
+    coverage = steps * step_s / pod_s if steps else 0.0  # within each pod's own lifetime in the window
+    npods = int((p.lifetime_s > 0).sum())
+    common = dict(namespace=w.namespace, workload_kind=w.workload_kind, workload=w.workload, container=w.container,
+                  pod=w.pod, pods=npods, pod_hours=pod_s / 3600, current_request_cores=w.request_cores,
+                  current_limit_cores=w.limit_cores, hours_observed=hours, steps=steps, step_s=step_s,
+                  throttled_ratio_p95_5m=w.throttled_ratio_p95_5m, node_cores=w.node_cores)
+    if pod_s < s.min_history_s or coverage < s.min_coverage or steps < 12:
+        need = max(0.0, s.min_history_s - pod_s) / 3600
+        pods = f"{npods} pods" if npods != 1 else "1 pod"
+        why = (f"only {pod_s / 3600:.1f} pod-hours of usage ({pods}, {steps} steps of {step_s:g} s); too short to "
+               f"decide: about {need:.0f} pod-hours more would decide" if pod_s < s.min_history_s else
+               f"usage present in {coverage:.0%} of the steps between its pods' first and last samples "
+               f"(needs {s.min_coverage:.0%}); too sparse to decide")
         return Rightsizing(**common, **dict.fromkeys(_NUMBERS), burst_sigma_source="none", decision="too little data",
                            demand_censored=False, reason=why)
 
-    u = np.where(have, usage, 0.0)[have]
-    ts = np.nan_to_num(c.throttled_seconds[have])
+    u = p.usage
+    times = p.times
+    limits = p.limits
+    per = np.nan_to_num(p.periods)
+    thr = np.nan_to_num(p.throttled_periods)
+    has_periods = np.isfinite(p.periods) & np.isfinite(limits)
+    limited = bool(has_periods.any())
+    active = np.where(has_periods, np.clip(per * s.period_s, 1e-3, 1.0), 1.0)
+    periods_only = limited and not np.isfinite(p.throttled_seconds[has_periods]).any()
+    if periods_only:  # container_cpu_cfs_throttled_seconds_total missing: unserved demand from throttled periods
+        ts, _ = throttled_seconds_from_periods(u, active, np.where(has_periods, limits, np.nan), per, thr, step_s,
+                                               cap_cores=w.node_cores)
+    else:
+        ts = np.nan_to_num(p.throttled_seconds)
     demand = u + ts
-    times = c.times[have]
-    limited = c.limit_cores is not None and np.isfinite(c.periods[have]).any()
-    per = np.nan_to_num(c.periods[have])
-    thr = np.nan_to_num(c.throttled_periods[have])
-    active = np.clip(per * s.period_s, 1e-3, 1.0) if limited else np.ones_like(demand)
     mean_active = np.maximum(demand / active, 1e-6)
-    total_periods = float(per.sum() * c.step_s)
-    total_thr = float(thr.sum() * c.step_s)
-    ratio = total_thr / total_periods if limited and total_periods > 0 else (0.0 if c.limit_cores is None else None)
-    thr_s_h = float(ts.sum() * c.step_s / span * 3600)
-    d = limit_draws(demand, mean_active, active, times, per, thr, span=span, step_s=c.step_s, limit_cores=c.limit_cores,
-                    limited=limited, target=s.throttle_target, resamples=s.resamples, seed=s.seed)
+    cur = w.limit_cores
+    at_cur = has_periods & (limits == cur) if cur is not None else np.zeros(steps, bool)
+    seg = at_cur if (per[at_cur].sum() > 0) else has_periods  # the ratio at the current limit, where pods had it
+    total_periods = float(per[seg].sum() * step_s)
+    total_thr = float(thr[seg].sum() * step_s)
+    ratio = total_thr / total_periods if limited and total_periods > 0 else (0.0 if cur is None else None)
+    thr_s_h = float(ts.sum() * step_s / pod_s * 3600)
+    d = limit_draws(demand, mean_active, active, cells(p.member, times, span), per, thr, step_s=step_s,
+                    limits=np.where(has_periods, limits, np.nan), limited=limited, target=s.throttle_target,
+                    resamples=s.resamples, seed=s.seed)
     point_req = float(np.quantile(demand, 0.95))
     rec_req = _ceil(point_req)
     rec_lim = max(_ceil(float(d.limit[0])), rec_req)
@@ -220,7 +258,6 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
         lim_lo, lim_hi = _ceil(lim_lo / MODEL_ERROR[1]), _ceil(lim_hi / MODEL_ERROR[0])
     lim_lo, lim_hi = min(lim_lo, rec_lim), max(lim_hi, rec_lim)
     req_lo, req_hi = min(req_lo, rec_req), max(req_hi, rec_req)
-    cur = c.limit_cores
     node = common["node_cores"]
     censored = bool(limited and ratio is not None and ratio > CENSORED_RATIO)
     if censored:  # demand >= the limit is all that was observed; above it the numbers are extrapolated
@@ -244,9 +281,12 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
     out = limit_decision(s.limit_policy, s.throttle_target, current=cur, ratio=ratio, throttled_s_per_h=thr_s_h,
                          usage_p95=usage_p95, demand_p95=point_req, request=(rec_req, req_lo, req_hi),
                          limit=(rec_lim, lim_lo, lim_hi), predicted=predicted, predicted_at_current=at_current)
+    if out.decision == "keep (policy)" and rec_req > cur:  # a request above the kept limit would be refused
+        rec_req, req_lo, req_hi = cur, min(req_lo, cur), min(req_hi, cur) if req_hi is not None else cur
+        out = dataclasses.replace(out, reason=out.reason + f" The request is held at the kept limit, {cur:g} cores.")
     reason = out.reason + capping_note(censored=censored, current=cur, model_limit=model_lim, capped_limit=rec_lim,
-                                       node=node)
-    krr_req, vpa_req, vpa_lim = _usage_baselines(u, times, c)
+                                       node=node) + patch_note(w.workload_kind)
+    krr_req, vpa_req, vpa_lim = _usage_baselines(u, times, w)
     return Rightsizing(
         **common, decision=out.decision,
         recommended_request_cores=rec_req, recommended_request_low=req_lo, recommended_request_high=req_hi,
@@ -254,11 +294,13 @@ def rightsize(c: ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
         usage_p50_cores=float(np.quantile(u, 0.5)), usage_p95_cores=usage_p95, usage_p99_cores=float(np.quantile(u, 0.99)),
         usage_max_cores=float(u.max()), demand_p95_cores=point_req, throttled_ratio=ratio,
         throttled_seconds_per_hour=thr_s_h if limited else None, predicted_throttled_ratio=out.predicted,
-        burst_sigma=sigma, burst_sigma_source=d.sigma_source, krr_request_cores=krr_req, krr_limit_cores=None,
+        burst_sigma=sigma,
+        burst_sigma_source=d.sigma_source + ("; unserved demand from throttled periods alone (no throttled seconds)"
+                                             if periods_only else ""), krr_request_cores=krr_req, krr_limit_cores=None,
         vpa_request_cores=vpa_req, vpa_limit_cores=vpa_lim, demand_censored=censored, reason=reason,
     )
 
 
 def rightsize_all(containers, settings: Settings = Settings()) -> list[Rightsizing]:
-    """:func:`rightsize` for each container, in order."""
+    """:func:`rightsize` for each workload container (or lone pod's container), in order."""
     return [rightsize(c, settings) for c in containers]

@@ -34,6 +34,18 @@ class LimitDraws:
     sigma_source: str
 
 
+def cells(member: np.ndarray, times: np.ndarray, span: float) -> np.ndarray:
+    """The resampling unit of each sample, numbered ``0..n-1``: its pod's day, or its pod's twelfth of a window
+    shorter than a week (one pod: the day blocks alone).
+
+    >>> cells(np.array([0, 0, 1, 1]), np.array([0.0, 90000.0, 0.0, 90000.0]), 8 * 86400.0).tolist()
+    [0, 1, 2, 3]
+    """
+    block_s = 86400.0 if span >= 7 * 86400 else span / 12
+    blocks = ((times - times.min()) // block_s).astype(np.int64)
+    return np.unique(member.astype(np.int64) * (int(blocks.max()) + 1) + blocks, return_inverse=True)[1].ravel()
+
+
 def _hist(values: np.ndarray, weights: np.ndarray, edges: np.ndarray, blocks: np.ndarray, nblocks: int) -> np.ndarray:
     """Weighted histogram per block: (nblocks, nbins)."""
     nb = len(edges) - 1
@@ -49,22 +61,24 @@ def _wquantile(counts: np.ndarray, centers: np.ndarray, q: float) -> np.ndarray:
     return centers[idx]
 
 
-def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray, times: np.ndarray,
-                periods: np.ndarray, throttled: np.ndarray, *, span: float, step_s: float,
-                limit_cores: float | None, limited: bool, target: float, resamples: int, seed: int) -> LimitDraws:
-    """Draws of the request and the limit for one container's steps.
+def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray, cells: np.ndarray,
+                periods: np.ndarray, throttled: np.ndarray, *, step_s: float, limits: np.ndarray,
+                limited: bool, target: float, resamples: int, seed: int) -> LimitDraws:
+    """Draws of the request and the limit for one workload container's (pod, step) samples.
 
     Parameters
     ----------
     demand, mean_active, active
-        Per step: usage + throttled seconds (cores), demand while running, and the running share
+        Per sample: usage + throttled seconds (cores), demand while running, and the running share
         (the weight of ``mean_active``).
-    times, periods, throttled
-        Per step: unix seconds, CFS periods and throttled periods per second.
-    span, step_s
-        Window length and step (seconds): blocks are days, or a twelfth of a shorter window.
-    limit_cores, limited
-        The current limit and whether its CFS counters were seen (the burstiness is calibrated on them).
+    cells, periods, throttled
+        Per sample: its resampling unit (a pod's day, or a twelfth of a window under a week: ``0..n-1``), CFS
+        periods and throttled periods per second.
+    step_s
+        Seconds per sample.
+    limits, limited
+        Per sample the CPU limit its pod had (NaN: none), and whether CFS counters were seen: the burstiness is
+        calibrated on every limit segment, each against its own limit.
     target, resamples, seed
         Throttled-period ratio to meet, bootstrap resamples and their seed.
 
@@ -72,12 +86,11 @@ def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray,
     -------
     LimitDraws
     """
-    block_s = 86400.0 if span >= 7 * 86400 else span / 12
-    blocks = ((times - times[0]) // block_s).astype(np.int64)
+    blocks = cells
     nblk = int(blocks.max()) + 1
     # one log lattice (3% steps) for the demand bins and the candidate limits: P(throttled) depends on their ratio only
     top = max(float(mean_active.max()), float(demand.max()), 1e-3) * 1.0001
-    hi_lim = max(top * 4, (limit_cores or 0) * 1.5, 0.05)
+    hi_lim = max(top * 4, float(np.nanmax(limits, initial=0.0)) * 1.5, 0.05)
     lo = max(min(float(mean_active.min()), float(demand.min())), top / 3e3, 1e-4)
     n_lat = int(math.ceil(math.log(hi_lim / lo) / STEP_LOG)) + 1
     lattice = lo * np.exp(STEP_LOG * np.arange(n_lat))
@@ -94,8 +107,14 @@ def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray,
 
     # sigma per resample
     if limited and float(periods.sum() * step_s) > 0:
-        k = (np.log(limit_cores / np.maximum(centers, 1e-9))[:, None] + SIGMAS[None, :] ** 2 / 2) / SIGMAS[None, :]
-        curve = (ha @ norm_sf(k)) / np.maximum(ha.sum(1, keepdims=True), 1e-12)  # (R+1, sigmas)
+        curve, weight = 0.0, 0.0
+        for lim in np.unique(limits[np.isfinite(limits)]):  # each limit segment against its own limit
+            seg = limits == lim
+            h = W @ _hist(mean_active[seg], active[seg], edges, blocks[seg], nblk)
+            k = (np.log(lim / np.maximum(centers, 1e-9))[:, None] + SIGMAS[None, :] ** 2 / 2) / SIGMAS[None, :]
+            curve = curve + h @ norm_sf(k)
+            weight = weight + h.sum(1, keepdims=True)
+        curve = curve / np.maximum(weight, 1e-12)  # (R+1, sigmas)
         rp, rt = W @ np.bincount(blocks, periods, nblk), W @ np.bincount(blocks, throttled, nblk)
         informative = rt * step_s >= 10
         observed = np.where(informative, rt / np.maximum(rp, 1e-12), (rt * step_s + 3) / np.maximum(rp * step_s, 1))

@@ -65,7 +65,7 @@ def limit_decision(policy: str, target: float, *, current: float | None, ratio: 
     if policy == "none":
         reason = (f"Requests-only policy: request {fmt_cores(rec_req)} (p95 of demand, {fmt_range(req_lo, req_hi)}), "
                   "no limit" + (f"; it is throttled in {ratio:.0%} of periods at its current {fmt_cores(cur)} limit."
-                                if ratio else "."))
+                                if ratio else ".") + " A LimitRange default in the namespace would put a limit back.")
         return LimitDecision("no limit (policy)", reason, None, None, None, None)
     if cur is None:
         decision = "set limit"
@@ -106,3 +106,18 @@ def capping_note(*, censored: bool, current: float | None, model_limit: float, c
     elif not node and (censored or current is None):
         note += " The node's size is unknown: the extrapolation is uncapped."
     return note
+
+
+def patch_note(kind: str) -> str:
+    """What the reason adds for workloads a strategic-merge patch of a pod template cannot change.
+
+    >>> patch_note("Deployment"), patch_note("Job")
+    ('', " A Job's pod template cannot change once it is created: no patch; change what creates it.")
+    """
+    if kind in ("Deployment", "StatefulSet", "DaemonSet", "CronJob"):
+        return ""
+    what = {"Pod": "A bare Pod has no pod template to patch",
+            "Job": "A Job's pod template cannot change once it is created",
+            "ReplicaSet": "A ReplicaSet without a Deployment is not patched"}.get(
+        kind, f"Its workload ({kind}) is not known for certain from the pod's name")
+    return f" {what}: no patch; change what creates it."

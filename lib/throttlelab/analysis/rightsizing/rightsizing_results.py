@@ -21,7 +21,8 @@ class RightsizingResults:
     ----------
     input
         Where the usage came from: ``source``, ``how`` it was read, ``namespace``, ``selector``, the window
-        (``start``, ``end`` in unix seconds, ``step_s``) and the HTTP ``queries`` made.
+        requested (``start``, ``end`` in unix seconds, ``step_s``), the hours it actually held
+        (``observed_hours``), the HTTP ``queries`` made and the ``notes`` said once about the input.
     parameters
         ``throttle_target``, ``limit_policy``, ``min_history``.
     recommendations
@@ -33,14 +34,25 @@ class RightsizingResults:
     recommendations: tuple[Rightsizing, ...]
 
 
+def run_results(run, *, namespace: str = "", selector: str = "", min_history: str = "") -> RightsizingResults:
+    """:class:`RightsizingResults` of a :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun`."""
+    f = run.fetched
+    return rightsizing_results(run.recommendations, run.settings, source=run.source, how=run.how,
+                               window=(f.start, f.end, f.step_s), queries=f.queries, namespace=namespace,
+                               selector=selector, min_history=min_history, observed_hours=run.observed_s / 3600,
+                               notes=run.notes)
+
+
 def rightsizing_results(recommendations: list[Rightsizing], settings: Settings, *, source: str, how: str,
                         window: tuple[float, float, float], queries: int, namespace: str = "", selector: str = "",
-                        min_history: str = "") -> RightsizingResults:
+                        min_history: str = "", observed_hours: float | None = None,
+                        notes: tuple[str, ...] = ()) -> RightsizingResults:
     """Notebook 08's :class:`RightsizingResults`; ``window`` is ``(start, end, step_s)``."""
     start, end, step_s = window
     return RightsizingResults(
         input={"source": source, "how": how, "namespace": namespace, "selector": selector, "start": start,
-               "end": end, "step_s": step_s, "queries": queries},
+               "end": end, "step_s": step_s, "observed_hours": observed_hours, "queries": queries,
+               "notes": list(notes)},
         parameters={"throttle_target": settings.throttle_target, "limit_policy": settings.limit_policy,
                     "min_history": min_history},
         recommendations=tuple(recommendations),

@@ -1,5 +1,7 @@
 """Tables and chart frames of a right-sizing: the decision table, usage distributions, throttled ratio over time.
 
+Chart frames take a workload container (every pod pooled) or one pod's container.
+
 >>> import numpy as np
 >>> from throttlelab.ingest.prometheus import ContainerCPU
 >>> t = np.arange(4) * 60.0
@@ -18,6 +20,7 @@ import polars as pl
 
 from throttlelab.analysis.rightsizing.rightsizing import Rightsizing
 from throttlelab.ingest.prometheus import ContainerCPU
+from throttlelab.ingest.prometheus import WorkloadCPU, single
 
 # JSON/CSV columns, in the issue's order first
 COLUMNS = [f.name for f in dataclasses.fields(Rightsizing)]
@@ -26,13 +29,19 @@ COLUMNS = [f.name for f in dataclasses.fields(Rightsizing)]
 def recommendations_frame(recs: list[Rightsizing]) -> pl.DataFrame:
     """One row per container, every field of :class:`Rightsizing` (None -> null)."""
     schema = {f.name: (pl.String if f.type in ("str",) else pl.Float64) for f in dataclasses.fields(Rightsizing)}
-    schema.update(steps=pl.Int64, demand_censored=pl.Boolean)
+    schema.update(steps=pl.Int64, pods=pl.Int64, demand_censored=pl.Boolean)
     rows = [dataclasses.asdict(r) for r in recs]
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
 
 
+def label(r: Rightsizing) -> str:
+    """``namespace/Kind/workload/container``: how every view names a workload container."""
+    return f"{r.namespace}/{r.workload_kind}/{r.workload}/{r.container}"
+
+
 def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
-    """The readable table: container, decision, request and limit now -> recommended [interval], usage, throttling."""
+    """The readable table: workload container, pods, decision, request and limit now -> recommended [interval],
+    usage, throttling."""
 
     def cores(v):
         return "none" if v is None else (f"{v * 1000:.0f}m" if v < 1 else f"{v:.2f}")
@@ -51,7 +60,11 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
         if r.decision == "too little data":
             r = dataclasses.replace(r, recommended_request_cores=None, recommended_limit_cores=None)
         rows.append({
-            "container": f"{r.namespace}/{r.pod}/{r.container}",
+            "namespace": r.namespace,
+            "workload": f"{r.workload_kind}/{r.workload}",
+            "container": r.container,
+            "pods": r.pods,
+            "pod-hours": f"{r.pod_hours:,.1f}",
             "decision": r.decision,
             "request": f"{cores(r.current_request_cores)} -> {cores(r.recommended_request_cores) if r.recommended_request_cores else '?'}"
                        + span(r, "recommended_request_low", "recommended_request_high"),
@@ -68,11 +81,16 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def usage_distribution_frame(c: ContainerCPU, bins: int = 40) -> pl.DataFrame:
-    """Histogram of usage and of demand (usage + throttled) per step: ``series``, ``cores`` (bin centre), ``share``."""
-    have = np.isfinite(c.usage)
-    u = c.usage[have]
-    d = u + np.nan_to_num(c.throttled_seconds[have])
+def _workload(c: WorkloadCPU | ContainerCPU) -> WorkloadCPU:
+    return single(c) if isinstance(c, ContainerCPU) else c
+
+
+def usage_distribution_frame(c: WorkloadCPU | ContainerCPU, bins: int = 40) -> pl.DataFrame:
+    """Histogram of usage and of demand (usage + throttled) per (pod, step): ``series``, ``cores`` (bin centre),
+    ``share``."""
+    p = _workload(c).pooled()
+    u = p.usage
+    d = u + np.nan_to_num(p.throttled_seconds)
     if len(u) == 0:
         return pl.DataFrame(schema={"series": pl.String, "cores": pl.Float64, "width": pl.Float64, "share": pl.Float64})
     top = max(float(d.max()), 1e-3)
@@ -93,17 +111,25 @@ def marks_frame(r: Rightsizing) -> pl.DataFrame:
                         schema={"mark": pl.String, "cores": pl.Float64})
 
 
-def throttled_ratio_frame(c: ContainerCPU, window_s: float = 1800) -> pl.DataFrame:
-    """Throttled-period ratio per ``window_s`` (sums of throttled periods over sums of periods): ``time``, ``throttled_ratio``."""
-    per = c.periods
-    thr = c.throttled_periods
-    k = max(1, int(round(window_s / c.step_s)))
-    n = len(c.times) // k * k
-    if n == 0 or not np.isfinite(per).any():
+def throttled_ratio_frame(c: WorkloadCPU | ContainerCPU, window_s: float = 1800) -> pl.DataFrame:
+    """Throttled-period ratio per ``window_s`` over all pods (sums of throttled periods over sums of periods):
+    ``time`` (the window's end), ``throttled_ratio``; windows with no sample are absent, those without periods null."""
+    w = _workload(c)
+    first = min(float(m.times[0]) - m.step_s for m in w.members)
+    per, thr, idx = [], [], []
+    for m in w.members:
+        k = max(1, int(round(window_s / m.step_s)))
+        n = len(m.times) // k * k
+        per.append(m.periods[:n])
+        thr.append(m.throttled_periods[:n])
+        idx.append(np.floor((m.times[:n] - first - 1e-6) / window_s).astype(np.int64))
+    per, thr, idx = np.concatenate(per), np.concatenate(thr), np.concatenate(idx)
+    if len(per) == 0 or not np.isfinite(per).any():
         return pl.DataFrame(schema={"time": pl.Datetime("ms", "UTC"), "throttled_ratio": pl.Float64})
-    p = np.nansum(per[:n].reshape(-1, k), 1)
-    t = np.nansum(thr[:n].reshape(-1, k), 1)
+    win, inv = np.unique(idx, return_inverse=True)
+    p = np.bincount(inv, np.nan_to_num(per), len(win))
+    t = np.bincount(inv, np.nan_to_num(thr), len(win))
     ratio = np.where(p > 0, t / np.maximum(p, 1e-12), np.nan)
-    times = (c.times[:n].reshape(-1, k)[:, -1] * 1000).astype("int64")
+    times = ((first + (win + 1) * window_s) * 1000).astype("int64")
     return pl.DataFrame({"time": times, "throttled_ratio": ratio}).with_columns(
         pl.col("time").cast(pl.Datetime("ms", "UTC")), pl.col("throttled_ratio").fill_nan(None))

@@ -59,3 +59,67 @@ def calibrate_sigma(curve_by_sigma: np.ndarray, observed: np.ndarray, informativ
     reach = curve_by_sigma >= observed[:, None]
     bound = np.where(reach.any(1), SIGMAS[np.argmax(reach, 1)], SIGMA_PRIOR)
     return np.where(informative, sig, np.minimum(bound, SIGMA_PRIOR))
+
+
+def _served(m: np.ndarray, limit: np.ndarray, sigma: float) -> np.ndarray:
+    """E[min(m X, L)]: what a limit ``L`` serves of a running demand ``m X`` (X log-normal, mean 1, shape sigma)."""
+    k = (np.log(limit / m) + sigma**2 / 2) / sigma
+    return m * (1 - norm_sf(k - sigma)) + limit * norm_sf(k)
+
+
+def _running_demand(served: np.ndarray, ratio: np.ndarray, limit: np.ndarray, sigma: float) -> np.ndarray:
+    """Running demand ``m`` per step: from what the limit served (bisection of :func:`_served`), and at least what
+    the step's throttled-period ratio implies where it has one (``P(m X > L) = ratio``, clipped to 0.99)."""
+    top = np.log(limit) + sigma**2 / 2 + 3 * sigma  # throttled in 99.9% of periods: more is not told apart
+    lo, hi = np.minimum(np.log(np.maximum(served, 1e-9)), top), top
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        short = _served(np.exp(mid), limit, sigma) < served
+        lo, hi = np.where(short, mid, lo), np.where(short, hi, mid)
+    from scipy.special import ndtri
+
+    k = -ndtri(np.clip(ratio, 1e-9, 0.99))  # norm_sf(k) = ratio
+    return np.maximum(np.exp(hi), np.where(ratio > 0, limit * np.exp(sigma**2 / 2 - sigma * k), 0.0))
+
+
+def throttled_seconds_from_periods(usage: np.ndarray, active: np.ndarray, limits: np.ndarray, periods: np.ndarray,
+                                   throttled: np.ndarray, step_s: float,
+                                   cap_cores: float | None = None) -> tuple[np.ndarray, float]:
+    """Throttled (unserved) cores per step where ``container_cpu_cfs_throttled_seconds_total`` is missing, from the
+    throttled periods alone, and the burstiness found.
+
+    For each ``sigma`` of :data:`SIGMAS` the running demand of each step is the one whose served part equals its usage
+    (at least what its own throttled-period ratio implies); ``sigma`` is the one whose predicted throttled-period ratio
+    over all steps equals the observed one (the crossing nearest :data:`SIGMA_PRIOR`; under 10 throttled periods, the
+    smaller of the prior and the largest sigma the count allows, as :func:`calibrate_sigma`).  Steps without a limit
+    or CFS periods get 0.  ``usage``, ``periods`` and ``throttled`` are per second over steps of ``step_s``.  A step
+    throttled in nearly every period tells only that its demand exceeded the limit: its demand is held at
+    ``cap_cores`` (the node's size; default four times the largest limit).  Returns (throttled cores per step, sigma).
+
+    Running half the time at a 1-core limit, 450m used, half the periods throttled:
+
+    >>> a = np.full(100, 0.5); u = np.full(100, 0.45); lim = np.full(100, 1.0)
+    >>> ts, s = throttled_seconds_from_periods(u, a, lim, np.full(100, 5.0), np.full(100, 2.5), 60.0)
+    >>> round(float(ts.mean()), 3), round(s, 2)
+    (0.071, 0.29)
+    """
+    ok = np.isfinite(limits) & (periods > 0)
+    if not ok.any():
+        return np.zeros(len(usage)), SIGMA_PRIOR
+    a, lim = active[ok], limits[ok]
+    served = usage[ok] / a
+    ratio = throttled[ok] / periods[ok]
+    n_thr, n_per = float(throttled[ok].sum() * step_s), float(periods[ok].sum() * step_s)
+    informative = n_thr >= 10
+    observed = n_thr / n_per if informative else (n_thr + 3) / max(n_per, 1)
+    pred, ms = [], []
+    for s in SIGMAS:
+        m = _running_demand(served, np.zeros_like(ratio), lim, float(s))
+        ms.append(m)
+        pred.append(float((a * norm_sf((np.log(lim / m) + s**2 / 2) / s)).sum() / a.sum()))
+    sigma = float(calibrate_sigma(np.array([pred]), np.array([observed]), np.array([informative]))[0])
+    m = _running_demand(served, ratio, lim, sigma)
+    cap = cap_cores if cap_cores else 4 * float(lim.max())
+    out = np.zeros(len(usage))
+    out[ok] = np.clip(a * m, usage[ok], max(cap, float(usage[ok].max()))) - usage[ok]
+    return out, sigma

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
+from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, pod_regex, read_owners, short_lived_pods
+from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 KEY = ("namespace", "pod", "container")
 POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
@@ -33,6 +35,10 @@ COUNTERS = {
     "periods": "container_cpu_cfs_periods_total",
     "throttled_periods": "container_cpu_cfs_throttled_periods_total",
 }
+
+
+class NoContainers(PrometheusError):
+    """Nothing matched: no container usage in the namespace, selector and window asked for (one line)."""
 
 
 @dataclass
@@ -53,6 +59,7 @@ class ContainerCPU:
     throttled_periods: np.ndarray  # throttled periods per second
     throttled_ratio_p95_5m: float | None = None
     node_cores: float | None = None  # CPU count of its node (None: unknown)
+    throttled_ratios_5m: np.ndarray | None = None  # its throttled ratio per 5 minutes (pooled across a workload's pods)
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -69,6 +76,21 @@ class Fetch:
     step_s: float
     queries: int
     promql: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said once to the reader (how owners were found, missing metrics)
+    owners: OwnerTables = field(default_factory=OwnerTables)  # kube-state-metrics' owner chain (empty: absent)
+    workloads: list = field(default_factory=list)  # the containers pooled by workload (ingest.workload_cpu)
+
+    @property
+    def observed_s(self) -> float:
+        """Seconds from the first to the last step with usage in any container (the window actually observed,
+        which is shorter than the requested one when the data are)."""
+        first, last = math.inf, -math.inf
+        for c in self.containers:
+            have = np.flatnonzero(np.isfinite(c.usage))
+            if len(have):
+                first = min(first, c.times[have[0]] - c.step_s)
+                last = max(last, c.times[have[-1]])
+        return max(0.0, last - first) if last > first else 0.0
 
 
 def _quote(v: str) -> str:
@@ -134,48 +156,54 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         if not pods:
             pods, direct = None, sel
     m = _matchers(namespace, direct)
+    scrape = None
     if step_s is None:
         # rate() needs samples in each step: at least 4 scrape intervals; and the fine series of all containers
         # together stay under POINTS_BUDGET per query (JSON decoding costs about 1 s per million points here)
-        q = f"quantile(0.5, count_over_time({COUNTERS['usage']}{{{m}}}[1h]))"
+        scrape = _scrape_interval(api, m, end, promql)
         n_q = f"count(count by ({BY}) ({COUNTERS['usage']}{{{m}}}))"
-        promql += [q, n_q]
-        res = api.query(q, time=end)
-        per_hour = float(res[0]["value"][1]) if res else 0.0
-        scrape = 3600 / per_hour if per_hour >= 2 else 60.0
+        promql.append(n_q)
         res = api.query(n_q, time=end)
         n_series = float(res[0]["value"][1]) if res else 1.0
         min_step_s = max(min_step_s, math.ceil(4 * scrape / 60) * 60,
                          math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60)
     step = step_s or choose_step(window_s, min_step_s)
-    r = format_duration(step)
-    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
-
-    def one(name: str):
-        q = f"sum by ({BY}) (rate({COUNTERS[name]}{{{m}}}[{r}]))"
-        return name, q, api.query_range(q, start + step, end, step)
-
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
-        for name, q, result in pool.map(one, COUNTERS):
-            promql.append(q)
-            series[name] = {tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values) for s in result}
+    series = _range_series(api, m, start, end, step, format_duration(step), promql)
     w = format_duration(window_s)
     keys = set(series["usage"])
     if pods is not None:
         keys = {k for k in keys if (k[0], k[1]) in pods}
+    owners = read_owners(api, namespace=namespace, window=w, end=end, promql=promql)
+    steps = dict.fromkeys(keys, step)
+    if step > JOB_STEP_S:  # Job pods live for minutes: read them at a minute, where rate() keeps them
+        q = f"group by ({BY}) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
+        promql.append(q)
+        every = {k for k in api.query_values(q, time=end) if pods is None or (k[0], k[1]) in pods}
+        brief = short_lived_pods({(k[0], k[1]) for k in every}, owners)
+        if brief:
+            scrape = scrape or _scrape_interval(api, m, end, promql)
+            rng = format_duration(max(JOB_STEP_S, math.ceil(3 * scrape)))
+            fine = _range_series(api, f"{m},{pod_regex(brief)}", start, end, JOB_STEP_S, rng, promql)
+            moved = {k for k in fine["usage"] if (k[0], k[1]) in brief}
+            for name in COUNTERS:
+                series[name].update({k: v for k, v in fine[name].items() if k in moved})
+            keys |= moved
+            steps.update(dict.fromkeys(moved, JOB_STEP_S))
     if not keys:
         where = f"namespace {namespace!r}" if namespace else "any namespace"
-        raise PrometheusError(f"{api.url}: no container_cpu_usage_seconds_total series in {where}"
-                              f"{' with ' + selector if selector else ''} over the last {w}")
+        others = ""
+        if namespace:
+            q = f'count by (namespace) (last_over_time({COUNTERS["usage"]}{{container!="",container!="POD"}}[{w}]))'
+            promql.append(q)
+            others = "; namespaces with containers: " + (
+                ", ".join(sorted(k[0] for k in api.query_values(q, time=end, keys=("namespace",)))[:10]) or "none")
+        raise NoContainers(f"{api.url}: no container_cpu_usage_seconds_total series in {where}"
+                           f"{' with ' + selector if selector else ''} over the last {w}{others}")
     ksm = "," + f"namespace={_quote(namespace)}" if namespace else ""
     req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
     lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'
     quota_q = (f"max by ({BY}) ((last_over_time(container_spec_cpu_quota{{{m}}}[{w}]) > 0)"
                f" / last_over_time(container_spec_cpu_period{{{m}}}[{w}]))")
-    p95_q = (f"quantile_over_time(0.95, (sum by ({BY}) (rate({COUNTERS['throttled_periods']}{{{m}}}[5m]))"
-             f" / sum by ({BY}) (rate({COUNTERS['periods']}{{{m}}}[5m]) > 0))[{w}:5m])")
     promql += [req_q, lim_q]
     requests = api.query_values(req_q, time=end)
     limits = api.query_values(lim_q, time=end)
@@ -183,22 +211,25 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     if not requests and not limits:  # no kube-state-metrics: cAdvisor's quota / period
         promql.append(quota_q)
         quotas = api.query_values(quota_q, time=end)
-    p95 = None
+    ratios5 = None
     if 300 % step != 0:  # 5-minute windows are not whole steps: let the server compute them
-        promql.append(p95_q)
-        p95 = api.query_values(p95_q, time=end)
+        q = (f"sum by ({BY}) (rate({COUNTERS['throttled_periods']}{{{m}}}[5m]))"
+             f" / sum by ({BY}) (rate({COUNTERS['periods']}{{{m}}}[5m]) > 0)")
+        promql.append(q)
+        ratios5 = {tuple(x.labels.get(k, "") for k in KEY): x.values for x in api.query_range(q, start + 300, end, 300)}
     node_of = _node_cores(api, keys, m, w, end, promql)
-    grid = np.arange(start + step, end + step / 2, step)
     out = []
     for key in sorted(keys):
+        st = steps[key]
+        grid = np.arange(start + st, end + st / 2, st)
         arrays = {}
         for name in COUNTERS:
             t, v = series[name].get(key, (np.empty(0), np.empty(0)))
             a = np.full(len(grid), np.nan)
-            idx = np.clip(np.rint((t - grid[0]) / step).astype(np.int64), 0, len(grid) - 1)
+            idx = np.clip(np.rint((t - grid[0]) / st).astype(np.int64), 0, len(grid) - 1)
             a[idx] = v
             arrays[name] = a
-        ratio_p95 = p95.get(key) if p95 is not None else _p95_5m(arrays, step)
+        r5 = ratios5.get(key, np.empty(0)) if ratios5 is not None and st == step else ratios_5m(arrays, st)
         if key in limits:
             limit, source = limits[key], "kube-state-metrics"
         elif key in quotas:
@@ -206,11 +237,37 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         else:
             limit, source = None, "none"
         out.append(ContainerCPU(*key, request_cores=requests.get(key), limit_cores=limit, limit_source=source,
-                                step_s=step, times=grid, usage=arrays["usage"],
+                                step_s=st, times=grid, usage=arrays["usage"],
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
-                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=ratio_p95,
-                                node_cores=node_of(key)))
-    return Fetch(out, start, end, step, api.queries - q0, promql)
+                                throttled_periods=arrays["throttled_periods"],
+                                throttled_ratio_p95_5m=float(np.quantile(r5, 0.95)) if r5 is not None and len(r5) else None,
+                                node_cores=node_of(key), throttled_ratios_5m=r5))
+    return Fetch(out, start, end, step, api.queries - q0, promql, owners=owners)
+
+
+def _scrape_interval(api: PrometheusAPI, m: str, end: float, promql: list[str]) -> float:
+    """Median seconds between usage samples over the last hour (60 where it cannot tell)."""
+    q = f"quantile(0.5, count_over_time({COUNTERS['usage']}{{{m}}}[1h]))"
+    promql.append(q)
+    res = api.query(q, time=end)
+    per_hour = float(res[0]["value"][1]) if res else 0.0
+    return 3600 / per_hour if per_hour >= 2 else 60.0
+
+
+def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: float, rng: str, promql: list[str]):
+    """``counter name -> {key: (times, rates)}``: each counter's ``rate()`` over ``rng`` at ``step``."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(name: str):
+        q = f"sum by ({BY}) (rate({COUNTERS[name]}{{{m}}}[{rng}]))"
+        return name, q, api.query_range(q, start + step, end, step)
+
+    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
+        for name, q, result in pool.map(one, COUNTERS):
+            promql.append(q)
+            series[name] = {tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values) for s in result}
+    return series
 
 
 def _node_cores(api: PrometheusAPI, keys, m: str, w: str, end: float, promql: list[str]):
@@ -239,8 +296,9 @@ def _node_cores(api: PrometheusAPI, keys, m: str, w: str, end: float, promql: li
     return lambda key: where.get(key, largest)
 
 
-def _p95_5m(arrays: dict[str, np.ndarray], step: float) -> float | None:
-    """p95 over 5-minute windows of the throttled-period ratio, from steps that divide 5 minutes."""
+def ratios_5m(arrays: dict[str, np.ndarray], step: float) -> np.ndarray | None:
+    """The throttled-period ratio of each 5-minute window with periods, from steps that divide 5 minutes
+    (``None`` without CFS counters)."""
     k = int(round(300 / step))
     per, thr = arrays["periods"], arrays["throttled_periods"]
     n = len(per) // k * k
@@ -249,4 +307,4 @@ def _p95_5m(arrays: dict[str, np.ndarray], step: float) -> float | None:
     p = np.nansum(per[:n].reshape(-1, k), 1)
     t = np.nansum(thr[:n].reshape(-1, k), 1)
     ok = p > 0
-    return float(np.quantile(t[ok] / p[ok], 0.95)) if ok.any() else None
+    return t[ok] / p[ok]

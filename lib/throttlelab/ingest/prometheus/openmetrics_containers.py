@@ -22,11 +22,17 @@ import numpy as np
 
 from throttlelab.errors import InputError
 from throttlelab.ingest.prometheus.container_cpu import COUNTERS, ContainerCPU, Fetch, choose_step, parse_selector
+from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, short_lived_pods
+from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 _LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(\S+))?\s*$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
 _GAUGES = {"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
            "container_spec_cpu_quota", "container_spec_cpu_period"}
+_NODE_GAUGES = ("machine_cpu_cores", "kube_node_status_allocatable")  # the node's size, as fetch_containers reads it
+NOT_CONTAINERS = ("", "POD")  # cAdvisor's pod-level cgroup and the pause container
+#: kube-state-metrics' owner chain: metric -> the label naming the owned object
+_OWNERS = {"kube_pod_owner": "pod", "kube_replicaset_owner": "replicaset", "kube_job_owner": "job_name"}
 _NAME_OF = {v: k for k, v in COUNTERS.items()}
 
 
@@ -37,6 +43,10 @@ def _open(path: Path):
 def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
     series: dict[tuple, list] = defaultdict(list)
     gauges: dict[tuple, tuple[float, float]] = {}
+    nodes: dict[str, dict[tuple[str, str], float]] = {g: {} for g in _NODE_GAUGES}  # gauge -> (node, instance) -> cores
+    where: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # container key -> its (node, instance) labels
+    owners = OwnerTables()
+    namespaces: set[str] = set()  # every namespace with container usage, whatever was asked for
     skipped = 0
     seen: dict[str, dict] = {}
     try:
@@ -48,6 +58,18 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
             if line.startswith("#") or not line.strip():
                 continue
             name = line.split("{", 1)[0].split(" ", 1)[0]
+            if name in _NODE_GAUGES:
+                m = _LINE.match(line)
+                labels = dict(_LABEL.findall(m.group(2) or "")) if m else {}
+                if m and labels.get("resource", "cpu") == "cpu" and float(m.group(3)) > 0:
+                    nodes[name][(labels.get("node", ""), labels.get("instance", ""))] = float(m.group(3))
+                continue
+            if name in _OWNERS:
+                m = _LINE.match(line)
+                labels = dict(_LABEL.findall(m.group(2) or "")) if m else {}
+                if m and (not namespace or labels.get("namespace") == namespace):
+                    _add_owner(owners, name, labels)
+                continue
             if name not in _NAME_OF and name not in _GAUGES:
                 skipped += 1
                 continue
@@ -58,7 +80,11 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
             labels = seen.get(text)
             if labels is None:  # a series' label text repeats on every one of its samples
                 labels = seen[text] = dict(_LABEL.findall(text))
+            if name == COUNTERS["usage"] and labels.get("container", "") not in NOT_CONTAINERS:
+                namespaces.add(labels.get("namespace", ""))
             if namespace and labels.get("namespace") != namespace:
+                continue
+            if labels.get("container", "") in NOT_CONTAINERS:  # as fetch_containers' container!="",container!="POD"
                 continue
             if any(labels.get(k) != v for k, v in direct.items()):
                 continue
@@ -76,7 +102,40 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
                     gauges[(name, key)] = (ts, value)
             else:
                 series[(name, key, labels.get("id", ""))].append((ts, value))
-    return series, gauges, skipped
+                if name == COUNTERS["usage"]:
+                    where[key].add((labels.get("node", ""), labels.get("instance", "")))
+    return series, gauges, _node_cores(nodes, where), owners, namespaces
+
+
+def _add_owner(owners: OwnerTables, metric: str, labels: dict[str, str]) -> None:
+    """One owner sample into the tables (every sample of the export counts: the window's whole history)."""
+    ns, obj = labels.get("namespace", ""), labels.get(_OWNERS[metric], "")
+    kind, name = labels.get("owner_kind", ""), labels.get("owner_name", "")
+    if metric == "kube_pod_owner":
+        owners.add_pod(ns, obj, kind, name, controller=labels.get("owner_is_controller", "true") == "true")
+    elif metric == "kube_replicaset_owner":
+        owners.replicasets[(ns, obj)] = (kind, name)
+    else:
+        owners.jobs[(ns, obj)] = (kind, name)
+
+
+def _node_cores(nodes: dict[str, dict[tuple[str, str], float]], where: dict[tuple, set[tuple[str, str]]]):
+    """``key -> CPU count of its node`` as :func:`~throttlelab.ingest.prometheus.container_cpu.fetch_containers` joins it:
+    ``machine_cpu_cores`` else ``kube_node_status_allocatable``, by ``node`` or ``instance`` label, the largest
+    node where the join finds none, ``None`` without either metric."""
+    sizes = nodes["machine_cpu_cores"] or nodes["kube_node_status_allocatable"]
+    if not sizes:
+        return lambda key: None
+    largest = max(sizes.values())
+    by_node = {n: v for (n, _), v in sizes.items() if n}
+    by_inst = {i: v for (_, i), v in sizes.items() if i}
+
+    def of(key):
+        found = [by_node.get(n) or by_inst.get(i) for n, i in where.get(key, ())]
+        found = [v for v in found if v]
+        return max(found) if found and len(set(sizes.values())) > 1 else largest
+
+    return of
 
 
 def _increases(points: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -95,10 +154,11 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
     ``end`` defaults to the last sample, ``window_s`` to everything in the file; ``selector`` matches the series' labels.
     """
     path = Path(path)
-    series, gauges, _ = _parse(path, namespace, parse_selector(selector))
+    series, gauges, node_of, owners, namespaces = _parse(path, namespace, parse_selector(selector))
     if not series:
         raise InputError(path, None, "no container_cpu_usage_seconds_total samples",
-                         f"namespace {namespace!r}" if namespace else "any namespace")
+                         (f"namespace {namespace!r}; namespaces with containers: "
+                          + (", ".join(sorted(namespaces)[:10]) or "none")) if namespace else "any namespace")
     t_last = max(max(p[0] for p in pts) for pts in series.values())
     t_first = min(min(p[0] for p in pts) for pts in series.values())
     end = t_last if end is None else end
@@ -109,8 +169,8 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
         span = max(t_last - t_first, 1.0)
         scrape = span / max(n - 1, 1)
         step_s = choose_step(window_s, max(60.0, math.ceil(4 * scrape / 60) * 60))  # as fetch_containers
-    nsteps = int(math.floor(window_s / step_s + 1e-9))
-    grid = start + step_s * np.arange(1, nsteps + 1)
+    brief = short_lived_pods({(k[0], k[1]) for _, k, _ in series}, owners) if step_s > JOB_STEP_S else set()
+    steps = {k: (JOB_STEP_S if (k[0], k[1]) in brief else step_s) for _, k, _ in series}  # Job pods: a minute
     sums: dict[tuple, dict[str, np.ndarray]] = defaultdict(dict)
     fine5 = int(max(1, math.floor(window_s / 300)))
     five: dict[tuple, dict[str, np.ndarray]] = defaultdict(dict)
@@ -119,7 +179,9 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
         keep = (t > start) & (t <= end)
         t, inc = t[keep], inc[keep]
         col = _NAME_OF[name]
-        idx = np.clip(np.ceil((t - start) / step_s).astype(np.int64) - 1, 0, nsteps - 1)
+        st = steps[key]
+        nsteps = int(math.floor(window_s / st + 1e-9))
+        idx = np.clip(np.ceil((t - start) / st).astype(np.int64) - 1, 0, nsteps - 1)
         acc = sums[key].setdefault(col, np.zeros(nsteps))
         acc += np.bincount(idx, inc, nsteps)
         cnt = sums[key].setdefault(col + "_n", np.zeros(nsteps))
@@ -133,13 +195,15 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
         s = sums[key]
         if "usage" not in s or not s["usage_n"].any():
             continue
+        st = steps[key]
+        nsteps = len(s["usage"])
         arrays = {}
         for col in COUNTERS:
             if col in s:
-                arrays[col] = np.where(s[col + "_n"] > 0, s[col] / step_s, np.nan)
+                arrays[col] = np.where(s[col + "_n"] > 0, s[col] / st, np.nan)
             else:
                 arrays[col] = np.full(nsteps, np.nan)
-        p95 = None
+        p95 = r = None
         if "periods" in five[key]:
             p, q = five[key]["periods"], five[key].get("throttled_periods", np.zeros(fine5))
             r = q[p > 0] / p[p > 0]
@@ -154,9 +218,10 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
             limit, source = None, "none"
         req = gauges.get(("kube_pod_container_resource_requests", key))
         out.append(ContainerCPU(*key, request_cores=req[1] if req else None, limit_cores=limit, limit_source=source,
-                                step_s=step_s, times=grid, usage=arrays["usage"],
+                                step_s=st, times=start + st * np.arange(1, nsteps + 1), usage=arrays["usage"],
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
-                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=p95))
+                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=p95,
+                                node_cores=node_of(key), throttled_ratios_5m=r))
     if not out:
         raise InputError(path, None, "no container usage in the window", f"{start:.0f}..{end:.0f}")
-    return Fetch(out, start, end, step_s, 0, [])
+    return Fetch(out, start, end, step_s, 0, [], owners=owners)

@@ -131,7 +131,7 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
     import gzip
 
     from throttlelab.errors import InputError
-    from throttlelab.ingest.prometheus.container_cpu import fetch_containers
+    from throttlelab.ingest.prometheus.container_cpu import NoContainers, fetch_containers
     from throttlelab.ingest.prometheus.openmetrics_containers import read_openmetrics_containers
     from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
 
@@ -154,8 +154,14 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
         end = end or last
         window_s = window_s or (end - first)
         with LocalPrometheus(tsdb) as prom:
-            f = fetch_containers(PrometheusAPI(prom.url), window_s=window_s, end=end, namespace=namespace,
-                                 selector=selector, step_s=step_s)
+            try:
+                f = fetch_containers(PrometheusAPI(prom.url), window_s=window_s, end=end, namespace=namespace,
+                                     selector=selector, step_s=step_s)
+            except NoContainers as exc:  # say it of the file, not of the temporary server
+                import re
+
+                detail = re.sub(r" over the last [0-9a-z]+", "", str(exc).split(" series in ", 1)[-1])
+                raise InputError(path, None, "no container_cpu_usage_seconds_total samples", detail) from None
         return f, "backfilled by promtool into a temporary local Prometheus"
 
 
@@ -163,19 +169,21 @@ def read_source(*, prometheus_url: str | None = None, openmetrics_path: str | No
                 window_s: float | None = None, end: float | None = None, namespace: str | None = None,
                 selector: str | None = None, step_s: float | None = None, bearer_token_file: str | None = None,
                 ca_file: str | None = None, insecure_skip_tls_verify: bool = False, timeout: float = 60.0):
-    """Per-container CPU from a live Prometheus (``window_s`` default 14 days) or a saved export.
+    """Per-container CPU from a live Prometheus (``window_s`` default 14 days) or a saved export, pooled by
+    workload (``Fetch.workloads``).
 
     Returns ``(Fetch, source, how)``: the data, the URL or path read, and how it was read.
     """
     from throttlelab.ingest.prometheus.container_cpu import fetch_containers
     from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
+    from throttlelab.ingest.prometheus.workload_cpu import with_workloads
 
     if prometheus_url:
         api = PrometheusAPI(prometheus_url, bearer_token_file=bearer_token_file, ca_file=ca_file,
                             insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout)
         f = fetch_containers(api, window_s=window_s or 14 * 86400, end=end, namespace=namespace, selector=selector,
                              step_s=step_s)
-        return f, prometheus_url, "Prometheus HTTP API"
+        return with_workloads(f), prometheus_url, "Prometheus HTTP API"
     f, how = fetch_from_export(openmetrics_path, use_prometheus=use_prometheus, window_s=window_s, end=end,
                                namespace=namespace, selector=selector, step_s=step_s)
-    return f, str(openmetrics_path), how
+    return with_workloads(f), str(openmetrics_path), how
