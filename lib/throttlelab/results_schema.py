@@ -44,7 +44,7 @@ RESULT_CLASSES = (
     "throttlelab.analysis.dead_zone_results:DeadZoneAnalysis",
     "throttlelab.analysis.recommend:Knee",
     "throttlelab.analysis.recommend:Recommendation",
-    "throttlelab.analysis.thread_choice:ThreadChoice",
+    "throttlelab.analysis.thread_choice_metric:LimitThreads",
     "throttlelab.analysis.capacity:UnitCost",
     "throttlelab.analysis.capacity:CapacityProjection",
     "throttlelab.analysis.capacity:VariantComparison",

@@ -67,7 +67,8 @@ class Recommendation:
         The recommended limit and the thread count of its group.
     expected_seconds
         Expected cost per run at that limit (geometric mean of its runs) with its interval (the headline); ``null``
-        interval when the run-to-run noise is zero (identical replicates: the value is exact).
+        interval when the run-to-run noise is zero (identical replicates: the value is exact) or unmeasured (no
+        replicated runs: ``assumption_based``).
     core_seconds
         Limit x expected wall time (what a run reserves); ``null`` for unlimited or other metrics.
     reason
@@ -75,7 +76,7 @@ class Recommendation:
     avoid
         Limits in dead zones.
     assumption_based
-        True when the interval rests on assumed, not measured, noise.
+        True when the run-to-run noise is unmeasured (no replicated runs): then no interval is given.
     probability_knee
         Limit -> share of simulated repeats of the sweep that would recommend it.
     limit_range
@@ -124,15 +125,25 @@ def expected_time(geomean: float, runs: int, noise: NoiseModel, level: float = 0
 
 def expected_estimate(geomean: float, runs: int, noise: NoiseModel, level: float = 0.95,
                       exact: bool = False) -> Estimate:
-    """:func:`expected_time` as an :class:`~throttlelab.results.Estimate` (no interval when ``exact``)."""
+    """:func:`expected_time` as an :class:`~throttlelab.results.Estimate`.
+
+    No interval when ``exact`` (zero run-to-run noise) or when the noise is assumed, not measured (no replicated
+    runs): an interval from an assumed noise would state a certainty the runs do not show.
+    """
     if exact:
         return Estimate(float(geomean), None, None, level, "exact: zero run-to-run noise (identical replicates)",
                         n_runs=int(runs), unit="seconds")
+    if noise.assumption_based:
+        return Estimate(float(geomean), None, None, level, UNMEASURED, n_runs=int(runs), unit="seconds",
+                        note="run-to-run noise unmeasured")
     ci = expected_time(geomean, runs, noise, level)
     return Estimate(float(geomean), ci.low, ci.high, level,
                     f"exp(mean log +- t sigma / sqrt(n)), sigma from the run-to-run noise model ({noise.source})",
-                    n_runs=int(runs), unit="seconds",
-                    note="assumed noise, not measured" if noise.assumption_based else "")
+                    n_runs=int(runs), unit="seconds")
+
+
+#: Why a value has no interval when nothing was replicated.
+UNMEASURED = "no interval: no replicated runs, so run-to-run noise is unmeasured (no interval from an assumed noise)"
 
 
 def recommend_limit(
