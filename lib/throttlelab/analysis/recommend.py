@@ -83,6 +83,10 @@ class Recommendation:
         Smallest and largest limit recommended in 95% of simulated repeats.
     uncertainty_note
         How the probabilities were simulated.
+    undecided
+        Empty when the runs compare limits with measured noise; else why no limit is recommended (one limit
+        measured: nothing to compare; one run per limit: run-to-run noise unmeasured) and what would decide it.
+        The limit above is then the knee of the numbers measured, not a recommendation.
     """
 
     limit_cores: float | None
@@ -96,6 +100,7 @@ class Recommendation:
     probability_knee: dict[str, float] | None = None  # limit -> share of simulated repeats recommending it
     limit_range: tuple[str, str] | None = None  # smallest..largest limit recommended in 95% of simulated repeats
     uncertainty_note: str = ""
+    undecided: str = ""
 
     def confidence_interval(self) -> ConfidenceInterval | None:
         return None if self.expected_seconds.low is None else self.expected_seconds.confidence_interval()
@@ -181,7 +186,25 @@ def recommend_limit(
         core_seconds=row["reserved_core_seconds"], reason=reason, avoid=avoid,
         assumption_based=dead_zones.noise.assumption_based,
         probability_knee=prob, limit_range=rng_, uncertainty_note=note,
+        undecided=undecided_reason(s, dead_zones.noise.assumption_based),
     )
+
+
+def undecided_reason(summary: pl.DataFrame, unmeasured: bool) -> str:
+    """Why the runs of one group cannot recommend a limit, with what would decide it ("" when they can).
+
+    A recommendation compares limits: with one limit measured there is nothing to compare it with, and with one
+    run per limit the run-to-run noise that would say whether the gaps are real is unmeasured.
+    """
+    labels = summary["limit_label"].to_list()
+    if len(labels) < 2:
+        only = labels[0] if labels else "no limit"
+        return (f"one limit measured ({only}): nothing to compare it with; runs at two or more limits (e.g. half and "
+                "twice it), 3 runs each, would decide which limit to give")
+    if unmeasured:
+        return ("one run per limit: run-to-run noise unmeasured, so the gaps between limits are not decided; "
+                "3 runs per limit would decide it")
+    return ""
 
 
 def knee_uncertainty(summary: pl.DataFrame, dead_zones: DeadZoneAnalysis, avoid: tuple[str, ...], *,
