@@ -58,6 +58,7 @@ def test_dead_zone_is_found_whichever_way_the_metric_points(name):
     [g] = analyse_cpu_limits(p, n_boot=20, n_sim=2000)
     assert [z.limits_labels for z in g.dead_zones.zones] == [("3000m",)]
     [zone] = [s for s in dead_zone_sentences(g.dead_zones, m) if s.startswith("Dead zone 3000m")]
+    assert "simultaneous 95% bounds" in zone and "max-T adjusted p" in zone and "CI" not in zone  # one name
     if m.higher_is_better:  # the metric falls: its own change is negative
         assert "lower throughput than 2000m" in zone and "throughput -" in zone
     elif m.name == "wall_seconds":
