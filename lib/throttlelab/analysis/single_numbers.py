@@ -16,9 +16,11 @@ family-wise ``alpha`` (one run per cell, z on the log scale):
 Then
 
 * ``clearly worse`` / ``clearly better``: the gap survives noise of
-  ``ceiling_cv`` (default 15%, the low end of the 15-25% run-to-run noise
-  measured on a shared 2-core VM without any quota, FIELD-NOTES; a production
-  measurement over long windows is quieter): noise does not explain it;
+  ``ceiling_cv`` (default 15%, inside the 10-25% run-to-run noise per limit
+  that the default study's local sweep measures on a shared 2-core VM:
+  ``throttlelab run studies/default.yaml``, ``noise_cv_pct`` of
+  local-thread-counts; a production measurement over long windows is
+  quieter): noise does not explain it;
 * ``cannot be told apart``: the gap would drown in noise of only
   ``floor_cv`` (default 5%, a quiet machine): single runs cannot separate them;
 * ``undecided``: in between, it depends on noise the table does not show;
