@@ -275,8 +275,10 @@ if groups:
     if r.undecided:
         look = ""
         if not r.undecided.startswith("one limit"):
+            why = ("one run per limit" if r.assumption_based else
+                   f"recommended in {(r.probability_knee or {}).get(r.limit_label, 0):.0%} of simulated repeats")
             look = (f"; the smallest limit within {knee_tolerance_pct:g}% of the best measured value is "
-                    f"{r.limit_label} (one run per limit: not decided)")
+                    f"{r.limit_label} ({why}: not decided)")
         text = f"{g.label}: too few to decide which limit to give: {r.undecided}{look}."
     else:
         text = f"{g.label}: give {r.limit_label}, {value}{sure}{avoid}."

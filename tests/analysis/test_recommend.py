@@ -106,3 +106,7 @@ def test_no_recommendation_without_a_comparison():
     two = pl.DataFrame({"limit_label": ["2000m", "4000m"]})
     assert undecided_reason(two, unmeasured=True).startswith("one run per limit: run-to-run noise unmeasured")
     assert undecided_reason(two, unmeasured=False) == ""
+    # the simulated repeats recommend anything from the smallest to the largest limit: nothing is singled out
+    assert undecided_reason(two, unmeasured=False, limit_range=("2000m", "4000m")).startswith(
+        "the limit that 95% of simulated repeats of the sweep recommend ranges over every limit measured")
+    assert undecided_reason(two, unmeasured=False, limit_range=("4000m", "4000m")) == ""

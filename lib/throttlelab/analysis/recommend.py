@@ -186,17 +186,20 @@ def recommend_limit(
         core_seconds=row["reserved_core_seconds"], reason=reason, avoid=avoid,
         assumption_based=dead_zones.noise.assumption_based,
         probability_knee=prob, limit_range=rng_, uncertainty_note=note,
-        undecided=undecided_reason(s, dead_zones.noise.assumption_based),
+        undecided=undecided_reason(s, dead_zones.noise.assumption_based, rng_),
     )
 
 
-def undecided_reason(summary: pl.DataFrame, unmeasured: bool) -> str:
+def undecided_reason(summary: pl.DataFrame, unmeasured: bool, limit_range: tuple[str, str] | None = None) -> str:
     """Why the runs of one group cannot recommend a limit, with what would decide it ("" when they can).
 
-    A recommendation compares limits: with one limit measured there is nothing to compare it with, and with one
-    run per limit the run-to-run noise that would say whether the gaps are real is unmeasured.
+    A recommendation compares limits: with one limit measured there is nothing to compare it with; with one run per
+    limit the run-to-run noise that would say whether the gaps are real is unmeasured; and when the limit that
+    simulated repeats of the sweep recommend (``limit_range``, 95% of them) spans every limit measured, the runs
+    single none out.
     """
-    labels = summary["limit_label"].to_list()
+    labels = summary.sort("limit_order")["limit_label"].to_list() if "limit_order" in summary.columns else \
+        summary["limit_label"].to_list()
     if len(labels) < 2:
         only = labels[0] if labels else "no limit"
         return (f"one limit measured ({only}): nothing to compare it with; runs at two or more limits (e.g. half and "
@@ -204,6 +207,9 @@ def undecided_reason(summary: pl.DataFrame, unmeasured: bool) -> str:
     if unmeasured:
         return ("one run per limit: run-to-run noise unmeasured, so the gaps between limits are not decided; "
                 "3 runs per limit would decide it")
+    if limit_range is not None and (limit_range[0], limit_range[-1]) == (labels[0], labels[-1]):
+        return (f"the limit that 95% of simulated repeats of the sweep recommend ranges over every limit measured "
+                f"({labels[0]} to {labels[-1]}): the runs single none out; more runs per limit would narrow it")
     return ""
 
 
