@@ -146,7 +146,7 @@ def test_limit_interval_against_truths_it_can_miss(throttled):
     assert not any(a and known for a, known in above)  # never above a node whose size is known
 
 
-@pytest.mark.xfail(strict=True, reason="known shortfall: heavily throttled but below the censoring threshold "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known shortfall: heavily throttled but below the censoring threshold "
                    "(30-50% of periods), the bootstrap interval trusts the distorted throttled seconds and covers "
                    "44% of 18 (120 containers, seed 7); strict, so a fix shows as a failure to remove this mark")
 def test_heavily_throttled_but_not_censored_intervals_cover(throttled):
