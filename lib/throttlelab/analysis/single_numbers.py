@@ -200,7 +200,7 @@ def verdict_sentences(table: pl.DataFrame, metric: str | ResponseMetric, *, ceil
         factor = math.exp(critical_gap(sub.height, alpha, kind) * cv_to_sigma(ceiling_cv))
         s = (f"{limit}, {m.label} ({m.direction}), one run per setting, against {ref} threads ({what}); "
              f"{top} measured value at {sub['best_threads'][0]} threads, not decided (one run each: gaps under "
-             f"a factor {factor:.2f} stay open unless runs vary by less than {100 * ceiling_cv:.0f}%):")
+             f"a factor {factor:.2f} stay open, since runs may vary by {100 * ceiling_cv:.0f}%):")
         for v in ("clearly worse", "clearly better"):
             if by[v].height:
                 s += f" {v} even if runs varied by {100 * ceiling_cv:.0f}%: {names(by[v])};"
