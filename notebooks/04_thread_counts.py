@@ -45,14 +45,14 @@ output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.
 import polars as pl
 from IPython.display import Markdown, display
 
-from throttlelab.analysis.metric_views import best_threads_view, recommendations_view
-from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.runs_input import load_runs
-from throttlelab.analysis.single_numbers import verdict_sentences
-from throttlelab.analysis.thread_advice import advice_sentences, thread_advice
-from throttlelab.analysis.thread_choice_metric import limit_threads
-from throttlelab.analysis.thread_count_results import single_number_table, thread_count_results
-from throttlelab.analysis.thread_counts import analyse_thread_counts
+from throttlelab.analysis.runs import best_threads_view, recommendations_view
+from throttlelab.analysis.runs import prepare_runs
+from throttlelab.analysis.runs import load_runs
+from throttlelab.analysis.runs import verdict_sentences
+from throttlelab.analysis.threads import advice_sentences, thread_advice
+from throttlelab.analysis.threads import limit_threads
+from throttlelab.analysis.threads import single_number_table, thread_count_results
+from throttlelab.analysis.threads import analyse_thread_counts
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
