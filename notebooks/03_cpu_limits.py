@@ -33,7 +33,6 @@ machine_cores: float = 0.0  # host cores, used as the position of 'unlimited' in
 threshold_pct: float = 5.0  # practical threshold: a dead zone is at least this much slower (%) than the best lower limit
 knee_tolerance_pct: float = 10.0  # knee is the smallest limit within this % of the best time
 alpha: float = 0.05  # family-wise error rate of the dead-zone tests, per group
-prior_cv: float = 0.20  # noise assumed for the expected-time interval when no limit has replicates (no verdict uses it: then "too few to decide")
 n_boot: int = 200  # bootstrap refits per scaling model (intervals and bands)
 n_sim: int = 20000  # Monte-Carlo draws for the dead-zone null distributions
 seed: int = 0  # seed of every resampling
@@ -81,7 +80,7 @@ tn.show_table(summary.drop("limit_order", "limit_x", strict=False), title="Wall 
 
 # %%
 groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_tolerance_pct=knee_tolerance_pct,
-                               alpha=alpha, prior_cv=prior_cv, n_boot=n_boot, n_sim=n_sim, seed=seed, metric=m)
+                               alpha=alpha, n_boot=n_boot, n_sim=n_sim, seed=seed, metric=m)
 
 # %% [markdown]
 # ## Scaling curves
@@ -166,7 +165,9 @@ tn.save_table(dead_zone_table, "dead_zones")
 # reserves; wall time only). The recommendation steps past any dead-zone limit. `expected` is in the metric's unit.
 # How sure the choice is: `probability_recommended` gives, for each limit, the share of simulated repeats of the sweep
 # (each limit's mean redrawn with its measured noise) that would recommend it, and `range_95` the limits 95% of them
-# recommend. A limit chosen in 60% of repeats is a good default, not a measured optimum.
+# recommend. A limit chosen in 60% of repeats is a good default, not a measured optimum. A recommendation compares
+# limits: with one limit measured, or one run per limit (run-to-run noise unmeasured), `undecided` says why no limit
+# is recommended and what would decide it, and no interval is given.
 
 # %%
 rec_rows = []
@@ -180,7 +181,8 @@ for g in groups:
                      "knee": k.limit_label, "best": k.best_limit_label, "reason": r.reason,
                      "probability_recommended": ", ".join(f"{lab} {p:.0%}" for lab, p in sorted(
                          (r.probability_knee or {}).items(), key=lambda kv: -kv[1])),
-                     "range_95": " to ".join(dict.fromkeys(r.limit_range)) if r.limit_range else None})
+                     "range_95": " to ".join(dict.fromkeys(r.limit_range)) if r.limit_range else None,
+                     "undecided": r.undecided or None})
 recommendations = pl.DataFrame(rec_rows)
 tn.save_table(recommendations, "recommendations")
 tn.show_table(recommendations, title="Recommended CPU limit per group", labels={"expected_seconds": "expected (s)"})
@@ -227,7 +229,9 @@ for g in groups[:2]:
     if r.probability_knee:
         sure = (f"; recommended in {r.probability_knee.get(r.limit_label, 0):.0%} of simulated repeats, 95% range "
                 + " to ".join(dict.fromkeys(r.limit_range)))
-    if r.expected_seconds.low is None:  # identical replicates: the value is exact
+    if r.undecided:  # no comparison of limits: no recommendation
+        tn.headline(f"{g.label}: too few to decide which limit to give: {r.undecided}")
+    elif r.expected_seconds.low is None:  # identical replicates: the value is exact
         tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} "
                     "(exact: zero run-to-run noise, a deterministic metric)")
     elif m.name == "wall_seconds":
@@ -240,6 +244,10 @@ for g in groups[:2]:
 if groups:
     g = groups[0]
     r = g.recommendation
+    covers = ""  # an answer built from the first group says which groups it covers
+    if len(groups) > 1:
+        covers = (f" This answer covers {g.label}, 1 of {len(groups)} groups; "
+                  f"{', '.join(x.label for x in groups[1:])}: see the recommendations table.")
     primary = g.primary_dead_zones
     zone = primary.zones[0] if primary.zones else None
     if zone and zone.slowdown.low is None:
@@ -264,7 +272,17 @@ if groups:
     per_limit = g.summary["runs"] if "runs" in g.summary.columns else None
     reps = f", {per_limit.min()}-{per_limit.max()} per limit" if per_limit is not None and per_limit.len() else ""
     source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
-    tn.answer(f"{g.label}: give {r.limit_label}, {value}{sure}{avoid}.",
+    if r.undecided:
+        look = ""
+        if not r.undecided.startswith("one limit"):
+            why = ("one run per limit" if r.assumption_based else
+                   f"recommended in {(r.probability_knee or {}).get(r.limit_label, 0):.0%} of simulated repeats")
+            look = (f"; the smallest limit within {knee_tolerance_pct:g}% of the best measured value is "
+                    f"{r.limit_label} ({why}: not decided)")
+        text = f"{g.label}: too few to decide which limit to give: {r.undecided}{look}."
+    else:
+        text = f"{g.label}: give {r.limit_label}, {value}{sure}{avoid}."
+    tn.answer(text + covers,
               rests_on=f"{prepared.summary()['runs_analysed']} runs{reps} ({source}); dead zones by single-step max-T "
                        f"simultaneous bounds at alpha {alpha}, practical threshold {threshold_pct:g}%")
 if active:
@@ -276,4 +294,4 @@ if active:
 tn.write_results(cpu_limit_results(
     prepared, groups, runs_path=runs_path, active_time=active,
     parameters={"threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
-                "prior_cv": prior_cv, "n_boot": n_boot, "n_sim": n_sim, "seed": seed}))
+                "n_boot": n_boot, "n_sim": n_sim, "seed": seed}))

@@ -35,7 +35,6 @@ machine_cores: float = 0.0  # host cores (position of 'unlimited', the host-core
 alpha: float = 0.05  # significance level of the thread-count comparisons
 ceiling_cv: float = 0.15  # one number per cell: a gap that survives this run-to-run noise is "clearly" worse/better
 floor_cv: float = 0.05  # one number per cell: a gap that would drown in this noise "cannot be told apart"
-prior_cv: float = 0.20  # run-to-run noise assumed by the interval columns when no cell has replicates (the verdicts below do not assume it)
 output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.json and headlines go
 
 # %% [markdown]
@@ -48,11 +47,11 @@ from IPython.display import Markdown, display
 
 from throttlelab.analysis.runs import best_threads_view, recommendations_view
 from throttlelab.analysis.runs import prepare_runs
-from throttlelab.analysis.runs import metric_change_ci, metric_change_pct
 from throttlelab.analysis.runs import load_runs
-from throttlelab.analysis.runs import single_number_verdicts, verdict_sentences
+from throttlelab.analysis.runs import verdict_sentences
 from throttlelab.analysis.threads import advice_sentences, thread_advice
-from throttlelab.analysis.threads import thread_count_results
+from throttlelab.analysis.threads import limit_threads
+from throttlelab.analysis.threads import single_number_table, thread_count_results
 from throttlelab.analysis.threads import analyse_thread_counts
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
@@ -66,8 +65,8 @@ m = prepared.metric
 display(Markdown(f"**Response metric:** {m.label} ({m.unit}, {m.direction}); `{m.name}`."))
 tn.show_table(prepared.summary(), title="Runs analysed")
 tn.save_table(prepared.excluded, "excluded_runs")
-analyses = analyse_thread_counts(prepared.runs, alpha=alpha, prior_cv=prior_cv, metric=m)
-single = [a for a in analyses if a.has_explicit_threads and a.noise.assumption_based]
+analyses = analyse_thread_counts(prepared.runs, alpha=alpha, metric=m, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+single = [a for a in analyses if a.single_numbers is not None]
 for a in analyses:
     if a.note and a not in single:
         display(Markdown(f"**{a.label}:** {a.note}"))
@@ -77,14 +76,7 @@ for a in analyses:
         display(Markdown(f"*Outlying run {o.run} at {o.level}: {o.deviation_pct:+.0f}% from the other runs of its cell "
                          f"(robust z {o.robust_z:.1f}); flagged.*"))
 
-verdicts = pl.DataFrame()
-for a in single:
-    sub = prepared.runs.filter(pl.col("workload") == a.group["workload"], pl.col("contention") == a.group["contention"])
-    cells = sub.group_by("limit_label", "limit_order", "limit_x", "threads").agg(
-        pl.col("metric_value").first().alias(m.name), pl.col("log_wall").mean().alias("log_cost"), pl.len().alias("runs"))
-    v = single_number_verdicts(cells, alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
-    v = v.with_columns(pl.lit(a.label).alias("group")).drop("limit_order")
-    verdicts = pl.concat([verdicts, v], how="diagonal_relaxed")
+verdicts = single_number_table(analyses)  # one number per cell: what single numbers can decide, per group
 tn.save_table(verdicts, "single_number_verdicts")
 advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
 advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
@@ -101,7 +93,7 @@ _ = tn.save_table(advice, "thread_advice")
 answer = advice_sentences(advice)
 for a in single:
     answer += [f"{a.label}: {s}" for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m,
-                                                             ceiling_cv=ceiling_cv, floor_cv=floor_cv)]
+                                                             ceiling_cv=ceiling_cv, floor_cv=floor_cv, alpha=alpha)]
 for a in analyses:
     if a not in single and a.has_explicit_threads and not advice.height:
         answer += [f"{a.label}, {c.limit_label}: best {c.best_threads} threads"
@@ -116,12 +108,16 @@ display(Markdown("\n".join(f"- {s}" for s in answer) or "*No thread-count answer
 # its **break-even noise**: the run-to-run variation under which its gap would still be significant (5% family-wise).
 # *Clearly worse/better* survives `ceiling_cv` (15%) noise; *cannot be told apart* would drown in `floor_cv` (5%);
 # *undecided* depends on noise the table does not show, and the table says how many runs per cell would decide it.
-# The interval columns further down assume `prior_cv` instead: read them as "if runs varied by that much".
+# `change_pct` is the metric's own change (throughput -50% is half the throughput). A count is *near best* unless a
+# verdict calls it clearly worse (against the reference, or against the best measured value with the range of all
+# cells at that limit as the bar). One number per cell gives no interval, p-value or probability anywhere below: the
+# best measured value is named as such, not as a finding.
 
 # %%
 if single:
-    tn.show_table(verdicts.select("group", "limit_label", "threads", m.name, "reference_threads", "cost_gap_pct",
-                                  "breakeven_cv_pct", "verdict", "replicates_needed"),
+    tn.show_table(verdicts.select("group", "limit_label", "threads", pl.col("metric_value").alias(m.name),
+                                  "reference_threads", "change_pct", "breakeven_cv_pct", "verdict",
+                                  "replicates_needed", "near_best"),
                   title="What one number per cell can decide")
 else:
     display(Markdown("*Every group has replicated cells: the comparisons below use the measured run-to-run noise.*"))
@@ -144,10 +140,10 @@ for a in analyses:
 # **How to read it:** an interval entirely on the worse side means `auto` costs at that limit; an interval across 0
 # means the data cannot tell. The best count is picked after looking; the interval
 # and p-value pay for that choice (the null is simulated with the best re-picked in every draw; the earlier plain
-# t-test did not, and was too liberal), and `probability_best` in the table gives, for each explicit count, how often
-# it is the best given that limit's noise: a best count at 40% is a guess, at 95% a finding. With no
-# replicated cell the answer is "too few to decide" (no p-value from an assumed noise). Empty when the runs have no
-# explicit thread count.
+# t-test did not, and was too liberal), and `probability_best` in the table gives, for each explicit count, the
+# probability that it is the best given that limit's noise: a best count at 40% is a guess, at 95% a finding. With no
+# replicated cell the answer is "too few to decide" (no p-value, interval or probability from an assumed noise).
+# Empty when the runs have no explicit thread count. The thread advice below shows these same numbers.
 #
 # **Noise per limit (issue 12).** Run-to-run noise grows with the limit (more cores, more scheduling noise), so each
 # limit's comparisons use that limit's own noise: from its own replicated cells when they give at least 4 degrees of
@@ -197,34 +193,43 @@ for s in advice_sentences(advice)[:3]:
     tn.headline(s)
 for a in single[:1]:
     for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m, ceiling_cv=ceiling_cv,
-                               floor_cv=floor_cv)[:2]:
+                               floor_cv=floor_cv, alpha=alpha)[:2]:
         tn.headline(f"{a.label}: {s}")
+views = {a.label: [limit_threads(c, m) for c in a.limits] for a in analyses}  # the metric's own numbers, as results.json
 for a in analyses[:2]:
     if a in single:
         continue
     if not a.has_explicit_threads:
         tn.headline(f"{a.label}: only `auto` thread counts in the data — no thread-count comparison possible")
         continue
-    worst = max((c for c in a.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value, default=None)
-    if worst is not None and worst.auto_vs_best is not None and worst.auto_vs_best.low is not None:
+    # the limit where auto loses most of the metric (its cost change is largest)
+    worst = max((c for c in views[a.label] if c.auto_vs_best is not None),
+                key=lambda c: -c.auto_vs_best.value if m.higher_is_better else c.auto_vs_best.value, default=None)
+    if worst is not None and worst.auto_vs_best.low is not None:
         prob = (worst.probability_best or {}).get(worst.best_threads)
-        ci = metric_change_ci(worst.auto_vs_best.confidence_interval(), m)
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
-                    f"(95% CI {ci.low:+.0f}% to {ci.high:+.0f}%, "
-                    f"selection-adjusted p = {worst.auto_vs_best.p_value:.3g}) vs {worst.best_threads} threads"
-                    + (f" (best in {prob:.0%} of run bootstraps)" if prob is not None else ""))
+        e = worst.auto_vs_best
+        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {e.value:+.0f}% (95% CI {e.low:+.0f}% to "
+                    f"{e.high:+.0f}%, selection-adjusted p = {e.p_value:.3g}) vs {worst.best_threads} threads"
+                    + (f" (probability {prob:.0%} that it is the best, from the limit's noise)" if prob is not None
+                       else ""))
     elif worst is not None and a.noise.sigma == 0 and not a.noise.assumption_based:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
+        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {worst.auto_vs_best.value:+.0f}% "
                     f"vs {worst.best_threads} threads (exact: zero run-to-run noise, a deterministic metric)")
     elif worst is not None:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
+        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {worst.auto_vs_best.value:+.0f}% "
                     f"vs {worst.best_threads} threads: {worst.auto_vs_best.method}")
-    cheapest = min((c for c in a.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
-    if cheapest is not None and m.name == "wall_seconds":
-        tn.headline(f"{a.label}: cheapest per run: {cheapest.limit_label} with {cheapest.recommended_threads} threads, "
-                    f"{cheapest.recommended_seconds.value:.3g} s, {cheapest.core_seconds:.3g} core-seconds")
+    cheapest = min((c for c in views[a.label] if c.core_seconds is not None), key=lambda c: c.core_seconds,
+                   default=None)
+    if cheapest is not None:
+        tn.headline(f"{a.label}: fewest core-seconds per run: {cheapest.limit_label} with "
+                    f"{cheapest.recommended_threads} threads, {cheapest.recommended.value:.3g} s, "
+                    f"{cheapest.core_seconds:.3g} core-seconds")
 
 first = analyses[0] if analyses else None
+covers = ""  # an answer for the first group says which groups it covers
+if len(analyses) > 1:
+    covers = (f" (this answer covers {analyses[0].label}, 1 of {len(analyses)} groups; "
+              f"{', '.join(a.label for a in analyses[1:])}: see the tables)")
 n_runs = prepared.summary()["runs_analysed"]
 source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
 if first is None:
@@ -233,25 +238,34 @@ elif not first.has_explicit_threads:
     tn.answer(f"Too few to decide for {first.label}: every run used threads=auto, so no thread count can be "
               "compared; a sweep with explicit thread counts (e.g. 1, 2, 4, 8 at each limit, 3 runs each) would decide it.",
               rests_on=f"{n_runs} runs, all threads=auto ({source})")
-elif m.name != "wall_seconds" and answer:  # a service metric: what single numbers decide, else the thread advice
-    tn.answer(answer[-1] if single else answer[0],
-              rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
+elif first in single:  # one number per cell: what single numbers decide, nothing more
+    tn.answer(f"{first.label}: " + verdict_sentences(verdicts.filter(pl.col("group") == first.label), m,
+                                                     ceiling_cv=ceiling_cv, floor_cv=floor_cv, alpha=alpha)[0]
+              + covers, rests_on=f"{n_runs} runs, one per cell ({source}); metric {m.label} ({m.unit}, {m.direction})")
+elif m.name != "wall_seconds" and answer:  # a service metric: the thread advice
+    tn.answer(answer[0] + covers, rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
 else:
-    cheap = min((c for c in first.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
-    worst = max((c for c in first.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value,
+    first_views = views[first.label]
+    cheap = min((c for c in first_views if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
+    worst = max((c for c in first_views if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value,
                 default=None)
-    lead = (f"{first.label}: run {cheap.recommended_threads} threads at {cheap.limit_label} "
-            f"({cheap.recommended_seconds.value:.3g} s, {cheap.core_seconds:.3g} core-seconds per run)") if cheap else first.label
+    lead = first.label
+    if cheap is not None:
+        e = cheap.recommended
+        interval = f", 95% CI {e.low:.3g}-{e.high:.3g} s" if e.low is not None else ""
+        lead += (f": fewest core-seconds per run measured with {cheap.recommended_threads} threads at "
+                 f"{cheap.limit_label} ({e.value:.3g} s{interval}, {cheap.core_seconds:.3g} core-seconds; the limits "
+                 "are not compared by a test)")
     cost = ""
-    if worst is not None and worst.auto_vs_best is not None and worst.auto_vs_best.low is not None:
-        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} threads "
-                f"(95% CI {worst.auto_vs_best.low:+.0f}% to {worst.auto_vs_best.high:+.0f}%)")
+    if worst is not None and worst.auto_vs_best.low is not None:
+        e = worst.auto_vs_best
+        cost = (f"; at {worst.limit_label} auto is {e.value:+.0f}% against {worst.best_threads} threads "
+                f"(95% CI {e.low:+.0f}% to {e.high:+.0f}%, selection-adjusted p = {e.p_value:.3g})")
     elif worst is not None:
-        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} threads "
-                f"({worst.auto_vs_best.method.split(':')[0]})")
-    tn.answer(lead + cost + ".", rests_on=f"{n_runs} runs ({source}); alpha {alpha}")
+        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} "
+                f"threads ({worst.auto_vs_best.method.split(':')[0]})")
+    tn.answer(lead + cost + covers + ".", rests_on=f"{n_runs} runs ({source}); alpha {alpha}")
 
 tn.write_results(thread_count_results(
-    prepared, analyses, runs_path=runs_path, single_number_verdicts=verdicts, thread_advice=advice,
-    parameters={"alpha": alpha, "prior_cv": prior_cv, "advice_metrics": advice_list, "ceiling_cv": ceiling_cv,
-                "floor_cv": floor_cv}))
+    prepared, analyses, runs_path=runs_path, thread_advice=advice,
+    parameters={"alpha": alpha, "advice_metrics": advice_list, "ceiling_cv": ceiling_cv, "floor_cv": floor_cv}))

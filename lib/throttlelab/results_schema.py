@@ -44,7 +44,7 @@ RESULT_CLASSES = (
     "throttlelab.analysis.limits.dead_zone_results:DeadZoneAnalysis",
     "throttlelab.analysis.limits.recommend:Knee",
     "throttlelab.analysis.limits.recommend:Recommendation",
-    "throttlelab.analysis.threads.thread_choice:ThreadChoice",
+    "throttlelab.analysis.threads.thread_choice_metric:LimitThreads",
     "throttlelab.analysis.capacity.capacity:UnitCost",
     "throttlelab.analysis.capacity.capacity:CapacityProjection",
     "throttlelab.analysis.capacity.capacity:VariantComparison",

@@ -31,7 +31,7 @@ def test_03_on_published_data(run_notebook):
 
 
 def test_03_on_a_runs_table_with_threads(run_notebook):
-    _, results = run_notebook("03_cpu_limits", runs_path=str(FIXTURE), n_boot=10, n_sim=2000,
+    out, results = run_notebook("03_cpu_limits", runs_path=str(FIXTURE), n_boot=10, n_sim=2000,
                               active_time_path="none")
     validate(results)
     r = results["results"]
@@ -39,6 +39,50 @@ def test_03_on_a_runs_table_with_threads(run_notebook):
     assert len(r["groups"]) == 5  # threads 1, 2, 4, 8, auto
     assert r["active_time"] is None
     assert all(len(g["fits"]) == 3 or g["fit_note"] for g in r["groups"])
+    answer = json.loads((out / "answer.json").read_text())["answer"]  # built from the first group: it says so
+    assert answer.startswith("ffmpeg, threads=1, contention=0: ")
+    assert "This answer covers ffmpeg, threads=1, contention=0, 1 of 5 groups; ffmpeg, threads=2" in answer
+
+
+def _one_limit(tmp_path, one_run: bool = False, limits=(2.0,)):
+    import polars as pl
+
+    runs = pl.read_csv(FIXTURE).filter(pl.col("cpu_limit_cores").is_in(list(limits)), pl.col("threads") == "2")
+    if one_run:
+        runs = runs.filter(pl.col("replicate") == 1)
+    path = tmp_path / "runs.csv"
+    runs.write_csv(path)
+    return str(path)
+
+
+def test_03_with_one_limit_recommends_nothing_and_says_what_would_decide(run_notebook, tmp_path):
+    """One limit (3 runs) and one limit (1 run): nothing to compare, so no 'give', and no interval from a prior."""
+    for one_run in (False, True):
+        out, results = run_notebook("03_cpu_limits", runs_path=_one_limit(tmp_path, one_run), n_boot=10, n_sim=2000,
+                                    active_time_path="none")
+        validate(results)
+        [g] = results["results"]["groups"]
+        rec = g["recommendation"]
+        assert rec["undecided"].startswith("one limit measured (2000m): nothing to compare it with")
+        answer = json.loads((out / "answer.json").read_text())["answer"]
+        assert "too few to decide which limit to give" in answer and "give 2000m" not in answer
+        assert "runs at two or more limits" in answer and "CI" not in answer
+        if one_run:
+            assert rec["expected_seconds"]["low"] is None and "unmeasured" in rec["expected_seconds"]["method"]
+        heads = (out / "headlines.json").read_text()
+        assert "give 2000m" not in heads
+
+
+def test_03_with_one_run_per_limit_names_the_knee_as_not_decided(run_notebook, tmp_path):
+    out, results = run_notebook("03_cpu_limits", runs_path=_one_limit(tmp_path, True, (1.0, 2.0, 4.0, 6.0)),
+                                n_boot=10, n_sim=2000, active_time_path="none")
+    validate(results)
+    [g] = results["results"]["groups"]
+    assert g["recommendation"]["undecided"].startswith("one run per limit: run-to-run noise unmeasured")
+    assert g["recommendation"]["expected_seconds"]["low"] is None
+    answer = json.loads((out / "answer.json").read_text())["answer"]
+    assert "too few to decide which limit to give" in answer and "(one run per limit: not decided)" in answer
+    assert "3 runs per limit would decide" in answer and "CI" not in answer
 
 
 def test_03_on_a_zero_noise_metric_says_exact_instead_of_zero_width_intervals(run_notebook):

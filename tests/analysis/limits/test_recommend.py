@@ -94,3 +94,19 @@ def test_on_the_fixture_sweep_the_recommendation_is_the_knee():
     r = recommend_limit(limit_summary(runs), dz)
     assert r.limit_label == find_knee(limit_summary(runs)).limit_label == "4000m"
     assert set(r.limit_range) <= set(r.probability_knee) and not r.assumption_based
+
+
+def test_no_recommendation_without_a_comparison():
+    """One limit: nothing to compare; one run per limit: the gaps are not decided; replicated limits: decided."""
+    from throttlelab.analysis.limits.recommend import undecided_reason
+
+    one = pl.DataFrame({"limit_label": ["4000m"]})
+    assert undecided_reason(one, unmeasured=False).startswith("one limit measured (4000m): nothing to compare")
+    assert undecided_reason(one, unmeasured=True).startswith("one limit measured (4000m)")
+    two = pl.DataFrame({"limit_label": ["2000m", "4000m"]})
+    assert undecided_reason(two, unmeasured=True).startswith("one run per limit: run-to-run noise unmeasured")
+    assert undecided_reason(two, unmeasured=False) == ""
+    # the simulated repeats recommend anything from the smallest to the largest limit: nothing is singled out
+    assert undecided_reason(two, unmeasured=False, limit_range=("2000m", "4000m")).startswith(
+        "the limit that 95% of simulated repeats of the sweep recommend ranges over every limit measured")
+    assert undecided_reason(two, unmeasured=False, limit_range=("4000m", "4000m")) == ""

@@ -7,6 +7,7 @@ the target. The generator draws bursts from a gamma distribution; the recommende
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -52,8 +53,11 @@ def test_starved_gets_a_much_higher_limit(recs, fetched):
     assert r.node_cores == 2.0 and _truth(spec) > 2.0
     assert r.recommended_limit_cores == 2.0 and r.recommended_limit_high == 2.0 and r.recommended_request_high == 2.0
     assert r.recommended_request_cores <= 2.0 and "Capped at the node's 2 cores" in r.reason
-    # censored: demand above 500m was not observed, so the interval starts just above it and says so
-    assert r.demand_censored and r.recommended_limit_low == r.recommended_request_low == pytest.approx(0.51)
+    # censored: demand above 500m was not observed, so the limit's interval starts just above it and says so; the
+    # request's starts at the p95 of usage (demand is at least what was used)
+    assert r.demand_censored and r.recommended_limit_low == pytest.approx(0.51)
+    assert r.recommended_request_low == pytest.approx(math.ceil(round(r.usage_p95_cores * 100, 6)) / 100)
+    assert r.recommended_request_low < r.current_limit_cores
     assert "was not observed" in r.reason and "extrapolated" in r.reason
 
 

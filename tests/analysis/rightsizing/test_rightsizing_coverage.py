@@ -4,15 +4,22 @@ Containers are generated with parameters drawn per container (scales, limits fro
 spikes, seeds other than those MODEL_ERROR was measured on); the truth is the generator's smallest limit with at
 most 5% throttled periods. Measured here (50 containers, seed 2): coverage 92%, median recommended/true 0.97
 (IQR 0.92-1.05), 2% of well-sized containers (limit at the truth) flagged raise or lower.
+
+Throttled containers (below) are tested against truths their interval can miss: the truth is the smallest limit at
+most the node's size that meets the target, or the node's size when none does, and the recommender may not know
+the node's size or may be fed a wrong burst model.  Print the figures with
+``pytest -s tests/analysis/rightsizing/test_rightsizing_coverage.py``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
+import pytest
 
-from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize
+from throttlelab.analysis.rightsizing.rightsizing import CENSORED_RATIO, Settings, rightsize
 from throttlelab.experiment.simulation.synthetic_containers import container_cpu, scenario_specs, true_smallest_limit
 
 START = 1_767_225_600.0
@@ -45,42 +52,103 @@ def test_interval_covers_the_true_limit_and_well_sized_is_kept():
     assert false_alarm <= 0.15
 
 
-def _starved(n: int, seed: int, hours: float = 6):
-    """Starved containers (limit 15-60% of mean demand) on nodes of 2, 4 or 8 cores, throttled seconds distorted.
+def _throttled(n: int, seed: int, hours: float = 6, censored_ratio: float = CENSORED_RATIO):
+    """Throttled containers whose limit interval can miss the truth; rows of (result, truth, true p95, node, known).
 
-    The distortion (x0.25 to x2.5, log-uniform, per container) stands for what the real node showed: the throttled
-    seconds of one container varied 489-3,252 s/h between runs (wip-s3-node.md).
+    Nodes of 2, 4 or 8 cores; limits 15-120% of mean demand (censored and not); thread counts 0.5-1.5x the node (the
+    truth is then often the node itself, and a limit may exceed the node); the node's size unknown to the recommender
+    in about half of them; a wrong burst model: burst spreads 0.3-1.5, spikes in half, and the throttled seconds
+    distorted x0.25 to x2.5 (log-uniform, per container).  Truth: the smallest limit at most the node's size with at
+    most 5% throttled periods, or the node's size when none does; the request's truth is the p95 of the demand,
+    at most the node.
     """
     rng = np.random.default_rng(seed)
     base = next(k for k in scenario_specs() if k.pod == "starved-0")
     rows = []
     for i in range(n):
         node = float(rng.choice([2.0, 4.0, 8.0]))
-        threads = float(rng.uniform(1.0, node))
+        threads = float(rng.uniform(0.5, 1.5) * node)
         mean = threads * rng.uniform(0.3, 0.9)
-        spec = dataclasses.replace(base, mean_cores=mean, threads=threads, limit=round(mean * rng.uniform(0.15, 0.6), 2),
-                                   burst_cv=float(rng.uniform(0.3, 1.2)), seed=seed * 1000 + i)
-        c = container_cpu(spec, start=START, hours=hours, node_cores=node)
-        c = dataclasses.replace(c, throttled_seconds=c.throttled_seconds * float(np.exp(rng.uniform(np.log(0.25), np.log(2.5)))))
-        r = rightsize(c, Settings(min_history_s=3600))
-        truth = true_smallest_limit(spec, 0.05, start=START, hours=hours)
-        true_p95 = float(np.quantile(container_cpu(spec, start=START, hours=hours).usage
-                                     + container_cpu(spec, start=START, hours=hours).throttled_seconds, 0.95))
-        rows.append((r, truth, true_p95, node))
+        spec = dataclasses.replace(base, mean_cores=mean, threads=threads, limit=round(mean * rng.uniform(0.15, 1.2), 2),
+                                   burst_cv=float(rng.uniform(0.3, 1.5)), spike_prob=float(rng.choice([0.0, 0.004])),
+                                   seed=seed * 1000 + i)
+        known = bool(rng.random() < 0.5)
+        distort = float(np.exp(rng.uniform(np.log(0.25), np.log(2.5))))
+        c = container_cpu(spec, start=START, hours=hours, node_cores=node if known else None)
+        c = dataclasses.replace(c, throttled_seconds=c.throttled_seconds * distort)
+        r = rightsize(c, Settings(min_history_s=3600, censored_ratio=censored_ratio))
+        truth = true_smallest_limit(spec, 0.05, start=START, hours=hours, node_cores=node)
+        true = container_cpu(spec, start=START, hours=hours)
+        true_p95 = min(float(np.quantile(true.usage + true.throttled_seconds, 0.95)), node)
+        rows.append((r, truth, true_p95, node, known))
     return rows
 
 
-def test_censored_intervals_cover_the_true_demand_of_starved_containers():
-    """Measured (40 containers, seed 5): all censored; limit interval covers 100%, request interval 100%; no
-    recommendation above the node; median recommended/true limit printed (the point is an extrapolation)."""
-    rows = _starved(40, seed=5)
-    censored = np.mean([r.demand_censored for r, *_ in rows])
-    lim_cov = np.mean([r.recommended_limit_low <= t <= r.recommended_limit_high for r, t, _, _ in rows])
-    req_cov = np.mean([r.recommended_request_low <= p <= r.recommended_request_high for r, _, p, _ in rows])
-    ratio = np.array([r.recommended_limit_cores / t for r, t, _, _ in rows])
-    print(f"censored {censored:.2f}, limit coverage {lim_cov:.2f}, request coverage {req_cov:.2f}, "
-          f"recommended/true median {np.median(ratio):.2f} (5-95%: {np.quantile(ratio, 0.05):.2f}-{np.quantile(ratio, 0.95):.2f})")
-    assert censored >= 0.9
-    assert all(r.recommended_limit_high == node and r.recommended_limit_cores <= node for r, _, _, node in rows)
-    assert all(r.decision == "raise limit" and r.recommended_limit_low > r.current_limit_cores for r, *_ in rows)
-    assert lim_cov >= 0.9 and req_cov >= 0.9
+def _covers(r, truth: float) -> bool:
+    return r.recommended_limit_low <= truth <= (np.inf if r.recommended_limit_high is None else r.recommended_limit_high)
+
+
+def _coverage(rows, keep=lambda *row: True) -> tuple[float, int]:
+    sel = [row for row in rows if keep(*row)]
+    return (float(np.mean([_covers(row[0], row[1]) for row in sel])) if sel else float("nan")), len(sel)
+
+
+@pytest.fixture(scope="module")
+def throttled():
+    return _throttled(120, seed=7)
+
+
+def test_censored_intervals_run_from_what_was_observed_to_the_node(throttled):
+    """The censored intervals state what was observed, not an estimate: the limit's from just above the current limit
+    (it missed the target), the request's from the p95 of usage (demand is at least the usage), to the node's size
+    when known, open above when not; nothing recommended above a known node.  (Their coverage is by construction
+    wherever the truth lies in that range; the next test measures where it can miss.)
+    """
+    censored = [row for row in throttled if row[0].demand_censored]
+    assert len(censored) >= 0.6 * len(throttled)
+    for r, _, _, node, known in censored:
+        cap = node if known else np.inf
+        assert r.recommended_limit_low == min(round(r.current_limit_cores + 0.01, 4), cap)
+        assert r.recommended_request_low == min(math.ceil(round(r.usage_p95_cores / 0.01, 6)) / 100, cap)
+        assert r.decision == ("raise limit" if r.current_limit_cores < cap else "keep")
+        if known:
+            assert r.recommended_limit_high == node and r.recommended_limit_cores <= node
+        else:
+            assert r.recommended_limit_high is None and r.recommended_request_high is None
+
+
+def test_limit_interval_against_truths_it_can_miss(throttled):
+    """Measured (120 containers, seed 7): the limit interval covers 92% (censored 100% of 102, not censored 44% of
+    18; node known 95%, unknown 89%; where the truth is the node itself 88%); the request interval 88%; with the
+    bootstrap interval alone (the censored rule switched off) 42%; 23% of recommendations above the true node (all
+    with the node's size unknown); recommended/true median 1.00 (5-95%: 0.58-2.68)."""
+    cov, n = _coverage(throttled)
+    parts = {
+        "censored": _coverage(throttled, lambda r, *_: r.demand_censored),
+        "not censored": _coverage(throttled, lambda r, *_: not r.demand_censored),
+        "node known": _coverage(throttled, lambda r, t, p, node, known: known),
+        "node unknown": _coverage(throttled, lambda r, t, p, node, known: not known),
+        "truth = node": _coverage(throttled, lambda r, t, p, node, known: abs(t - node) < 1e-9),
+    }
+    req = float(np.mean([r.recommended_request_low <= p <= (np.inf if r.recommended_request_high is None
+                                                             else r.recommended_request_high)
+                         for r, _, p, _, _ in throttled]))
+    above = [(r.recommended_limit_cores > node + 1e-9, known) for r, _, _, node, known in throttled]
+    bootstrap_only, _ = _coverage(_throttled(120, seed=7, censored_ratio=2.0))  # the censored rule switched off
+    ratio = np.array([r.recommended_limit_cores / t for r, t, *_ in throttled])
+    print(f"limit interval covers {cov:.2f} of {n}; " + ", ".join(f"{k} {c:.2f} (n={m})" for k, (c, m) in parts.items())
+          + f"; request interval {req:.2f}; bootstrap interval alone {bootstrap_only:.2f}; above the true node "
+          f"{np.mean([a for a, _ in above]):.2f}; recommended/true median {np.median(ratio):.2f} "
+          f"(5-95%: {np.quantile(ratio, 0.05):.2f}-{np.quantile(ratio, 0.95):.2f})")
+    assert cov >= 0.85 and parts["censored"][0] >= 0.9 and parts["node known"][0] >= 0.9
+    assert req >= 0.8
+    assert bootstrap_only <= cov - 0.3  # the censored rule is what covers starved containers
+    assert not any(a and known for a, known in above)  # never above a node whose size is known
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known shortfall: heavily throttled but below the censoring threshold "
+                   "(30-50% of periods), the bootstrap interval trusts the distorted throttled seconds and covers "
+                   "44% of 18 (120 containers, seed 7); strict, so a fix shows as a failure to remove this mark")
+def test_heavily_throttled_but_not_censored_intervals_cover(throttled):
+    cov, n = _coverage(throttled, lambda r, *_: not r.demand_censored)
+    assert n >= 10 and cov >= 0.85

@@ -34,4 +34,5 @@ def test_no_monitor_input_has_no_samples():
 
 
 def test_docstring_example():
-    assert doctest.testmod(mod).failed == 0
+    result = doctest.testmod(mod)
+    assert result.attempted > 0 and result.failed == 0  # the examples ran, and held

@@ -20,12 +20,24 @@ def test_limits_view_for_throughput():
 
 
 def test_best_threads_view_swaps_interval_ends():
+    from pathlib import Path
+
+    runs = load_runs(str(Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"))
+    p = prepare_runs(runs.with_columns((1 / pl.col("wall_seconds")).alias("throughput_rps")), metric="throughput_rps")
+    [a] = analyse_thread_counts(p.runs, n_sim=2000)
+    v = best_threads_view(a.table(), a.metric)
+    for row, c in zip(v.iter_rows(named=True), a.limits):
+        assert row["best_throughput_rps"] == pytest.approx(1 / c.best_seconds.value)
+        assert row["best_throughput_rps_ci_low"] < row["best_throughput_rps"] < row["best_throughput_rps_ci_high"]
+
+
+def test_one_number_per_cell_has_no_interval_in_the_view():
     p = prepare_runs(load_runs("published:automaxprocs"), metric="throughput_rps")
     [a] = analyse_thread_counts(p.runs)
-    v = best_threads_view(a.table(), a.metric)
-    row = v.row(0, named=True)
+    row = best_threads_view(a.table(), a.metric).row(0, named=True)
     assert row["best_throughput_rps"] == pytest.approx(44715.07)
-    assert row["best_throughput_rps_ci_low"] < row["best_throughput_rps"] < row["best_throughput_rps_ci_high"]
+    assert row["best_throughput_rps_ci_low"] is None and row["best_throughput_rps_ci_high"] is None
+    assert row["probability_best"] == ""
 
 
 def test_wall_seconds_tables_are_unchanged():

@@ -57,11 +57,14 @@ def test_dead_zone_is_found_whichever_way_the_metric_points(name):
     p = prepare_runs(_runs(name, cost, reps=4), metric=name)
     [g] = analyse_cpu_limits(p, n_boot=20, n_sim=2000)
     assert [z.limits_labels for z in g.dead_zones.zones] == [("3000m",)]
-    text = " ".join(dead_zone_sentences(g.dead_zones, m))
-    if m.higher_is_better:
-        assert "throughput -" in text and "lower throughput" in text
+    [zone] = [s for s in dead_zone_sentences(g.dead_zones, m) if s.startswith("Dead zone 3000m")]
+    assert "simultaneous 95% bounds" in zone and "max-T adjusted p" in zone and "CI" not in zone  # one name
+    if m.higher_is_better:  # the metric falls: its own change is negative
+        assert "lower throughput than 2000m" in zone and "throughput -" in zone
+    elif m.name == "wall_seconds":
+        assert "slower than 2000m" in zone and "up to +" in zone
     else:
-        assert "slower" in text or "higher p99 latency" in text or "+" in text
+        assert "higher p99 latency than 2000m" in zone and "p99 latency +" in zone
 
 
 def test_metric_mismatch_is_refused():

@@ -8,14 +8,14 @@ import pytest
 
 from throttlelab.analysis.runs.prepare import prepare_runs
 from throttlelab.analysis.runs.runs_input import load_runs
-from throttlelab.analysis.runs.single_numbers import (CEILING_CV, cv_to_sigma, sigma_to_cv, single_number_verdicts,
-                                                 verdict_sentences)
+from throttlelab.analysis.runs.single_numbers import (CEILING_CV, cv_to_sigma, near_best_threads, sigma_to_cv,
+                                                 single_number_verdicts, verdict_sentences)
 
 
 def _verdicts(metric: str, **kw) -> pl.DataFrame:
     p = prepare_runs(load_runs("published:automaxprocs"), metric=metric)
     cells = p.runs.select("limit_label", "limit_order", "limit_x", "threads", pl.col("log_wall").alias("log_cost"))
-    return single_number_verdicts(cells, **kw)
+    return single_number_verdicts(cells, metric=metric, **kw)
 
 
 def test_automaxprocs_throughput_24_clearly_loses_3_and_4_cannot_be_told_apart():
@@ -84,3 +84,41 @@ def test_real_difference_is_called_clearly_when_it_is_large():
                                                  "threads": ["1", "2", "3", "4", "8", "24"], "log_cost": log_cost}))
         hits += v.filter(pl.col("threads") == "24")["verdict"][0] == "clearly worse"
     assert hits / 200 > 0.95
+
+
+def test_numbers_are_the_metrics_own_and_no_cost_ratio_is_stored():
+    """Throughput: 24 threads' change is -50% of the throughput, not the +101% of seconds per request; a collapsed
+    throughput (1/40 of the reference) is -97.5%, never thousands of percent."""
+    v = _verdicts("throughput_rps")
+    assert "log_cost" not in v.columns and "cost_gap_pct" not in v.columns
+    assert v.filter(pl.col("threads") == "24")["change_pct"][0] == pytest.approx(-50.37, abs=0.01)
+    cells = pl.DataFrame({"limit_label": ["1000m"] * 3, "limit_x": [1.0] * 3, "threads": ["1", "2", "8"],
+                          "log_cost": np.log([1 / 100.0, 1 / 98.0, 1 / 2.5])})
+    collapsed = single_number_verdicts(cells, metric="throughput_rps").filter(pl.col("threads") == "8")
+    assert collapsed["change_pct"][0] == pytest.approx(-97.5) and collapsed["verdict"][0] == "clearly worse"
+
+
+@pytest.mark.parametrize("metric", ["throughput_rps", "latency_p50_seconds", "latency_p999_seconds"])
+def test_near_best_never_lists_a_count_a_verdict_calls_clearly_worse(metric):
+    v = _verdicts(metric)
+    worse = set(v.filter((pl.col("verdict") == "clearly worse") | pl.col("clearly_worse_than_best"))["threads"])
+    near = set(near_best_threads(v, "2000m"))
+    assert near and not near & worse
+    if (v["verdict"] == "clearly better").any():  # the reference loses to a count: it is not near best either
+        assert v["reference_threads"][0] not in near
+    assert v["best_threads"][0] in near
+
+
+def test_p999_four_threads_lose_to_the_best_measured_though_undecided_against_the_quota():
+    v = _verdicts("latency_p999_seconds")
+    four = v.filter(pl.col("threads") == "4").row(0, named=True)
+    assert four["verdict"] == "undecided" and four["clearly_worse_than_best"] and not four["near_best"]
+    text = " ".join(verdict_sentences(v, "latency_p999_seconds"))
+    assert "clearly worse than 1 threads (the best measured" in text and ": 4;" in text
+
+
+def test_sentences_say_the_best_measured_value_is_not_decided():
+    v = _verdicts("throughput_rps")
+    [s] = verdict_sentences(v, "throughput_rps")
+    assert "highest measured value at 2 threads, not decided (one run each: gaps under a factor 1.72" in s
+    assert "best 2" not in s and "probability" not in s and "as good as" not in s

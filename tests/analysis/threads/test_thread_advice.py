@@ -30,7 +30,49 @@ def test_published_single_numbers_say_what_they_can():
     assert by["latency_p999_seconds"]["change_pct"] == pytest.approx(188.8, abs=0.1)
     assert all(v.startswith("single numbers: clearly worse") for v in a["verdict"])
     [s] = advice_sentences(a)
-    assert "use 2 threads" in s and "host cores (24) throughput -50%" in s
+    assert "2 threads measured best, not decided (one run per setting; 1, 3, 4, 8 not clearly worse)" in s
+    assert "host cores (24) throughput -50%" in s and "use 2" not in s
+    assert a["near_best_threads"].unique().to_list() == ["1, 3, 4, 8"]  # never 24, which a verdict calls clearly worse
+
+
+def test_advice_shows_the_analysis_own_numbers_in_the_choosing_metric():
+    """One interval per number: auto's row is the selection-adjusted auto_vs_best; an explicit count's row is the
+    family-wise test that decides near-best, with a simultaneous interval that excludes 0 exactly when p < alpha."""
+    import math
+
+    import numpy as np
+
+    from throttlelab import tables
+    from throttlelab.analysis.runs.prepare import prepare_runs
+    from throttlelab.analysis.runs.response_metric import metric_change_ci, metric_change_pct, resolve
+    from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
+
+    rng = np.random.default_rng(3)
+    checked, verdicts = 0, set()
+    for k in range(12):
+        effect = {"1": 0.0, "2": 0.15 * (k % 3), "4": 0.05, "auto": 0.1 * (k % 2)}
+        rows = [{"experiment": "x", "run_id": f"{lim}-{t}-{r}", "backend": "local", "workload": "svc",
+                 "cpu_limit_cores": lim, "threads": t, "contention": 0.0, "replicate": r, "status": "ok",
+                 "node": "h (2 cpus)", "throughput_rps": 100 * math.exp(-e + rng.normal(0, 0.08))}
+                for lim in (0.5, 1.0) for t, e in effect.items() for r in range(3)]
+        runs = tables.conform(pl.DataFrame(rows), "runs")
+        a = thread_advice(runs, metric="throughput_rps", n_sim=4000)
+        [g] = analyse_thread_counts(prepare_runs(runs, metric="throughput_rps").runs, n_sim=4000)
+        m = resolve("throughput_rps")
+        for c in g.limits:
+            sub = a.filter(pl.col("limit") == c.limit_label)
+            auto = sub.filter(pl.col("compared_threads") == "auto").row(0, named=True)
+            ci = metric_change_ci(c.auto_vs_best.confidence_interval(), m)
+            assert auto["change_pct"] == pytest.approx(metric_change_pct(c.auto_vs_best.value, m))
+            assert (auto["ci_low_pct"], auto["ci_high_pct"], auto["p_value"]) == pytest.approx(
+                (ci.low, ci.high, c.auto_vs_best.p_value))
+            for r in sub.filter(pl.col("compared_threads") == "2").iter_rows(named=True):
+                shown_worse = r["ci_high_pct"] < 0  # throughput: worse is below 0
+                assert shown_worse == (r["verdict"] == "worse") == ("2" not in c.near_best_threads)
+                assert r["p_value"] == c.worse_than_best_p_values["2"]
+                checked += 1
+                verdicts.add(shown_worse)
+    assert checked >= 8 and verdicts == {True, False}  # both ways: shown worse, and not
 
 
 def test_false_alarm_and_coverage_of_auto_against_the_chosen_count():

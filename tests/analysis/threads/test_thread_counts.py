@@ -101,3 +101,20 @@ def test_zero_run_to_run_noise_says_so_instead_of_zero_width_intervals():
         assert c.noise_source == "zero" and c.auto_vs_best.low is None and c.auto_vs_best.p_value is None
         assert c.best_seconds.low is None and c.recommended_seconds.low is None and c.auto_vs_best.value > 13
         assert c.auto_vs_best.method.startswith("exact difference") and c.probability_best[c.best_threads] == 1.0
+
+
+@pytest.mark.parametrize("metric", ["throughput_rps", "latency_p999_seconds"])
+def test_one_number_per_cell_claims_no_probability_and_near_best_follows_the_verdicts(metric):
+    """The automaxprocs table: no probability best, no interval from an assumed noise, and near-best lists only
+    counts no single-number verdict calls clearly worse (24 loses throughput; 4, 8, 24 lose p99.9 latency)."""
+    p = prepare_runs(load_runs("published:automaxprocs"), metric=metric)
+    [a] = analyse_thread_counts(p.runs, metric=metric)
+    [c] = a.limits
+    assert c.probability_best is None and c.best_seconds.low is None and c.recommended_seconds.low is None
+    assert "unmeasured" in c.best_seconds.method and a.single_numbers is not None
+    worse = set(a.single_numbers.filter(pl.col("verdict").eq("clearly worse") | pl.col("clearly_worse_than_best"))
+                ["threads"])
+    assert worse and not worse & set(c.near_best_threads)
+    assert c.near_best_threads == {"throughput_rps": ("1", "2", "3", "4", "8"),
+                                   "latency_p999_seconds": ("1", "2", "3")}[metric]
+    assert "no interval, p-value or probability" in a.method

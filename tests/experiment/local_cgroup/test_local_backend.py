@@ -44,9 +44,35 @@ def run(backend, spec, plan, tmp_path):
     return row, log
 
 
-def test_available_here(local_available):
+def test_available_here_agrees_with_the_layout(local_available):
+    """Available: no reason and a layout that is detected; not available: a reason that says what is needed."""
     ok, reason = local_backend_available()
-    assert ok or reason
+    assert ok == (reason == "")
+    if ok:
+        from throttlelab.experiment.local_cgroup.cgroup_layout import detect_layout
+
+        assert detect_layout() is not None
+    else:
+        assert "cgroup" in reason
+
+
+def test_a_cgroup_that_cannot_be_created_is_not_available_and_says_why(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    from throttlelab.experiment.local_cgroup import local_backend
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied")
+
+    layout = SimpleNamespace(parent=tmp_path, cpuacct_base=tmp_path, version=2)
+    monkeypatch.setattr(local_backend, "detect_layout", lambda: layout)
+    monkeypatch.setattr(local_backend.Cgroup, "create", refuse)
+    ok, reason = local_backend_available()
+    from throttlelab.experiment.local_cgroup.cgroup_layout import WHAT_IS_NEEDED
+
+    assert not ok
+    assert reason.startswith("cannot create a CPU cgroup (") and "Permission denied" in reason
+    assert reason.endswith(WHAT_IS_NEEDED)
 
 
 def test_two_threads_under_half_a_core_are_throttled(backend, tmp_path):

@@ -159,7 +159,8 @@ def dead_zone_sentences(analysis: DeadZoneAnalysis, metric: str | ResponseMetric
             continue
         out.append(
             f"Dead zone {zone_label(z)}: "
-            f"up to {z.slowdown.value:+.1f}% (simultaneous bounds {z.slowdown.low:+.1f}% to "
+            f"up to {z.slowdown.value:+.1f}% (simultaneous {100 * (1 - analysis.alpha):.0f}% bounds "
+            f"{z.slowdown.low:+.1f}% to "
             f"{z.slowdown.high:+.1f}%) slower than {z.baseline_label}, max-T adjusted p = {z.slowdown.p_value:.3f}."
         )
     return out
@@ -178,8 +179,8 @@ def _metric_dead_zone_sentences(analysis: DeadZoneAnalysis, m: ResponseMetric) -
         ci = metric_change_ci(t.slowdown.confidence_interval(), m)
         out.append(
             f"{t.limit_label} vs {t.baseline_label}: {m.label} {metric_change_pct(t.slowdown.value, m):+.1f}% "
-            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), adjusted p = {t.slowdown.p_value:.3f} "
-            f"(Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
+            f"(simultaneous {100 * (1 - analysis.alpha):.0f}% bounds {ci.low:+.1f}% to {ci.high:+.1f}%), "
+            f"adjusted p = {t.slowdown.p_value:.3f} (Holm {t.p_value_holm:.3f}), {t.runs} run(s): {t.verdict}."
         )
     for z in analysis.zones:
         if z.slowdown.low is None:
@@ -190,6 +191,7 @@ def _metric_dead_zone_sentences(analysis: DeadZoneAnalysis, m: ResponseMetric) -
         out.append(
             f"Dead zone {zone_label(z)}: "
             f"{worse_word(m)} than {z.baseline_label}: {m.label} {metric_change_pct(z.slowdown.value, m):+.1f}% "
-            f"(95% CI {ci.low:+.1f}% to {ci.high:+.1f}%), p = {z.slowdown.p_value:.3f}."
+            f"(simultaneous {100 * (1 - analysis.alpha):.0f}% bounds {ci.low:+.1f}% to {ci.high:+.1f}%), "
+            f"max-T adjusted p = {z.slowdown.p_value:.3f}."
         )
     return out

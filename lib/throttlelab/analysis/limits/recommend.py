@@ -67,7 +67,8 @@ class Recommendation:
         The recommended limit and the thread count of its group.
     expected_seconds
         Expected cost per run at that limit (geometric mean of its runs) with its interval (the headline); ``null``
-        interval when the run-to-run noise is zero (identical replicates: the value is exact).
+        interval when the run-to-run noise is zero (identical replicates: the value is exact) or unmeasured (no
+        replicated runs: ``assumption_based``).
     core_seconds
         Limit x expected wall time (what a run reserves); ``null`` for unlimited or other metrics.
     reason
@@ -75,13 +76,17 @@ class Recommendation:
     avoid
         Limits in dead zones.
     assumption_based
-        True when the interval rests on assumed, not measured, noise.
+        True when the run-to-run noise is unmeasured (no replicated runs): then no interval is given.
     probability_knee
         Limit -> share of simulated repeats of the sweep that would recommend it.
     limit_range
         Smallest and largest limit recommended in 95% of simulated repeats.
     uncertainty_note
         How the probabilities were simulated.
+    undecided
+        Empty when the runs compare limits with measured noise; else why no limit is recommended (one limit
+        measured: nothing to compare; one run per limit: run-to-run noise unmeasured) and what would decide it.
+        The limit above is then the knee of the numbers measured, not a recommendation.
     """
 
     limit_cores: float | None
@@ -95,6 +100,7 @@ class Recommendation:
     probability_knee: dict[str, float] | None = None  # limit -> share of simulated repeats recommending it
     limit_range: tuple[str, str] | None = None  # smallest..largest limit recommended in 95% of simulated repeats
     uncertainty_note: str = ""
+    undecided: str = ""
 
     def confidence_interval(self) -> ConfidenceInterval | None:
         return None if self.expected_seconds.low is None else self.expected_seconds.confidence_interval()
@@ -124,15 +130,25 @@ def expected_time(geomean: float, runs: int, noise: NoiseModel, level: float = 0
 
 def expected_estimate(geomean: float, runs: int, noise: NoiseModel, level: float = 0.95,
                       exact: bool = False) -> Estimate:
-    """:func:`expected_time` as an :class:`~throttlelab.results.Estimate` (no interval when ``exact``)."""
+    """:func:`expected_time` as an :class:`~throttlelab.results.Estimate`.
+
+    No interval when ``exact`` (zero run-to-run noise) or when the noise is assumed, not measured (no replicated
+    runs): an interval from an assumed noise would state a certainty the runs do not show.
+    """
     if exact:
         return Estimate(float(geomean), None, None, level, "exact: zero run-to-run noise (identical replicates)",
                         n_runs=int(runs), unit="seconds")
+    if noise.assumption_based:
+        return Estimate(float(geomean), None, None, level, UNMEASURED, n_runs=int(runs), unit="seconds",
+                        note="run-to-run noise unmeasured")
     ci = expected_time(geomean, runs, noise, level)
     return Estimate(float(geomean), ci.low, ci.high, level,
                     f"exp(mean log +- t sigma / sqrt(n)), sigma from the run-to-run noise model ({noise.source})",
-                    n_runs=int(runs), unit="seconds",
-                    note="assumed noise, not measured" if noise.assumption_based else "")
+                    n_runs=int(runs), unit="seconds")
+
+
+#: Why a value has no interval when nothing was replicated.
+UNMEASURED = "no interval: no replicated runs, so run-to-run noise is unmeasured (no interval from an assumed noise)"
 
 
 def recommend_limit(
@@ -170,7 +186,31 @@ def recommend_limit(
         core_seconds=row["reserved_core_seconds"], reason=reason, avoid=avoid,
         assumption_based=dead_zones.noise.assumption_based,
         probability_knee=prob, limit_range=rng_, uncertainty_note=note,
+        undecided=undecided_reason(s, dead_zones.noise.assumption_based, rng_),
     )
+
+
+def undecided_reason(summary: pl.DataFrame, unmeasured: bool, limit_range: tuple[str, str] | None = None) -> str:
+    """Why the runs of one group cannot recommend a limit, with what would decide it ("" when they can).
+
+    A recommendation compares limits: with one limit measured there is nothing to compare it with; with one run per
+    limit the run-to-run noise that would say whether the gaps are real is unmeasured; and when the limit that
+    simulated repeats of the sweep recommend (``limit_range``, 95% of them) spans every limit measured, the runs
+    single none out.
+    """
+    labels = summary.sort("limit_order")["limit_label"].to_list() if "limit_order" in summary.columns else \
+        summary["limit_label"].to_list()
+    if len(labels) < 2:
+        only = labels[0] if labels else "no limit"
+        return (f"one limit measured ({only}): nothing to compare it with; runs at two or more limits (e.g. half and "
+                "twice it), 3 runs each, would decide which limit to give")
+    if unmeasured:
+        return ("one run per limit: run-to-run noise unmeasured, so the gaps between limits are not decided; "
+                "3 runs per limit would decide it")
+    if limit_range is not None and (limit_range[0], limit_range[-1]) == (labels[0], labels[-1]):
+        return (f"the limit that 95% of simulated repeats of the sweep recommend ranges over every limit measured "
+                f"({labels[0]} to {labels[-1]}): the runs single none out; more runs per limit would narrow it")
+    return ""
 
 
 def knee_uncertainty(summary: pl.DataFrame, dead_zones: DeadZoneAnalysis, avoid: tuple[str, ...], *,

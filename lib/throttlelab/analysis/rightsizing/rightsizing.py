@@ -27,9 +27,10 @@ Recommendation
 Censored demand
     Throttled in most periods (``CENSORED_RATIO``), usage sits at the limit and
     demand above it is not observed: the recommendation is an extrapolation
-    (usage + throttled seconds through the burst model), so both intervals run
-    from just above the current limit (all that was observed: demand exceeds
-    it) to the node's size, or are open above where the node's size is unknown.
+    (usage + throttled seconds through the burst model), so the intervals run
+    from what was observed (the limit: just above the current one, which missed
+    the target; the request: the p95 of usage, which demand is at least) to the
+    node's size, or are open above where the node's size is unknown.
 Node cap
     Nothing (point or interval) is recommended above the CPU count of the
     largest node its pods ran on (``WorkloadCPU.node_cores``), and the reason
@@ -113,7 +114,8 @@ class Rightsizing:
         CPU count of the container's node (``null``: unknown, recommendations uncapped); nothing recommended exceeds it.
     demand_censored
         Throttled in most periods: demand above the current limit was not observed, the recommendation is an
-        extrapolation and its intervals run from the current limit to the node's size (``null`` high end: open).
+        extrapolation and its intervals run from what was observed (the limit: just above the current one; the
+        request: the p95 of usage) to the node's size (``null`` high end: open).
     reason
         One sentence a reader can act on.
     """
@@ -173,6 +175,7 @@ class Settings:
     level: float = 0.90
     seed: int = 0
     period_s: float = DEFAULT_PERIOD_S
+    censored_ratio: float = CENSORED_RATIO  # throttled in more periods than this: demand treated as censored
 
 
 def _ceil(x: float) -> float:
@@ -259,11 +262,14 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
     lim_lo, lim_hi = min(lim_lo, rec_lim), max(lim_hi, rec_lim)
     req_lo, req_hi = min(req_lo, rec_req), max(req_hi, rec_req)
     node = common["node_cores"]
-    censored = bool(limited and ratio is not None and ratio > CENSORED_RATIO)
-    if censored:  # demand >= the limit is all that was observed; above it the numbers are extrapolated
-        # the low end is what was observed (demand above the limit), not the bootstrap's: that one trusts the
-        # throttled seconds, which on a real node varied 6x between runs of one container (wip-s3-node.md)
-        lim_lo = req_lo = round(_ceil(cur) + GRAIN, 4)
+    censored = bool(limited and ratio is not None and ratio > s.censored_ratio)
+    if censored:  # throttled in most periods: above the limit the numbers are extrapolated
+        # the low ends are what was observed, not the bootstrap's (that one trusts the throttled seconds, which a
+        # wrong burst model or a noisy counter distort; tests/analysis/rightsizing/test_rightsizing_coverage.py): the limit
+        # missed the target, so the smallest limit meeting it is above it; demand is at least the usage seen, so
+        # its p95 is at least the usage's (not the limit's: bursts within periods throttle a p95 demand below it)
+        lim_lo = round(_ceil(cur) + GRAIN, 4)
+        req_lo = _ceil(float(np.quantile(u, 0.95)))
         rec_lim, rec_req = max(rec_lim, lim_lo), max(rec_req, req_lo)
         lim_hi = req_hi = None
     model_lim = rec_lim

@@ -17,7 +17,8 @@ from throttlelab.analysis.runs.response_metric import (
 )
 from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.analysis.runs.single_numbers import (
-    CEILING_CV, FLOOR_CV, critical_gap, sigma_to_cv, single_number_verdicts, verdict_sentences
+    CEILING_CV, FLOOR_CV, critical_gap, near_best_threads, sigma_to_cv, single_number_verdicts,
+    verdict_sentences
 )
 
 __all__ = [
@@ -26,6 +27,6 @@ __all__ = [
     'cells_view', 'critical_gap', 'dead_zone_view', 'group_label', 'ingest_summary', 'iter_groups',
     'limit_label', 'limit_summary', 'limits_view', 'live_sweep', 'load_runs', 'measured_contention',
     'measured_stages', 'measured_workers', 'merge_by_table', 'metric_change_ci', 'metric_change_pct',
-    'metric_ci', 'metric_value', 'prepare_runs', 'recommendations_view', 'resolve', 'sigma_to_cv',
-    'single_number_verdicts', 'verdict_sentences', 'worse_word'
+    'metric_ci', 'metric_value', 'near_best_threads', 'prepare_runs', 'recommendations_view', 'resolve',
+    'sigma_to_cv', 'single_number_verdicts', 'verdict_sentences', 'worse_word'
 ]

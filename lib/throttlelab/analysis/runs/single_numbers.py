@@ -16,23 +16,35 @@ family-wise ``alpha`` (one run per cell, z on the log scale):
 Then
 
 * ``clearly worse`` / ``clearly better``: the gap survives noise of
-  ``ceiling_cv`` (default 15%, the low end of the 15-25% run-to-run noise
-  measured on a shared 2-core VM without any quota, FIELD-NOTES; a production
-  measurement over long windows is quieter): noise does not explain it;
+  ``ceiling_cv`` (default 15%, inside the 10-25% run-to-run noise per limit
+  that the default study's local sweep measures on a shared 2-core VM:
+  ``throttlelab run studies/default.yaml``, ``noise_cv_pct`` of
+  local-thread-counts; a production measurement over long windows is
+  quieter): noise does not explain it;
 * ``cannot be told apart``: the gap would drown in noise of only
   ``floor_cv`` (default 5%, a quiet machine): single runs cannot separate them;
 * ``undecided``: in between, it depends on noise the table does not show;
   ``replicates_needed`` runs per cell would decide it at ``ceiling_cv``
   (80% power, same correction).
 
+One number per cell makes no probability claim: no interval, no p-value, no
+"probability best".  A count is **near best** (``near_best``) unless a verdict
+calls it clearly worse: against the reference, against the best (the gap
+range-corrected over the limit's ``k`` cells, at ``ceiling_cv``), or, for the
+reference itself, when another count is clearly better.  Every number is in the
+metric's own unit and direction: ``change_pct`` is the change of the metric
+(throughput -50%, not the +101% of seconds per request).
+
 Examples
 --------
 >>> import polars as pl
 >>> cells = pl.DataFrame({"limit_label": ["2000m"] * 3, "limit_x": [2.0] * 3, "threads": ["1", "2", "24"],
 ...                       "log_cost": [-10.27, -10.71, -10.01]})
->>> t = single_number_verdicts(cells)
->>> t.select("threads", "verdict").rows()
-[('2', 'reference'), ('1', 'undecided'), ('24', 'clearly worse')]
+>>> t = single_number_verdicts(cells, metric="throughput_rps")
+>>> t.select("threads", "verdict", "near_best").rows()
+[('2', 'reference', True), ('1', 'undecided', True), ('24', 'clearly worse', False)]
+>>> round(t.filter(pl.col("threads") == "24")["change_pct"][0], 1)  # throughput, not seconds per request
+-50.3
 """
 
 from __future__ import annotations
@@ -74,16 +86,20 @@ def critical_gap(k: int, alpha: float, reference: str) -> float:
     return math.sqrt(2) * float(stats.norm.ppf(1 - alpha / (2 * (k - 1))))
 
 
-def single_number_verdicts(cells: pl.DataFrame, *, alpha: float = 0.05, ceiling_cv: float = CEILING_CV,
-                           floor_cv: float = FLOOR_CV, reference: str = "quota") -> pl.DataFrame:
-    """Per limit and thread count: gap to the reference, break-even noise, verdict.
+def single_number_verdicts(cells: pl.DataFrame, *, metric: str | ResponseMetric | None = None, alpha: float = 0.05,
+                           ceiling_cv: float = CEILING_CV, floor_cv: float = FLOOR_CV,
+                           reference: str = "quota") -> pl.DataFrame:
+    """Per limit and thread count: the metric's change against the reference, break-even noise, verdict, near best.
 
     Parameters
     ----------
     cells
         One row per (``limit_label``, ``threads``) with ``log_cost`` (log of the
         cost: larger is worse; see :mod:`throttlelab.analysis.runs.response_metric`)
-        and ``limit_x`` (cores; null for unlimited).  Other columns are kept.
+        and ``limit_x`` (cores; null for unlimited).  Other columns are kept,
+        except ``log_cost`` (the reciprocal of the metric when higher is better).
+    metric
+        The response metric the costs come from (``None``: wall time).
     alpha
         Family-wise error rate per limit.
     ceiling_cv, floor_cv
@@ -95,15 +111,19 @@ def single_number_verdicts(cells: pl.DataFrame, *, alpha: float = 0.05, ceiling_
     Returns
     -------
     polars.DataFrame
-        The cells with ``reference_threads``, ``reference_kind``, ``best_threads``,
-        ``cost_gap_pct`` (cost over the reference's, %, positive = worse;
-        :func:`~throttlelab.analysis.runs.response_metric.metric_change_pct` turns it into
-        the metric's change), ``breakeven_cv_pct``, ``verdict`` and ``replicates_needed``.
+        The cells with ``reference_threads``, ``reference_kind``, ``best_threads``
+        (the best measured value, one run each: not a finding), ``change_pct`` (the
+        metric's change from the reference, %; throughput -50% is half the
+        throughput), ``breakeven_cv_pct``, ``verdict``, ``replicates_needed`` and
+        ``clearly_worse_than_best`` (the gap to the best measured count survives
+        ``ceiling_cv`` noise, range-corrected over the limit's cells) and
+        ``near_best`` (no verdict calls the count clearly worse).
     """
     if not 0 < floor_cv < ceiling_cv:
         raise ValueError("need 0 < floor_cv < ceiling_cv")
     if reference not in ("quota", "best"):
         raise ValueError("reference must be 'quota' or 'best'")
+    m = resolve(metric)
     rows = []
     sig_c = cv_to_sigma(ceiling_cv)
     zb = float(stats.norm.ppf(POWER))
@@ -117,6 +137,9 @@ def single_number_verdicts(cells: pl.DataFrame, *, alpha: float = 0.05, ceiling_
         kind = "quota" if quota in set(sub["threads"]) else "best"
         ref = sub.filter(pl.col("threads") == quota).row(0, named=True) if kind == "quota" else best
         crit = critical_gap(k, alpha, kind)
+        crit_best = critical_gap(k, alpha, "best")
+        beaten = False  # the reference is clearly worse than some count
+        limit_rows = []
         for r in sub.iter_rows(named=True):
             gap = r["log_cost"] - ref["log_cost"]
             need = None
@@ -131,18 +154,35 @@ def single_number_verdicts(cells: pl.DataFrame, *, alpha: float = 0.05, ceiling_
                     verdict = "cannot be told apart" if be < floor_cv else "undecided"
                     # runs per cell so that the gap is crit-significant with 80% power at the ceiling noise
                     need = math.ceil(((crit / math.sqrt(2) + zb) * sig_c * math.sqrt(2) / abs(gap)) ** 2) if gap else None
-            rows.append({**r, "reference_threads": ref["threads"], "reference_kind": kind,
-                         "best_threads": best["threads"], "cost_gap_pct": 100 * math.expm1(gap),
-                         "breakeven_cv_pct": None if be is None else 100 * be, "verdict": verdict,
-                         "replicates_needed": need})
+            beaten |= verdict == "clearly better"
+            # against the best, chosen after looking: the range of k equal cells must be beaten at the ceiling noise
+            worse_than_best = sigma_to_cv((r["log_cost"] - best["log_cost"]) / crit_best) >= ceiling_cv
+            row = {k_: v for k_, v in r.items() if k_ != "log_cost"}
+            limit_rows.append({**row, "reference_threads": ref["threads"], "reference_kind": kind,
+                               "best_threads": best["threads"],
+                               "change_pct": metric_change_pct(100 * math.expm1(gap), m),
+                               "breakeven_cv_pct": None if be is None else 100 * be, "verdict": verdict,
+                               "replicates_needed": need, "clearly_worse_than_best": worse_than_best,
+                               "near_best": verdict != "clearly worse" and not worse_than_best})
+        for row in limit_rows:
+            if beaten and row["verdict"] == "reference":
+                row["near_best"] = False
+        rows += limit_rows
     return pl.DataFrame(rows, schema_overrides={"breakeven_cv_pct": pl.Float64, "replicates_needed": pl.Int64})
 
 
-def verdict_sentences(table: pl.DataFrame, metric: str | ResponseMetric, *, ceiling_cv: float = CEILING_CV,
-                      floor_cv: float = FLOOR_CV) -> list[str]:
-    """Plain sentences: per limit, the best, what clearly loses, what cannot be told apart, what is undecided.
+def near_best_threads(table: pl.DataFrame, limit_label: str) -> tuple[str, ...]:
+    """The explicit thread counts at ``limit_label`` that no single-number verdict calls clearly worse, in order."""
+    sub = table.filter(pl.col("limit_label") == limit_label, pl.col("near_best"), pl.col("threads").str.contains(r"^\d+$"))
+    return tuple(sorted(sub["threads"].to_list(), key=int))
 
-    Changes are the metric's own (e.g. throughput -50%), against the best thread count.
+
+def verdict_sentences(table: pl.DataFrame, metric: str | ResponseMetric, *, ceiling_cv: float = CEILING_CV,
+                      floor_cv: float = FLOOR_CV, alpha: float = 0.05) -> list[str]:
+    """Plain sentences: per limit, what clearly loses, what cannot be told apart, what is undecided.
+
+    Changes are the metric's own (e.g. throughput -50%), against the reference count.  The best measured value is
+    named as such (one run per setting: not decided); nothing is called best or as good as another.
     """
     m = resolve(metric)
     out = []
@@ -152,17 +192,26 @@ def verdict_sentences(table: pl.DataFrame, metric: str | ResponseMetric, *, ceil
         by = {v: sub.filter(pl.col("verdict") == v) for v in verdicts}
 
         def names(df: pl.DataFrame) -> str:
-            return ", ".join(f"{t} ({metric_change_pct(g, m):+.0f}%, break-even noise {b:.0f}%)" for t, g, b in
-                             zip(df["threads"], df["cost_gap_pct"], df["breakeven_cv_pct"]))
+            return ", ".join(f"{t} ({g:+.0f}%, break-even noise {b:.0f}%)" for t, g, b in
+                             zip(df["threads"], df["change_pct"], df["breakeven_cv_pct"]))
 
-        what = "the quota" if kind == "quota" else "the best, chosen after looking"
-        s = (f"{limit}, {m.label} ({m.direction}), one number per cell, against {ref} threads ({what}), "
-             f"best {sub['best_threads'][0]}:")
+        what = "the quota" if kind == "quota" else "the best measured, chosen after looking"
+        top = "highest" if m.higher_is_better else "lowest"
+        factor = math.exp(critical_gap(sub.height, alpha, kind) * cv_to_sigma(ceiling_cv))
+        s = (f"{limit}, {m.label} ({m.direction}), one run per setting, against {ref} threads ({what}); "
+             f"{top} measured value at {sub['best_threads'][0]} threads, not decided (one run each: gaps under "
+             f"a factor {factor:.2f} stay open, since runs may vary by {100 * ceiling_cv:.0f}%):")
         for v in ("clearly worse", "clearly better"):
             if by[v].height:
                 s += f" {v} even if runs varied by {100 * ceiling_cv:.0f}%: {names(by[v])};"
         if by["cannot be told apart"].height:
-            s += f" cannot be told apart (gap within {100 * floor_cv:.0f}% noise): {names(by['cannot be told apart'])};"
+            s += (f" cannot be told apart with one run each (gap within {100 * floor_cv:.0f}% noise): "
+                  f"{names(by['cannot be told apart'])};")
+        also = sub.filter(pl.col("clearly_worse_than_best"), pl.col("verdict") != "clearly worse")
+        if also.height:
+            s += (f" clearly worse than {sub['best_threads'][0]} threads (the best measured; the gap beats the range of "
+                  f"{sub.height} equal cells even if runs varied by {100 * ceiling_cv:.0f}%): "
+                  f"{', '.join(also['threads'])};")
         if by["undecided"].height:
             need = int(by["undecided"]["replicates_needed"].max())
             s += (f" undecided (depends on noise the table does not show): {names(by['undecided'])}; "

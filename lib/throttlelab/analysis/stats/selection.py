@@ -93,6 +93,18 @@ def worse_than_best(mean_log: np.ndarray, n: np.ndarray, sigma: float, df: float
     return np.minimum(p, 1.0)
 
 
+def worse_than_best_critical(n: np.ndarray, df: float, alpha: float, *, n_sim: int = 20000, seed: int = 0) -> float:
+    """The studentised gap above which :func:`worse_than_best` (same ``n``, ``df``, ``n_sim``, ``seed``) gives p < alpha.
+
+    ``gap +- critical x se`` is then the simultaneous (Tukey-Kramer) interval of a count against the best that
+    excludes 0 exactly when its adjusted p-value is below ``alpha``: interval and verdict agree.
+    """
+    null = _pairwise_max_null(tuple(int(x) for x in np.asarray(n)), float(df), n_sim, seed)
+    # p(t) = (#{null >= t} + 1) / (n_sim + 1) < alpha  <=>  #{null >= t} <= k  <=>  t > the (k+1)-th largest draw
+    k = math.ceil(alpha * (n_sim + 1)) - 2
+    return float(null[n_sim - k - 1]) if k >= 0 else math.inf
+
+
 def posterior_best(mean_log: np.ndarray, n: np.ndarray, sigma: float, df: float, *, n_draws: int = 4000,
                    seed: int = 0) -> np.ndarray:
     """Probability that each candidate has the lowest true mean, from the measured noise of its level.

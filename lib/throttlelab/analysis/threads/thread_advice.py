@@ -7,10 +7,16 @@ throughput and p99 latency) :func:`thread_advice` compares against it
 * ``auto`` (the runtime's own choice), and
 * the host's core count (the pre-1.25 Go default, ``GOMAXPROCS = NumCPU``),
 
-as the change of that metric in % with a 95% interval and a two-sided
-p-value from the runs (t on the log scale with the run-to-run noise of the limit from
-:func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts`; the run is
-the unit).  Where no cell is replicated there is no interval: the verdict of
+as the change of that metric in % with an interval and a p-value from the runs
+(the run is the unit).  In the metric that chose the count these are the
+thread-count analysis' own numbers, so every view shows one interval per number
+and near-best never contradicts a verdict: ``auto`` is its selection-adjusted
+``auto_vs_best``, the host's count its family-wise "slower than the best"
+p-value with the simultaneous (Tukey-Kramer) interval read off the same null.
+In the other advice metrics (no choice was made in them) it is a two-sided t
+on the log scale with the limit's run-to-run noise from
+:func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts`.  Where no
+cell is replicated there is no interval: the verdict of
 :mod:`throttlelab.analysis.runs.single_numbers` (break-even noise) is given instead.
 """
 
@@ -23,6 +29,7 @@ from scipy import stats
 
 from throttlelab.analysis.runs import prepare_runs
 from throttlelab.analysis.runs import metric_change_ci, metric_change_pct, resolve
+from throttlelab.analysis.stats import worse_than_best_critical
 from throttlelab.analysis.runs import CEILING_CV, FLOOR_CV, critical_gap, sigma_to_cv
 from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
 from throttlelab.results import ConfidenceInterval
@@ -32,12 +39,12 @@ SCHEMA = {"group": pl.String, "limit": pl.String, "limit_cores": pl.Float64, "us
           "metric": pl.String, "unit": pl.String, "direction": pl.String, "compared": pl.String,
           "compared_threads": pl.String, "use_value": pl.Float64, "compared_value": pl.Float64,
           "change_pct": pl.Float64, "ci_low_pct": pl.Float64, "ci_high_pct": pl.Float64, "p_value": pl.Float64,
-          "runs": pl.String, "verdict": pl.String}
+          "runs": pl.String, "verdict": pl.String, "method": pl.String}
 
 
 def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_metrics: tuple[str, ...] = (),
                   machine_cores: float | None = None, alpha: float = 0.05, level: float = 0.95,
-                  ceiling_cv: float = CEILING_CV, floor_cv: float = FLOOR_CV) -> pl.DataFrame:
+                  ceiling_cv: float = CEILING_CV, floor_cv: float = FLOOR_CV, n_sim: int = 20000) -> pl.DataFrame:
     """Per group and limit: the thread count to use, and ``auto`` / host cores against it, per metric.
 
     Parameters
@@ -53,30 +60,35 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
         no host-cores comparison.
     ceiling_cv, floor_cv
         The noise band of the single-number verdicts (:mod:`throttlelab.analysis.runs.single_numbers`).
+    n_sim
+        Draws of the thread-count analysis' simulated nulls.
 
     Returns
     -------
     polars.DataFrame
         One row per (group, limit, metric, compared thread count); see ``SCHEMA``.
-        ``near_best_threads``: explicit counts not significantly worse than
-        the one to use (by the primary metric; null for single numbers).
+        ``near_best_threads``: the other explicit counts not shown worse than
+        the one to use (by the primary metric; with single numbers: not called
+        clearly worse by any single-number verdict).
     """
     primary = prepare_runs(runs, machine_cores=machine_cores, metric=metric)
     cores = primary.machine_cores
     host = str(int(cores)) if cores and float(cores).is_integer() else None
+    kw = dict(alpha=alpha, level=level, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+    kw["n_sim"] = n_sim
+    primary_analyses = analyse_thread_counts(primary.runs, **kw)
     choice, near = {}, {}
-    for a in analyse_thread_counts(primary.runs, alpha=alpha, level=level):
+    for a in primary_analyses:
         for c in a.limits:
             choice[(a.label, c.limit_label)] = c.best_threads
-            if not a.noise.assumption_based:  # with one run per cell "near best" would rest on an assumed noise
-                near[(a.label, c.limit_label)] = ", ".join(t for t in c.near_best_threads if t != c.best_threads)
+            near[(a.label, c.limit_label)] = ", ".join(t for t in c.near_best_threads if t != c.best_threads)
     chose = _auto_choices(primary.runs)
     rows = []
     for name in dict.fromkeys([metric, *advice_metrics]):
         prep = primary if name == metric else prepare_runs(runs, machine_cores=cores, metric=name)
         m = prep.metric
-        for a in analyse_thread_counts(prep.runs, alpha=alpha, level=level):
-            for lim in a.limits:
+        for a in primary_analyses if name == metric else analyse_thread_counts(prep.runs, **kw):
+            for i, lim in enumerate(a.limits):
                 use = choice.get((a.label, lim.limit_label))
                 cells = {r["threads"]: r for r in a.cells.filter(pl.col("limit_label") == lim.limit_label)
                          .iter_rows(named=True)}
@@ -98,12 +110,22 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
                            "runs": f"{cell['runs']} vs {ref['runs']}"}
                     if a.noise.assumption_based:
                         row["verdict"] = _single_verdict(d, len(cells), alpha, ceiling_cv, floor_cv)
+                        row["method"] = ("one number per cell: break-even noise against the best measured count, "
+                                         "range-corrected over the limit's cells; no interval or p-value")
                     elif lim.noise_source == "zero":  # identical replicates: the difference is exact
                         row["verdict"] = (("worse" if d > 0 else "better" if d < 0 else "same") +
                                           " (exact: zero run-to-run noise, a deterministic metric; no test needed)")
+                        row["method"] = "exact difference: zero run-to-run noise"
                     else:  # this limit's own run-to-run noise (thread_noise)
                         sigma = math.sqrt(math.log1p((lim.noise_cv_pct / 100) ** 2))
-                        row.update(_run_comparison(d, cell["runs"], ref["runs"], sigma, lim.noise_df, m, alpha, level))
+                        if name != metric:  # no choice was made in this metric: a plain t comparison
+                            row.update(_run_comparison(d, cell["runs"], ref["runs"], sigma, lim.noise_df, m, alpha,
+                                                       level))
+                        elif t == "auto":  # the analysis' own selection-adjusted number
+                            row.update(_from_estimate(lim.auto_vs_best, d, cell["runs"], ref["runs"], sigma, m, alpha))
+                        else:  # an explicit count against the best: the family-wise test that decides near-best
+                            row.update(_against_best(a, i, lim, t, d, cell["runs"], ref["runs"], sigma, m, alpha,
+                                                     n_sim))
                     rows.append(row)
     return pl.DataFrame(rows, schema=SCHEMA) if rows else pl.DataFrame(schema=SCHEMA)
 
@@ -118,6 +140,37 @@ def _single_verdict(d: float, k: int, alpha: float, ceiling_cv: float, floor_cv:
     return f"single numbers: undecided (break-even noise {100 * be:.0f}%)"
 
 
+def _verdict(d: float, p: float, sigma: float, alpha: float, n: int, n_ref: int) -> str:
+    """``worse``/``better`` when ``p < alpha``, else too few runs to decide, with the runs that would decide it."""
+    verdict = ("worse" if d > 0 else "better") if p < alpha else "too few runs to decide"
+    if p >= alpha and d != 0:  # runs per cell for 80% power at this difference and noise
+        need = math.ceil(2 * ((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sigma / d) ** 2)
+        verdict += (f" (about {need} runs per cell would decide a difference this size)" if need <= 100
+                    else " (a difference this small would need over 100 runs per cell)")
+    return verdict
+
+
+def _from_estimate(e, d: float, n: int, n_ref: int, sigma: float, m, alpha: float) -> dict:
+    """``auto`` in the choosing metric: the analysis' selection-adjusted ``auto_vs_best`` in the metric's terms."""
+    ci = metric_change_ci(e.confidence_interval(), m)
+    return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": e.p_value,
+            "verdict": _verdict(d, e.p_value, sigma, alpha, n, n_ref), "method": e.method}
+
+
+def _against_best(a, i: int, lim, t: str, d: float, n: int, n_ref: int, sigma: float, m, alpha: float,
+                  n_sim: int) -> dict:
+    """An explicit count against the best: its family-wise p-value (as near-best) and the simultaneous interval."""
+    p = (lim.worse_than_best_p_values or {}).get(t)
+    explicit = a.cells.filter(pl.col("limit_label") == lim.limit_label, pl.col("explicit")).sort("geomean_seconds")
+    crit = worse_than_best_critical(explicit["runs"].to_numpy(), lim.noise_df, alpha, n_sim=n_sim, seed=i)
+    se = sigma * math.sqrt(1 / n + 1 / n_ref)
+    ci = metric_change_ci(ConfidenceInterval(100 * math.expm1(d - crit * se), 100 * math.expm1(d + crit * se)), m)
+    return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": p,
+            "verdict": _verdict(d, p, sigma, alpha, n, n_ref),
+            "method": "against the best picked after looking: family-wise over the limit's counts (the test that "
+                      "decides near-best) with its simultaneous Tukey-Kramer interval"}
+
+
 def _run_comparison(d: float, n: int, n_ref: int, sigma: float, df: float, m, alpha: float, level: float) -> dict:
     """Replicated runs: interval of the metric's change, two-sided t p-value, verdict (with runs needed if undecided)."""
     tdist = stats.t(df) if math.isfinite(df) else stats.norm()
@@ -125,12 +178,10 @@ def _run_comparison(d: float, n: int, n_ref: int, sigma: float, df: float, m, al
     q = tdist.ppf(1 - (1 - level) / 2)
     ci = metric_change_ci(ConfidenceInterval(100 * math.expm1(d - q * se), 100 * math.expm1(d + q * se)), m)
     p = float(2 * tdist.sf(abs(d) / se))
-    verdict = ("worse" if d > 0 else "better") if p < alpha else "too few runs to decide"
-    if p >= alpha and d != 0:  # runs per cell for 80% power at this difference and noise
-        need = math.ceil(2 * ((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sigma / d) ** 2)
-        verdict += (f" (about {need} runs per cell would decide a difference this size)" if need <= 100
-                    else " (a difference this small would need over 100 runs per cell)")
-    return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": p, "verdict": verdict}
+    return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": p,
+            "verdict": _verdict(d, p, sigma, alpha, n, n_ref),
+            "method": "two-sided t on the log scale with the limit's run-to-run noise (the count was chosen by "
+                      "another metric)"}
 
 
 def _auto_choices(runs: pl.DataFrame) -> dict[tuple, str]:
@@ -159,8 +210,12 @@ def advice_sentences(advice: pl.DataFrame) -> list[str]:
             else:
                 parts.append(f"{r['compared']} {label} {r['change_pct']:+.0f}% ({r['verdict']})")
         near = sub["near_best_threads"][0]
-        tie = f" ({near} not significantly worse)" if near else ""
-        out.append(f"{group}, {limit}: use {sub['use_threads'][0]} threads{tie}; " + "; ".join(parts) + ".")
+        if sub["verdict"][0].startswith("single numbers"):  # one run per setting: a look, not a finding
+            lead = (f"{sub['use_threads'][0]} threads measured best, not decided (one run per setting"
+                    + (f"; {near} not clearly worse" if near else "") + ")")
+        else:
+            lead = f"use {sub['use_threads'][0]} threads" + (f" ({near} not significantly worse)" if near else "")
+        out.append(f"{group}, {limit}: {lead}; " + "; ".join(parts) + ".")
     return out
 
 

@@ -10,7 +10,7 @@ import polars as pl
 
 from throttlelab.analysis.stats import NoiseModel
 from throttlelab.analysis.limits import expected_estimate
-from throttlelab.analysis.stats import best_choice, posterior_best, worse_than_best
+from throttlelab.analysis.stats import posterior_best, worse_than_best
 from throttlelab.analysis.threads.thread_noise import ZERO_NOTE
 from throttlelab.results import ConfidenceInterval, Estimate
 
@@ -24,10 +24,13 @@ class ThreadChoice:
     limit_cores, limit_label
         The limit (cores; ``null`` = unlimited) and its label.
     best_threads, best_seconds
-        The fastest explicit thread count and its geometric-mean cost with its interval.
+        The fastest explicit thread count and its geometric-mean cost with its interval (none when the run-to-run
+        noise is unmeasured: one number per cell).
     near_best_threads
         Explicit counts not shown slower than the best (studentised gap against the simulated largest
-        pairwise gap, the best re-picked in every draw: family-wise ``alpha`` per limit).
+        pairwise gap, the best re-picked in every draw: family-wise ``alpha`` per limit).  With one number per
+        cell: the counts that no single-number verdict calls clearly worse
+        (:mod:`~throttlelab.analysis.runs.single_numbers`).
     auto_seconds
         Geometric-mean cost of the ``auto`` runs.
     auto_vs_best
@@ -39,7 +42,8 @@ class ThreadChoice:
     core_seconds
         Limit x expected wall time of the recommended count (what a run reserves).
     probability_best
-        Explicit count -> share of run bootstraps in which it is the best.
+        Explicit count -> probability that it is the best, from the limit's measured noise (``null`` with one
+        number per cell: no probability is claimed from unmeasured noise).
     worse_than_best_p_values
         Explicit count -> adjusted p-value of "slower than the best" (family-wise over the limit's counts).
     noise_cv_pct, noise_df, noise_source
@@ -57,7 +61,7 @@ class ThreadChoice:
     recommended_threads: str | None
     recommended_seconds: Estimate | None
     core_seconds: float | None
-    probability_best: dict[str, float] | None = None  # explicit thread count -> share of run bootstraps it is best
+    probability_best: dict[str, float] | None = None  # explicit thread count -> probability it is the best
     worse_than_best_p_values: dict[str, float] | None = None
     noise_cv_pct: float | None = None
     noise_df: float | None = None
@@ -89,11 +93,13 @@ def selection_adjusted(d: float, n_auto: int, n_explicit: list[int], noise: Nois
     return ci, p
 
 
-def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, runs: pl.DataFrame | None = None, *,
-            seed: int = 0, n_sim: int = 20000) -> ThreadChoice:
+def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, *,
+                   single_near_best: tuple[str, ...] | None = None, seed: int = 0, n_sim: int = 20000) -> ThreadChoice:
     """The :class:`ThreadChoice` at one limit from its cells (``limit_label``, ``cpu_limit_cores``, ``limit_x``,
     ``threads``, ``explicit``, ``runs``, ``mean_log``, ``geomean_seconds``); ``noise`` is that limit's run-to-run
-    noise (or the group's prior, ``assumption_based``); ``runs`` the limit's runs (for the bootstrap from a prior)."""
+    noise (or the group's prior, ``assumption_based``: then no interval, test or probability is given, and
+    ``single_near_best`` (the counts no single-number verdict calls clearly worse) is the near-best list; ``None``
+    lists every count, since nothing is shown slower)."""
     first = cells.row(0, named=True)
     limit_cores, label = first["cpu_limit_cores"], first["limit_label"]
     reserve = first["limit_x"]
@@ -107,8 +113,8 @@ def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: 
     if best:
         best_ci = expected_estimate(best["geomean_seconds"], best["runs"], noise, level, exact=zero)
         names = explicit["threads"].to_list()
-        if noise.assumption_based:  # no test from a prior
-            near_list = names
+        if noise.assumption_based:  # no test from a prior: the single-number verdicts decide what is clearly worse
+            near_list = names if single_near_best is None else [t for t in names if t in single_near_best]
         elif zero:  # exact: only exact ties are as good as the best
             near_list = [t for t, v in zip(names, explicit["mean_log"]) if v <= best["mean_log"] + 1e-12]
         else:
@@ -134,14 +140,10 @@ def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: 
         auto_vs_best = Estimate(pct, None if ci is None else ci.low, None if ci is None else ci.high, level, method, p,
                                 int(a["runs"] + explicit["runs"].sum()), "pct", "auto against the fastest explicit count")
     prob = None
-    if best and explicit.height > 1:
-        if noise.assumption_based and runs is not None:
-            cand = {t: np.exp(runs.filter(pl.col("threads") == t)["log_wall"].to_numpy()) for t in explicit["threads"]}
-            prob = best_choice(cand, seed=seed).probability_best
-        elif not noise.assumption_based:
-            pb = posterior_best(explicit["mean_log"].to_numpy(), explicit["runs"].to_numpy(), noise.sigma, noise.df,
-                                seed=seed)
-            prob = {t: float(v) for t, v in zip(explicit["threads"], pb)}
+    if best and explicit.height > 1 and not noise.assumption_based:  # one number per cell: no probability claimed
+        pb = posterior_best(explicit["mean_log"].to_numpy(), explicit["runs"].to_numpy(), noise.sigma, noise.df,
+                            seed=seed)
+        prob = {t: float(v) for t, v in zip(explicit["threads"], pb)}
     rec = None
     if best and a:
         rec = a if a["mean_log"] <= best["mean_log"] else best

@@ -4,8 +4,8 @@
 :func:`throttlelab.analysis.threads.thread_counts.analyse_thread_counts`, the
 single-number verdicts and the thread advice into one :class:`ThreadCountResults`.
 The headline numbers (auto against the best explicit count, the cheapest
-limit and count) are fields of :class:`~throttlelab.analysis.threads.thread_choice.ThreadChoice`
-with their intervals.
+limit and count) are fields of :class:`~throttlelab.analysis.threads.thread_choice_metric.LimitThreads`
+with their intervals, in the response metric's own unit and direction.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import polars as pl
 from throttlelab.analysis.stats import NoiseModel
 from throttlelab.analysis.runs import PreparedRuns
 from throttlelab.analysis.stats import OutlyingRun
-from throttlelab.analysis.threads.thread_choice import ThreadChoice
+from throttlelab.analysis.threads.thread_choice_metric import LimitThreads, limit_threads
 from throttlelab.analysis.threads.thread_counts import ThreadCountAnalysis
 from throttlelab.result_tables import Rows, table
 
@@ -33,19 +33,20 @@ class ThreadRecommendationRow:
         The group's label, the limit's label and the limit in cores (``null``: unlimited).
     threads
         The count to run (``auto`` when it is not worse than the best explicit count).
-    expected_seconds, expected_seconds_ci_low, expected_seconds_ci_high
-        Its expected cost (the metric's cost) with its interval (``null``: exact or unmeasured).
+    expected, expected_ci_low, expected_ci_high
+        Its expected value of the metric, in the metric's unit, with its interval (``null``: exact, or run-to-run
+        noise unmeasured).
     core_seconds
-        Limit x expected time: what a run reserves (``null`` for unlimited).
+        Limit x expected wall time: what a run reserves (``null`` for unlimited and for other metrics).
     """
 
     group: str
     limit: str
     limit_cores: float
     threads: str | None
-    expected_seconds: float
-    expected_seconds_ci_low: float
-    expected_seconds_ci_high: float
+    expected: float
+    expected_ci_low: float
+    expected_ci_high: float
     core_seconds: float
 
 
@@ -59,19 +60,23 @@ class SingleNumberVerdictRow:
         The group, the limit (label and cores; ``null``: unlimited) and the thread count.
     metric_value
         The cell's value of the response metric (``metric`` at the top of the document).
-    log_cost, runs
-        Log of its cost (larger is worse) and the runs behind it.
+    runs
+        The runs behind it (one).
     reference_threads, reference_kind, best_threads
-        The count it is compared with (``quota``: the limit rounded up; ``best``: the best, chosen after looking)
-        and the best count at this limit.
-    cost_gap_pct
-        Cost over the reference's, percent (positive = worse).
+        The count it is compared with (``quota``: the limit rounded up; ``best``: the best measured, chosen after
+        looking) and the count with the best measured value at this limit (one run each: not a finding).
+    change_pct
+        The metric's change from the reference to this count, percent (throughput -50%: half the throughput).
     breakeven_cv_pct
         Run-to-run noise (CV, percent) at which the gap would stop being significant (``null`` for the reference).
     verdict
         ``clearly worse``/``clearly better``, ``cannot be told apart``, ``undecided`` or ``reference``.
     replicates_needed
         Runs per cell that would decide an undecided gap at the ceiling noise (``null`` otherwise).
+    clearly_worse_than_best
+        The gap to the best measured count survives the ceiling noise (range-corrected over the limit's cells).
+    near_best
+        No verdict calls this count clearly worse (what ``near_best_threads`` lists).
     """
 
     group: str
@@ -79,15 +84,16 @@ class SingleNumberVerdictRow:
     limit_x: float
     threads: str
     metric_value: float
-    log_cost: float
     runs: int
     reference_threads: str
     reference_kind: str
     best_threads: str
-    cost_gap_pct: float
+    change_pct: float
     breakeven_cv_pct: float
     verdict: str
     replicates_needed: int | None
+    clearly_worse_than_best: bool
+    near_best: bool
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,9 @@ class ThreadAdviceRow:
         Runs behind the two values (``"compared vs used"``).
     verdict
         ``worse``/``better``, ``too few runs to decide`` (with the runs that would decide) or a single-number verdict.
+    method
+        The procedure behind the interval and p-value (in the metric that chose the count, the thread-count
+        analysis' own: selection-adjusted for ``auto``, family-wise against the best for an explicit count).
     """
 
     group: str
@@ -134,6 +143,7 @@ class ThreadAdviceRow:
     p_value: float
     runs: str
     verdict: str
+    method: str
 
 
 @dataclass(frozen=True)
@@ -157,9 +167,9 @@ class ThreadCountGroup:
     outlying_runs
         Runs flagged as outlying at their limit (robust scale), shown and left out.
     best_threads
-        One entry per limit: best explicit count, auto against it, recommended count.
+        One entry per limit: best explicit count, auto against it, recommended count, in the metric's own unit.
     recommendations
-        One row per limit: the count to run with its expected cost and interval.
+        One row per limit: the count to run with its expected value of the metric and interval.
     """
 
     group: dict[str, Any]
@@ -168,7 +178,7 @@ class ThreadCountGroup:
     has_auto: bool
     note: str
     noise: NoiseModel
-    best_threads: tuple[ThreadChoice, ...]
+    best_threads: tuple[LimitThreads, ...]
     recommendations: Annotated[Any, Rows(ThreadRecommendationRow)]
     method: str = ""
     outlying_runs: tuple[OutlyingRun, ...] = ()
@@ -208,18 +218,41 @@ class ThreadCountResults:
     thread_advice: Annotated[Any, Rows(ThreadAdviceRow)]
 
 
+def recommendation_rows(label: str, limits: tuple[LimitThreads, ...]) -> pl.DataFrame:
+    """``recommendations`` of one group: one :class:`ThreadRecommendationRow` per limit."""
+    rows = [{"group": label, "limit": c.limit_label, "limit_cores": c.limit_cores, "threads": c.recommended_threads,
+             "expected": None if c.recommended is None else c.recommended.value,
+             "expected_ci_low": None if c.recommended is None else c.recommended.low,
+             "expected_ci_high": None if c.recommended is None else c.recommended.high,
+             "core_seconds": c.core_seconds} for c in limits]
+    return table(pl.DataFrame(rows, schema={"group": pl.String, "limit": pl.String, "limit_cores": pl.Float64,
+                                            "threads": pl.String, "expected": pl.Float64,
+                                            "expected_ci_low": pl.Float64, "expected_ci_high": pl.Float64,
+                                            "core_seconds": pl.Float64}), ThreadRecommendationRow)
+
+
 def thread_count_group(a: ThreadCountAnalysis) -> ThreadCountGroup:
     """One group of :func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts` as a :class:`ThreadCountGroup`."""
+    limits = tuple(limit_threads(c, a.metric) for c in a.limits)
     return ThreadCountGroup(group=dict(a.group), label=a.label, has_explicit_threads=a.has_explicit_threads,
-                            has_auto=a.has_auto, note=a.note, noise=a.noise, best_threads=tuple(a.limits),
-                            recommendations=table(a.recommendations(), ThreadRecommendationRow), method=a.method, outlying_runs=a.outlying_runs)
+                            has_auto=a.has_auto, note=a.note, noise=a.noise, best_threads=limits,
+                            recommendations=recommendation_rows(a.label, limits), method=a.method,
+                            outlying_runs=a.outlying_runs)
+
+
+def single_number_table(analyses: list[ThreadCountAnalysis]) -> pl.DataFrame:
+    """The single-number verdicts of every group with one number per cell, with its ``group`` label."""
+    parts = [a.single_numbers.with_columns(pl.lit(a.label).alias("group")) for a in analyses
+             if a.single_numbers is not None]
+    return pl.concat(parts, how="diagonal_relaxed").drop("limit_order", strict=False) if parts else pl.DataFrame()
 
 
 def thread_count_results(prepared: PreparedRuns, analyses: list[ThreadCountAnalysis], *, runs_path: str = "",
-                         parameters: dict[str, Any] | None = None, single_number_verdicts: pl.DataFrame | None = None,
+                         parameters: dict[str, Any] | None = None,
                          thread_advice: pl.DataFrame | None = None) -> ThreadCountResults:
     """Notebook 04's :class:`ThreadCountResults` from the prepared runs and the analysed groups."""
     m = prepared.metric
+    single = single_number_table(analyses)
     return ThreadCountResults(
         input={"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
         runs=prepared.summary(),
@@ -227,7 +260,6 @@ def thread_count_results(prepared: PreparedRuns, analyses: list[ThreadCountAnaly
         metric={"name": m.name, "unit": m.unit, "direction": m.direction},
         thread_comparison_possible=any(a.has_explicit_threads for a in analyses),
         groups=tuple(thread_count_group(a) for a in analyses),
-        single_number_verdicts=pl.DataFrame() if single_number_verdicts is None else table(
-            single_number_verdicts.rename({m.name: "metric_value"}, strict=False), SingleNumberVerdictRow),
+        single_number_verdicts=table(single, SingleNumberVerdictRow) if single.height else pl.DataFrame(),
         thread_advice=pl.DataFrame() if thread_advice is None else table(thread_advice, ThreadAdviceRow),
     )

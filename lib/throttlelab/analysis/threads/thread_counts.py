@@ -24,7 +24,11 @@ Per limit:
 * ``probability_best``: for each explicit count, the probability that it is the
   fastest given the limit's noise (:func:`~throttlelab.analysis.stats.selection.posterior_best`).
 
-With no replicated cell in the group: too few to decide, no p-value.  With
+With no replicated cell in the group (one number per cell): no interval, no
+p-value and no probability; what single numbers can decide is
+:func:`~throttlelab.analysis.runs.single_numbers.single_number_verdicts` (in
+``single_numbers``), and ``near_best_threads`` are the counts none of those
+verdicts calls clearly worse.  With
 zero run-to-run noise (identical replicates: a deterministic metric) the
 differences are exact: no interval, no test, and the method says so.
 """
@@ -40,6 +44,7 @@ from throttlelab.analysis.stats import PRIOR_CV, NoiseModel, estimate_effects
 from throttlelab.analysis.runs import group_label, iter_groups
 from throttlelab.analysis.runs import RESPONSE_METRICS, ResponseMetric, resolve
 from throttlelab.analysis.stats import OutlyingRun, flag_outliers
+from throttlelab.analysis.runs import CEILING_CV, FLOOR_CV, near_best_threads, single_number_verdicts
 from throttlelab.analysis.threads.thread_choice import ThreadChoice, choose_threads
 from throttlelab.analysis.threads.thread_noise import ZERO_NOTE, describe, noise_per_limit
 from throttlelab.results import Estimate
@@ -69,6 +74,7 @@ class ThreadCountAnalysis:
     metric: ResponseMetric = RESPONSE_METRICS["wall_seconds"]
     method: str = ""
     outlying_runs: tuple[OutlyingRun, ...] = ()
+    single_numbers: pl.DataFrame | None = None  # one number per cell: the verdicts of single_number_verdicts
 
     def table(self) -> pl.DataFrame:
         rows = []
@@ -104,7 +110,8 @@ class ThreadCountAnalysis:
 
 def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: float = PRIOR_CV,
                           level: float = 0.95, metric: str | ResponseMetric | None = None,
-                          noise_model: str = "per limit", n_sim: int = 20000) -> list[ThreadCountAnalysis]:
+                          noise_model: str = "per limit", n_sim: int = 20000, ceiling_cv: float = CEILING_CV,
+                          floor_cv: float = FLOOR_CV) -> list[ThreadCountAnalysis]:
     """Thread-count analysis per (workload, contention) group of prepared runs.
 
     ``metric``: the response metric the runs were prepared with
@@ -120,6 +127,7 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
     m = _prepared_metric(runs, metric)
     out = []
     for group, frame in iter_groups(runs, ("workload", "contention")):
+        # ceiling_cv, floor_cv: the noise band of the single-number verdicts (groups with one number per cell)
         frame, flagged, dropped = _drop_outliers(frame)
         cells = (
             frame.group_by("limit_label", "limit_order", "cpu_limit_cores", "limit_x", "threads")
@@ -146,17 +154,28 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
             note = ("only `auto` thread counts in these runs: no explicit thread count to compare; "
                     "run a sweep with explicit threads (e.g. 1, 2, 4, 8) to answer this question")
         elif noise.assumption_based:
-            note = noise.note
+            note = SINGLE_NOTE
         elif zero:
             note = ZERO_NOTE
         replicated = int((cells["runs"] > 1).sum())
+        single = None
+        if noise.assumption_based and has_explicit:
+            single = single_number_verdicts(
+                cells.select("limit_label", "limit_order", "limit_x", "threads",
+                             (pl.col("geomean_seconds") ** m.sign).alias("metric_value"), "runs",
+                             pl.col("mean_log").alias("log_cost")),
+                metric=m, alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
         choices = tuple(
             choose_threads(sub, noise if noise.assumption_based else noises[orders.index(key[0])].model(replicated),
-                    alpha, level, frame.filter(pl.col("limit_order") == key[0]), seed=i, n_sim=n_sim)
+                           alpha, level, seed=i, n_sim=n_sim,
+                           single_near_best=None if single is None else near_best_threads(single, sub["limit_label"][0]))
             for i, (key, sub) in enumerate(sorted(cells.partition_by("limit_order", as_dict=True).items(),
                                                   key=lambda kv: kv[0][0]))
         )
-        method = ("too few to decide: no replicated cell, run-to-run noise unmeasured" if noise.assumption_based
+        method = (f"{SINGLE_NOTE}; single-number verdicts: each count against the quota's count (the best where "
+                  f"that is missing) by its break-even noise, clearly worse or better when the gap survives "
+                  f"{100 * ceiling_cv:.0f}% run-to-run noise (Bonferroni, or the range of equal cells against the "
+                  f"best, family-wise alpha {alpha:g} per limit)" if noise.assumption_based
                   else describe(noises, pooled=pooled) + "; " + PROCEDURE)
         if flagged:
             method += (f"; {len(flagged)} outlying run(s) flagged, {dropped} left out (only where their cell keeps "
@@ -166,11 +185,13 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
             noise=noise, alpha=alpha, limits=choices,
             cells=cells.select("limit_label", "limit_order", "cpu_limit_cores", "threads", "explicit", "runs",
                                "geomean_seconds"),
-            metric=m, method=method, outlying_runs=tuple(flagged),
+            metric=m, method=method, outlying_runs=tuple(flagged), single_numbers=single,
         ))
     return out
 
 
+SINGLE_NOTE = ("one run per cell: run-to-run noise unmeasured, so no interval, p-value or probability is given; "
+               "only what single numbers can decide")
 PROCEDURE = ("per limit: 'slower than the best' when the studentised gap exceeds the simulated largest pairwise gap "
              "of equal counts (Tukey-Kramer with the best re-picked in every draw; family-wise alpha per limit); auto "
              "vs the best explicit count selection-adjusted (the best re-picked in every simulated draw); probability "

@@ -142,11 +142,21 @@ def _true_ratios(spec, limits, start, hours, scrape_s):
     return out
 
 
-def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
-    """The smallest limit (to 1m) whose true throttled-period ratio is at most ``target``."""
+def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hours: float, scrape_s: float = 15.0,
+                        node_cores: float | None = None) -> float:
+    """The smallest limit (to 1m) whose true throttled-period ratio is at most ``target``.
+
+    With ``node_cores``: the smallest such limit at most the node's size, or the node's size when none is (no limit
+    can give more than the node has).
+    """
     _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
     tab = _burst_tables(spec.burst_cv, spec.seed + 1)
-    lo, hi = 0.001, float(spec.threads)
+    top = float(spec.threads) if node_cores is None else min(float(spec.threads), float(node_cores))
+    if node_cores is not None and spec.threads > node_cores:
+        surv, _ = _interp(tab, top / m)
+        if float((active * surv).sum() / active.sum()) > target:  # even the whole node misses the target
+            return top
+    lo, hi = 0.001, top
     for _ in range(30):
         mid = (lo + hi) / 2
         surv, _ = _interp(tab, mid / m)
