@@ -21,6 +21,7 @@ import math
 import polars as pl
 from scipy import stats
 
+from throttlelab import units
 from throttlelab.analysis.prepare import prepare_runs
 from throttlelab.analysis.response_metric import metric_change_ci, metric_change_pct, resolve
 from throttlelab.analysis.single_numbers import CEILING_CV, FLOOR_CV, critical_gap, sigma_to_cv
@@ -160,7 +161,9 @@ def advice_sentences(advice: pl.DataFrame) -> list[str]:
                 parts.append(f"{r['compared']} {label} {r['change_pct']:+.0f}% ({r['verdict']})")
         near = sub["near_best_threads"][0]
         tie = f" ({near} not significantly worse)" if near else ""
-        out.append(f"{group}, {limit}: use {sub['use_threads'][0]} threads{tie}; " + "; ".join(parts) + ".")
+        use = sub["use_threads"][0]
+        out.append(f"{group}, {limit}: use {units.count(int(use), 'thread') if use.isdigit() else f'{use} threads'}"
+                   f"{tie}; " + "; ".join(parts) + ".")
     return out
 
 
