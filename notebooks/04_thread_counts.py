@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 04 · Thread counts: at each CPU limit, which thread count is best, and does `auto` cost?
+# # Thread counts: at each CPU limit, which thread count is best, and does `auto` cost?
 #
 # For each CPU limit this notebook finds the best **explicit** thread count by the chosen response `metric` (wall time
 # by default; throughput, higher is better; or a latency percentile, lower is better), with its interval and the
@@ -38,24 +38,20 @@ floor_cv: float = 0.05  # one number per cell: a gap that would drown in this no
 prior_cv: float = 0.20  # run-to-run noise assumed by the interval columns when no cell has replicates (the verdicts below do not assume it)
 output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.json and headlines go
 
-# %% [markdown]
-# ## Setup
-# Imports, the output folder, and the offline chart renderer.
-
-# %%
+# %% tags=["setup"]
 import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis.metric_views import best_threads_view, recommendations_view
 from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.response_metric import metric_change_ci, metric_change_pct
 from throttlelab.analysis.runs_input import load_runs
-from throttlelab.analysis.single_numbers import single_number_verdicts, verdict_sentences
-from throttlelab.analysis.thread_advice import advice_sentences, thread_advice
+from throttlelab.analysis.single_numbers import single_number_verdicts
+from throttlelab.analysis.thread_advice import thread_advice
 from throttlelab.analysis.thread_count_results import thread_count_results
 from throttlelab.analysis.thread_counts import analyse_thread_counts
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
+from throttlelab.report.thread_count_answer import per_limit_lines, thread_count_answer
 
 out = tn.start(output_dir, name="04_thread_counts")
 
@@ -92,22 +88,14 @@ advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
 _ = tn.save_table(advice, "thread_advice")
 
 # %% [markdown]
-# ## Answer
+# ## Thread count per limit
 # Per limit: the thread count to use and what `auto` and the host's core count lose against it (thread advice), and,
 # for a table with one number per cell, which thread counts clearly lose and which cannot be told apart. Details and
 # the procedures follow below.
 
 # %%
-answer = advice_sentences(advice)
-for a in single:
-    answer += [f"{a.label}: {s}" for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m,
-                                                             ceiling_cv=ceiling_cv, floor_cv=floor_cv)]
-for a in analyses:
-    if a not in single and a.has_explicit_threads and not advice.height:
-        answer += [f"{a.label}, {c.limit_label}: best {c.best_threads} threads"
-                   + (f" ({', '.join(t for t in c.near_best_threads if t != c.best_threads)} not significantly worse)"
-                      if len(c.near_best_threads) > 1 else "") for c in a.limits if c.best_threads]
-display(Markdown("\n".join(f"- {s}" for s in answer) or "*No thread-count answer: see the notes above.*"))
+lines = per_limit_lines(analyses, single, verdicts, advice, m, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+display(Markdown("\n".join(f"- {s}" for s in lines) or "*No thread-count answer: see the notes above.*"))
 
 # %% [markdown]
 # ## What single numbers can decide
@@ -143,19 +131,18 @@ for a in analyses:
 # interval (dashed line: no difference); for another metric, the change of that metric (throughput: below 0 is worse).
 # **How to read it:** an interval entirely on the worse side means `auto` costs at that limit; an interval across 0
 # means the data cannot tell. The best count is picked after looking; the interval
-# and p-value pay for that choice (the null is simulated with the best re-picked in every draw; the earlier plain
-# t-test did not, and was too liberal), and `probability_best` in the table gives, for each explicit count, how often
+# and p-value pay for that choice (the null is simulated with the best re-picked in every draw), and `probability_best` in the table gives, for each explicit count, how often
 # it is the best given that limit's noise: a best count at 40% is a guess, at 95% a finding. With no
 # replicated cell the answer is "too few to decide" (no p-value from an assumed noise). Empty when the runs have no
 # explicit thread count.
-#
-# **Noise per limit (issue 12).** Run-to-run noise grows with the limit (more cores, more scheduling noise), so each
+
+# %% [markdown] tags=["method"]
+# **Noise per limit.** Run-to-run noise grows with the limit (more cores, more scheduling noise), so each
 # limit's comparisons use that limit's own noise: from its own replicated cells when they give at least 4 degrees of
 # freedom, else from the log-linear trend of the noise across limits (never below the pooled noise). One pooled noise
 # understated it at large limits: with noise growing 3% -> 25% over 8 limits and no real thread effect, it claimed
-# "thread count X is slower than the best" at the noisiest limit in 55-64% of simulated sweeps (85-94% with the
-# earlier unadjusted t-test), against 4-10% with the noise per limit (`bench/bench_stats.py`, 200 sweeps per
-# scenario). "Slower than the best" is decided family-wise per limit (the largest gap among equal counts, the best
+# "thread count X is slower than the best" at the noisiest limit in 55-64% of simulated sweeps, against 4-10% with the
+# noise per limit (200 simulated sweeps per scenario). "Slower than the best" is decided family-wise per limit (the largest gap among equal counts, the best
 # re-picked in every simulated draw), so picking the best after looking is paid for.
 # The `noise_cv_pct` column is each limit's noise. Outlying runs are flagged (listed above) and left out where their
 # cell keeps three runs.
@@ -169,7 +156,7 @@ for a in analyses:
     if a.has_explicit_threads and a.has_auto:
         display(auto_vs_best_chart(a, title=f"auto vs best explicit thread count: {a.label}"))
     else:
-        display(Markdown(f"*{a.label}: nothing to compare ({'no explicit thread counts' if not a.has_explicit_threads else 'no auto runs'}).*"))
+        tn.not_run(f"{a.label}: nothing to compare ({'no explicit thread counts' if not a.has_explicit_threads else 'no auto runs'})")
 
 # %% [markdown]
 # ## Best thread count and recommendation per limit
@@ -193,64 +180,8 @@ tn.show_table(advice, title="Thread advice per CPU limit",
               empty="no explicit thread count, or neither `auto` nor the host's core count was run")
 
 # %%
-for s in advice_sentences(advice)[:3]:
-    tn.headline(s)
-for a in single[:1]:
-    for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m, ceiling_cv=ceiling_cv,
-                               floor_cv=floor_cv)[:2]:
-        tn.headline(f"{a.label}: {s}")
-for a in analyses[:2]:
-    if a in single:
-        continue
-    if not a.has_explicit_threads:
-        tn.headline(f"{a.label}: only `auto` thread counts in the data — no thread-count comparison possible")
-        continue
-    worst = max((c for c in a.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value, default=None)
-    if worst is not None and worst.auto_vs_best is not None and worst.auto_vs_best.low is not None:
-        prob = (worst.probability_best or {}).get(worst.best_threads)
-        ci = metric_change_ci(worst.auto_vs_best.confidence_interval(), m)
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
-                    f"(95% CI {ci.low:+.0f}% to {ci.high:+.0f}%, "
-                    f"selection-adjusted p = {worst.auto_vs_best.p_value:.3g}) vs {worst.best_threads} threads"
-                    + (f" (best in {prob:.0%} of run bootstraps)" if prob is not None else ""))
-    elif worst is not None and a.noise.sigma == 0 and not a.noise.assumption_based:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
-                    f"vs {worst.best_threads} threads (exact: zero run-to-run noise, a deterministic metric)")
-    elif worst is not None:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {metric_change_pct(worst.auto_vs_best.value, m):+.0f}% "
-                    f"vs {worst.best_threads} threads: {worst.auto_vs_best.method}")
-    cheapest = min((c for c in a.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
-    if cheapest is not None and m.name == "wall_seconds":
-        tn.headline(f"{a.label}: cheapest per run: {cheapest.limit_label} with {cheapest.recommended_threads} threads, "
-                    f"{cheapest.recommended_seconds.value:.3g} s, {cheapest.core_seconds:.3g} core-seconds")
-
-first = analyses[0] if analyses else None
-n_runs = prepared.summary()["runs_analysed"]
-source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
-if first is None:
-    tn.answer("Too few runs to decide: the input holds no usable run.", rests_on=f"0 runs ({source})")
-elif not first.has_explicit_threads:
-    tn.answer(f"Too few to decide for {first.label}: every run used threads=auto, so no thread count can be "
-              "compared; a sweep with explicit thread counts (e.g. 1, 2, 4, 8 at each limit, 3 runs each) would decide it.",
-              rests_on=f"{n_runs} runs, all threads=auto ({source})")
-elif m.name != "wall_seconds" and answer:  # a service metric: what single numbers decide, else the thread advice
-    tn.answer(answer[-1] if single else answer[0],
-              rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
-else:
-    cheap = min((c for c in first.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
-    worst = max((c for c in first.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value,
-                default=None)
-    lead = (f"{first.label}: run {cheap.recommended_threads} threads at {cheap.limit_label} "
-            f"({cheap.recommended_seconds.value:.3g} s, {cheap.core_seconds:.3g} core-seconds per run)") if cheap else first.label
-    cost = ""
-    if worst is not None and worst.auto_vs_best is not None and worst.auto_vs_best.low is not None:
-        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} threads "
-                f"(95% CI {worst.auto_vs_best.low:+.0f}% to {worst.auto_vs_best.high:+.0f}%)")
-    elif worst is not None:
-        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} threads "
-                f"({worst.auto_vs_best.method.split(':')[0]})")
-    tn.answer(lead + cost + ".", rests_on=f"{n_runs} runs ({source}); alpha {alpha}")
-
+tn.answer(thread_count_answer(analyses, single, verdicts, advice, prepared, runs_path=runs_path, alpha=alpha,
+                              ceiling_cv=ceiling_cv, floor_cv=floor_cv))
 tn.write_results(thread_count_results(
     prepared, analyses, runs_path=runs_path, single_number_verdicts=verdicts, thread_advice=advice,
     parameters={"alpha": alpha, "prior_cv": prior_cv, "advice_metrics": advice_list, "ceiling_cv": ceiling_cv,
