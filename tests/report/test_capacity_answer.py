@@ -1,7 +1,7 @@
 """The capacity answer: the last variant's capacity under the threshold against the first's, 40 plain words."""
 
-from throttlelab.analysis.capacity import compare_variants, project_capacity, unit_costs
-from throttlelab.ingest.published import load_mediamtx
+from throttlelab.analysis.capacity.capacity import compare_variants, project_capacity, unit_costs
+from throttlelab.ingest.published.published import load_mediamtx
 from throttlelab.report.answer_text import lead_problems
 from throttlelab.report.capacity_answer import capacity_answer
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from throttlelab.analysis import cpu_limits as cl
-from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.runs_input import load_runs
+from throttlelab.analysis.limits import cpu_limits as cl
+from throttlelab.analysis.runs.prepare import prepare_runs
+from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.report.answer_text import lead_problems
 from throttlelab.report.cpu_limit_answer import cpu_limit_answer
 

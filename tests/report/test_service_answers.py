@@ -1,8 +1,8 @@
 """The noisy-neighbour and semaphore answers: from the published tables and fit rows, 40 plain words."""
 
-from throttlelab.analysis import concurrency as cc
-from throttlelab.analysis.contention_paper import paper_table1
-from throttlelab.ingest.published import load_contention, load_semaphore
+from throttlelab.analysis.latency import concurrency as cc
+from throttlelab.analysis.latency.contention_paper import paper_table1
+from throttlelab.ingest.published.published import load_contention, load_semaphore
 from throttlelab.report.answer_text import lead_problems
 from throttlelab.report.service_answers import concurrency_answer, contention_answer
 

@@ -5,11 +5,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.runs_input import load_runs
-from throttlelab.analysis.single_numbers import single_number_verdicts
-from throttlelab.analysis.thread_advice import thread_advice
-from throttlelab.analysis.thread_counts import analyse_thread_counts
+from throttlelab.analysis.runs.prepare import prepare_runs
+from throttlelab.analysis.runs.runs_input import load_runs
+from throttlelab.analysis.runs.single_numbers import single_number_verdicts
+from throttlelab.analysis.threads.thread_advice import thread_advice
+from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
 from throttlelab.report.answer_text import lead_problems
 from throttlelab.report.thread_count_answer import per_limit_lines, thread_count_answer
 

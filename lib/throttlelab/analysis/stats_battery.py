@@ -3,14 +3,14 @@
 Scenarios shaped like real experiments (run-to-run noise, noise growing with
 the limit, one run per level, an outlying run, heavy-tailed run effects, small
 n) for three analyses: the dead-zone test
-(:func:`~throttlelab.analysis.dead_zones.find_dead_zones`), the two-stage
+(:func:`~throttlelab.analysis.limits.dead_zones.find_dead_zones`), the two-stage
 comparison of a level with its baseline
-(:func:`~throttlelab.analysis.run_level.compare_runs`, used by the latency,
+(:func:`~throttlelab.analysis.stats.run_level.compare_runs`, used by the latency,
 neighbour and concurrency comparisons) and the order-statistic quantile
-intervals (:func:`~throttlelab.analysis.quantile_intervals.quantile_interval`).
+intervals (:func:`~throttlelab.analysis.stats.quantile_intervals.quantile_interval`).
 ``bench/bench_stats.py`` runs it full size; the tests run a small, seeded copy.
 The thread-count scenarios (noise per limit against one pooled noise) are
-:mod:`~throttlelab.analysis.thread_count_battery`.
+:mod:`~throttlelab.analysis.threads.thread_count_battery`.
 Each row gives a rate with its Monte Carlo standard error.
 """
 
@@ -23,10 +23,10 @@ import numpy as np
 import polars as pl
 
 from throttlelab import tables
-from throttlelab.analysis.dead_zones import find_dead_zones
-from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.quantile_intervals import quantile_interval
-from throttlelab.analysis.run_level import TOO_FEW, compare_runs
+from throttlelab.analysis.limits import find_dead_zones
+from throttlelab.analysis.runs import prepare_runs
+from throttlelab.analysis.stats import quantile_interval
+from throttlelab.analysis.stats import TOO_FEW, compare_runs
 
 LIMITS = np.arange(1, 9, dtype=float)
 QUOTA_CURVE = 10 / np.minimum(LIMITS, 4) + 2  # falls to 4 cores, then flat: no dead zone
@@ -196,8 +196,8 @@ def thread_row(reps: int, seed: int, runs: int = 3, cv: float = 0.10, counts: in
     different from the best-looking explicit count (selection-adjusted), and how often would the naive t-test say so."""
     from scipy import stats as st
 
-    from throttlelab.analysis.noise import estimate_effects
-    from throttlelab.analysis.thread_choice import selection_adjusted
+    from throttlelab.analysis.stats import estimate_effects
+    from throttlelab.analysis.threads import selection_adjusted
 
     rng = np.random.default_rng(seed)
     adj = naive = 0
@@ -220,7 +220,7 @@ def thread_row(reps: int, seed: int, runs: int = 3, cv: float = 0.10, counts: in
 def fit_rows(reps: int, seed: int) -> list[dict]:
     """Coverage of the serial part of an Amdahl fit (8 limits, 5% noise) and the parallelism of a quota fit:
     profile-likelihood intervals (used) against residual-bootstrap percentiles (the earlier method)."""
-    from throttlelab.analysis.scaling import fit_runtime_model
+    from throttlelab.analysis.limits import fit_runtime_model
 
     rng = np.random.default_rng(seed)
     cores = np.array([1, 1.5, 2, 3, 4, 6, 8, 12.0])

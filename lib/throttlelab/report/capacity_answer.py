@@ -1,6 +1,6 @@
 """The answer of the capacity report (notebook 07): how many units fit under the CPU threshold, and how sure.
 
-Built from the fields of :mod:`throttlelab.analysis.capacity`'s costs, projections and comparison.
+Built from the fields of :mod:`throttlelab.analysis.capacity.capacity`'s costs, projections and comparison.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ def capacity_answer(costs: list[Any], projections: list[Any], comparison: Any = 
     Parameters
     ----------
     costs, projections
-        :class:`~throttlelab.analysis.capacity.UnitCost` and :class:`~throttlelab.analysis.capacity.CapacityProjection`
+        :class:`~throttlelab.analysis.capacity.capacity.UnitCost` and :class:`~throttlelab.analysis.capacity.capacity.CapacityProjection`
         per variant (before first, after last).
     comparison
-        :class:`~throttlelab.analysis.capacity.VariantComparison` of the last against the first, or ``None``.
+        :class:`~throttlelab.analysis.capacity.capacity.VariantComparison` of the last against the first, or ``None``.
     unit
         What a unit of load is, singular (``stream``).
     """

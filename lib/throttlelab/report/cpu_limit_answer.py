@@ -1,6 +1,6 @@
 """The answer of the CPU-limit report (notebook 03): the limit to give, the limits to avoid, how sure.
 
-Built from the result objects of :func:`throttlelab.analysis.cpu_limits.analyse_cpu_limits` (their fields,
+Built from the result objects of :func:`throttlelab.analysis.limits.cpu_limits.analyse_cpu_limits` (their fields,
 not their sentences), so a change of a procedure flows through to the words.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from throttlelab import units
-from throttlelab.analysis.response_metric import ResponseMetric, metric_change_ci, metric_change_pct, metric_ci, \
+from throttlelab.analysis.runs import ResponseMetric, metric_change_ci, metric_change_pct, metric_ci, \
     metric_value
 from throttlelab.report.answer_text import Answer, group_name, how_sure, runs_per, source_name
 
@@ -21,15 +21,15 @@ def cpu_limit_answer(groups: list[Any], prepared: Any, *, runs_path: str = "", a
     Parameters
     ----------
     groups
-        :class:`~throttlelab.analysis.cpu_limits.GroupAnalysis` objects.
+        :class:`~throttlelab.analysis.limits.cpu_limits.GroupAnalysis` objects.
     prepared
-        The :class:`~throttlelab.analysis.prepare.PreparedRuns` they were computed from (runs analysed, metric).
+        The :class:`~throttlelab.analysis.runs.prepare.PreparedRuns` they were computed from (runs analysed, metric).
     runs_path
         The notebook's ``runs_path`` parameter (its last part names the input; empty: the published ffmpeg sweep).
     alpha, threshold_pct
         The dead-zone tests' family-wise error rate and practical threshold (for the method).
     active
-        :class:`~throttlelab.analysis.cpu_limit_results.ActiveTimeResults`, or ``None``.
+        :class:`~throttlelab.analysis.limits.cpu_limit_results.ActiveTimeResults`, or ``None``.
     """
     m = prepared.metric
     n_runs = prepared.summary()["runs_analysed"]

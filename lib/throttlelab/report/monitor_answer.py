@@ -1,6 +1,6 @@
 """The answer of the monitor-log report (notebook 02): which CPU limit keeps throttling under the alert line.
 
-Built from the fields of :func:`throttlelab.analysis.ingest_summary.ingest_summary` (its ``by_limit`` table and
+Built from the fields of :func:`throttlelab.analysis.runs.ingest_summary.ingest_summary` (its ``by_limit`` table and
 line accounting).
 """
 
@@ -23,7 +23,7 @@ def monitor_answer(summary: Any, *, inputs: int) -> Answer:
     Parameters
     ----------
     summary
-        :class:`~throttlelab.analysis.ingest_summary.IngestSummary` of the inputs.
+        :class:`~throttlelab.analysis.runs.ingest_summary.IngestSummary` of the inputs.
     inputs
         How many inputs were read.
     """

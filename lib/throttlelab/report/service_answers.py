@@ -19,10 +19,10 @@ def contention_answer(table1: pl.DataFrame, fit: dict[str, Any], *, n_boot: int,
     Parameters
     ----------
     table1
-        :func:`throttlelab.analysis.contention_paper.paper_table1`.
+        :func:`throttlelab.analysis.latency.contention_paper.paper_table1`.
     fit
         The hyperbolic fit's row over all rates (``knee``, ``knee_low``, ``knee_high``, ``r2``) of
-        :func:`throttlelab.analysis.response_curves.fit_summary`.
+        :func:`throttlelab.analysis.latency.response_curves.fit_summary`.
     n_boot
         Bootstrap resamples of the fit (for the method).
     requests
@@ -54,7 +54,7 @@ def concurrency_answer(repro: pl.DataFrame, *, reproduced: int, measured_request
     Parameters
     ----------
     repro
-        :func:`throttlelab.analysis.concurrency.wiki_reproduction` (``load``, ``stage``, ``stat``,
+        :func:`throttlelab.analysis.latency.concurrency.wiki_reproduction` (``load``, ``stage``, ``stat``,
         ``percent_change``, ``base_seconds``, ``other_seconds``).
     reproduced
         How many printed cells reproduce exactly.

@@ -1,7 +1,7 @@
 """The answer of the sweep report (notebook 01): what the sweep measured, its fastest setting, what is left to test.
 
 Built from the sweep spec, its run table and :func:`~throttlelab.experiment.sweeps.sweep_summary.sweep_summary`;
-an adaptive sweep's answer is its decisions (:func:`~throttlelab.experiment.sweeps.adaptive_tables.answer_sentences`).
+an adaptive sweep's answer is its decisions (:func:`~throttlelab.experiment.sweeps.adaptive.adaptive_tables.answer_sentences`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from throttlelab import units
-from throttlelab.experiment.sweeps.adaptive_tables import answer_sentences
+from throttlelab.experiment.sweeps.adaptive import answer_sentences
 from throttlelab.report.answer_text import Answer, how_sure, threads_words
 
 

@@ -1,8 +1,8 @@
 """The answer of the thread-count report (notebook 04): the thread count to set, what the others lose, how sure.
 
 Built from the fields of the thread-count analyses, the single-number verdicts and the thread advice
-(:mod:`throttlelab.analysis.thread_counts`, :mod:`~throttlelab.analysis.single_numbers`,
-:mod:`~throttlelab.analysis.thread_advice`), so a change of a procedure flows through to the words.
+(:mod:`throttlelab.analysis.threads.thread_counts`, :mod:`~throttlelab.analysis.runs.single_numbers`,
+:mod:`~throttlelab.analysis.threads.thread_advice`), so a change of a procedure flows through to the words.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from typing import Any
 import polars as pl
 
 from throttlelab import units
-from throttlelab.analysis.response_metric import ResponseMetric, metric_change_ci, metric_change_pct, resolve
-from throttlelab.analysis.single_numbers import verdict_sentences
-from throttlelab.analysis.thread_advice import advice_sentences
+from throttlelab.analysis.runs import ResponseMetric, metric_change_ci, metric_change_pct, resolve
+from throttlelab.analysis.runs import verdict_sentences
+from throttlelab.analysis.threads import advice_sentences
 from throttlelab.report.answer_text import Answer, change_words, group_name, how_sure, join_words, runs_per, \
     source_name, thread_knob, threads_words
 

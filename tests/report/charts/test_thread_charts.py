@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from throttlelab.analysis.thread_counts import analyse_thread_counts
+from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
 from .chart_checks import check_title_tooltips_and_renders
@@ -20,8 +20,8 @@ def test_heatmap_of_a_sweep_with_auto_only(published_runs):
 
 
 def test_a_latency_heatmap_reads_in_milliseconds_like_the_tables():
-    from throttlelab.analysis.prepare import prepare_runs
-    from throttlelab.analysis.runs_input import load_runs
+    from throttlelab.analysis.runs.prepare import prepare_runs
+    from throttlelab.analysis.runs.runs_input import load_runs
 
     prepared = prepare_runs(load_runs("published:automaxprocs"), metric="latency_p999_seconds")
     [tc] = analyse_thread_counts(prepared.runs, metric=prepared.metric)
