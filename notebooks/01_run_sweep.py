@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 01 · Run a CPU-limit x thread-count sweep on this machine
+# # Run a CPU-limit x thread-count sweep on this machine
 #
 # **Question:** what happens to a workload's wall time, CPU use and CFS throttling when this machine's Linux
 # scheduler caps it at a CPU limit, the way Kubernetes does with `limits.cpu`, and at each thread count?
@@ -41,12 +41,12 @@ run: bool = True  # run the missing runs; False: only show what is stored
 retry_failed: bool = False  # also redo runs that failed or timed out
 example_run: str = ""  # run whose monitor intervals are shown; "": the most throttled run
 
-# %%
+# %% tags=["setup"]
 import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-from throttlelab.experiment.sweeps.adaptive import answer_sentences, decisions_table, run_order_table
+from throttlelab.experiment.sweeps.adaptive import decisions_table, run_order_table
 from throttlelab.experiment.sweeps.backends import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from
@@ -55,6 +55,7 @@ from throttlelab.experiment.sweeps.sweep_summary import pick_example_run, run_in
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.sweep_charts import limit_wall_chart, run_intervals_chart
+from throttlelab.report.sweep_answer import sweep_answer
 
 out = tn.start(output_dir, name="01_run_sweep")
 
@@ -166,34 +167,6 @@ if intervals is not None:
     display(run_intervals_chart(intervals, title=shown))
 
 # %%
-ok = runs.filter((pl.col("status") == "ok") & ~pl.col("warmup").fill_null(False))
-limited = summary.filter(pl.col("cpu_limit_cores").is_not_null() & pl.col("throttled_ratio").is_not_null())
-if adaptive_status is not None and adaptive_status.decisions:
-    knee = next(d for d in adaptive_status.decisions if d.kind == "knee" and not d.contention)
-    tn.headline(f"Adaptive sweep {sweep.name}: knee at {knee.answer} cores ({knee.confidence:.0%} sure) after "
-                f"{adaptive_status.runs_used} runs (full grid {adaptive_status.grid_runs}); "
-                f"{len(adaptive_status.open)} of {len(adaptive_status.decisions)} decisions still open")
-elif ok.height:
-    worst = limited.sort("throttled_ratio", descending=True).row(0, named=True) if limited.height else None
-    measured = sum(1 for p in plan if not p.warmup)
-    tn.headline(f"Local sweep {sweep.name}: {ok.height} of {measured} measured runs ok" + (
-        f"; at {worst['limit']} cores x {worst['threads']} threads {worst['throttled_ratio']:.0%} of CFS periods "
-        f"were throttled, median wall {worst['median_wall_seconds']:.2f} s" if worst else ""))
-elif skipped_reason:
-    tn.headline(f"Local sweep {sweep.name} not run here: {skipped_reason}")
-timed = summary.filter(pl.col("median_wall_seconds").is_not_null()) if summary.height else summary
-if adaptive_status is not None and adaptive_status.decisions:  # the decisions are the answer
-    text, rests_on = answer_sentences(adaptive_status, runs)
-    tn.answer(text, rests_on=f"{rests_on}; backend {sweep.backend}")
-elif timed.height:
-    best = timed.sort("median_wall_seconds").row(0, named=True)
-    tn.answer(f"Fastest measured point: {best['limit']} cores x {best['threads']} threads, median wall "
-              f"{best['median_wall_seconds']:.2f} s; see 03_cpu_limits and 04_thread_counts on this run store for "
-              "dead zones, intervals and recommendations.",
-              rests_on=f"{ok.height} measured runs ok, {sweep.replicates} replicate(s) per point, "
-                       f"backend {sweep.backend}")
-else:
-    tn.answer(f"Not measured yet: no run of {sweep.name} finished here" + (f" ({skipped_reason})." if skipped_reason else "."),
-              rests_on=f"{runs.height} stored runs")
+tn.answer(sweep_answer(sweep, plan, runs, summary, adaptive_status=adaptive_status, skipped_reason=skipped_reason))
 tn.write_results(sweep_results(sweep, store, plan, runs, summary, adaptive_status=adaptive_status,
                                skipped_reason=skipped_reason, example_run=shown))

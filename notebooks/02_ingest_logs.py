@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 02 · Ingest logs: what do the monitor logs say about throttling, and what could not be read?
+# # Ingest logs: what do the monitor logs say about throttling, and what could not be read?
 #
 # This notebook reads monitor logs (the `monitor_cpu.sh` format of the ffmpeg write-up, also written by our
 # experiment runners), raw cgroup directories, Prometheus `query_range` exports, k6 results and `time` output into the
@@ -34,11 +34,7 @@ request_cores: float = 0.0  # CPU request to draw on the usage panel (cores); 0 
 max_points: int = 2000  # at most this many samples per log in the charts (intervals between kept samples stay exact)
 output_dir: str = "../data/processed/02_ingest_logs"  # where tables, results.json and headlines go
 
-# %% [markdown]
-# ## Setup
-# Imports, the output folder, and the offline chart renderer.
-
-# %%
+# %% tags=["setup"]
 import polars as pl
 from IPython.display import Markdown, display
 
@@ -47,6 +43,7 @@ from throttlelab.ingest.detect import detect_format, read_any
 from throttlelab.ingest.intervals import intervals, thin_samples
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import monitor_charts
+from throttlelab.report.monitor_answer import monitor_answer
 out = tn.start(output_dir, name="02_ingest_logs")
 
 # %% [markdown]
@@ -89,7 +86,7 @@ tn.show_table(skips, title="Skipped lines by reason", empty="every line was used
 if skips.height:
     display(monitor_charts.skip_chart(skips))
 else:
-    display(Markdown("*No chart: no line was skipped.*"))
+    tn.not_run("no chart of skipped lines: every line was used")
 
 # %% [markdown]
 # ## Samples and intervals
@@ -122,24 +119,6 @@ if shown.height:
 else:
     display(Markdown("*No panels: the inputs hold no monitor samples.*"))
 
-# %% [markdown]
-# ## Headlines and results
-
 # %%
-n_samples, total_lines, skipped_lines = summary.samples, summary.lines_total, summary.lines_skipped
-tn.headline(f"Read {n_samples:,d} monitor samples from {len(input_paths)} input(s); "
-            f"{skipped_lines:,d} of {total_lines:,d} input lines/values skipped, each counted by reason.")
-if by_limit.height:
-    worst = by_limit.filter(pl.col("throttled_ratio").is_not_null()).sort("throttled_ratio", descending=True)
-    if worst.height:
-        w = worst.row(0, named=True)
-        lim = "unlimited" if w["limit_cores"] is None else f"{w['limit_cores']:g} cores"
-        tn.headline(f"Most throttled at limit {lim}: {w['throttled_ratio']:.1%} of CFS periods "
-                    f"({w['nr_throttled']:,d} of {w['nr_periods']:,d}), using {w['effective_cores']:.2f} cores on average.")
-        verdict = ("above" if w["throttled_ratio"] > 0.25 else "below")
-        tn.answer(f"At {lim} the container was throttled in {w['throttled_ratio']:.0%} of CFS periods while using "
-                  f"{w['effective_cores']:.2f} cores on average: {verdict} the 25% CPUThrottlingHigh alert line"
-                  + ("; raise the limit or cut the work per period." if verdict == "above" else "."),
-                  rests_on=f"{n_samples:,d} monitor samples from {len(input_paths)} log(s); "
-                           f"{skipped_lines:,d} of {total_lines:,d} lines skipped, each counted by reason")
+tn.answer(monitor_answer(summary, inputs=len(input_paths)))
 tn.write_results(summary)

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 03 · CPU limits: how fast does a run get with more CPU, where does more CPU make it slower, and what limit should it get?
+# # CPU limits: how fast does a run get with more CPU, where does more CPU make it slower, and what limit should it get?
 #
 # For each group of runs (workload, thread count, noisy-neighbour share) this notebook fits scaling models of run time
 # against the CPU limit (Amdahl, the Universal Scalability Law, a CFS quota model), finds the knee and the cost in
@@ -39,11 +39,7 @@ seed: int = 0  # seed of every resampling
 active_time_path: str = ""  # Go active-time table (CSV); "": published (seed 003); "none": skip the section
 output_dir: str = "../data/processed/03_cpu_limits"  # where tables, results.json and headlines go
 
-# %% [markdown]
-# ## Setup
-# Imports, the output folder, and the offline chart renderer.
-
-# %%
+# %% tags=["setup"]
 import polars as pl
 from IPython.display import Markdown, display
 
@@ -52,13 +48,14 @@ from throttlelab.analysis.limits import fit_active_time
 from throttlelab.analysis.limits import active_time_results, cpu_limit_results
 from throttlelab.analysis.runs import dead_zone_view, limits_view
 from throttlelab.analysis.runs import limit_summary, prepare_runs
-from throttlelab.analysis.runs import metric_ci, metric_change_ci, metric_change_pct, metric_value
+from throttlelab.analysis.runs import metric_ci, metric_value
 from throttlelab.analysis.runs import load_runs
 from throttlelab.ingest.published import load_go_active_time
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.active_time_charts import active_time_chart
 from throttlelab.report.charts.dead_zone_charts import dead_zone_chart
 from throttlelab.report.charts.scaling_charts import scaling_chart
+from throttlelab.report.cpu_limit_answer import cpu_limit_answer
 
 out = tn.start(output_dir, name="03_cpu_limits")
 
@@ -90,8 +87,7 @@ groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_toler
 # the time); flattening means extra CPU buys little; points far above the curve are limits where the run did worse than
 # any smooth model allows (candidate dead zones, tested below). Unlimited runs sit at the machine's core count when it
 # is known. For a metric other than wall time the y axis is its cost (throughput: seconds per request, 1 / throughput).
-# Parameter intervals are profile-likelihood intervals (simulated coverage 94-96% at 95%, where the earlier
-# residual-bootstrap percentiles gave 88-89%; `bench/bench_stats.py`); a parameter that ends on its
+# Parameter intervals are profile-likelihood intervals (simulated coverage 94-96% at 95%); a parameter that ends on its
 # bound, or an interval that reaches one, is listed under the chart and in `results.json` (`warnings`).
 
 # %%
@@ -124,15 +120,14 @@ tn.show_table(fits_table, title="Scaling model parameters (95% bootstrap interva
 # dashed lines mark 0% and the practical threshold. **How to read it:** only orange points are claims; a grey point above
 # the threshold is a suspicion that needs more replicates (the sentences say how many). Verdicts are read off the
 # intervals, so the two never disagree.
-#
-# **Method (issue 12), and what it changes.** The run is the unit; each limit has its own run-to-run noise (a
-# log-linear trend over the limits when the runs support one, never below the pooled noise); outlying runs are flagged
-# against the noise of neighbouring limits, shown and left out; with no replicated limit the answer is "too few to
-# decide" (no verdict from an assumed prior). When a group spans several experiments, experiment is a block effect and
-# that analysis is primary: on the published ffmpeg data the two experiments differ by 16% at 4000m, which pooled
-# analysis would count as noise. **Change to the published headline:** pooled over both experiments (the earlier
-# primary analysis, one noise level) the zone was 6000-7000m; with noise per limit, the pooled analysis leaves 6000m
-# and 7000m *undecided*, and the block analysis (now primary) finds the dead zone 6000-7000m, slower than 4000m.
+
+# %% [markdown] tags=["method"]
+# The run is the unit; each limit has its own run-to-run noise (a log-linear trend over the limits when the runs
+# support one, never below the pooled noise); outlying runs are flagged against the noise of neighbouring limits, shown
+# and left out; with no replicated limit the answer is "too few to decide" (no verdict from an assumed prior). When a
+# group spans several experiments, experiment is a block effect and that analysis is primary: on the published ffmpeg
+# data the two experiments differ by 16% at 4000m, which pooled analysis would count as noise; the sensitivity line
+# under the chart gives the other analysis.
 #
 # **Zero run-to-run noise.** A deterministic metric (e.g. `cpu_seconds` of fixed work) gives identical replicates:
 # the run-to-run noise is zero, so every slowdown is exact. Then no test is needed or possible: the verdicts compare
@@ -205,92 +200,8 @@ if active_time_path != "none":
     tn.show_table(active.table, title="Slowdown implied by the active-time fit")
 
 # %%
-for g in groups[:2]:
-    primary = g.primary_dead_zones
-    block = " (experiment as a block)" if primary is g.dead_zones_block else ""
-    for z in primary.zones[:1]:
-        if z.slowdown.low is None:  # zero run-to-run noise: the slowdown is exact, no test
-            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — {m.label} "
-                        f"{metric_change_pct(z.slowdown.value, m):+.0f}% against {z.baseline_label} (exact: zero "
-                        f"run-to-run noise, a deterministic metric; no test needed){block}")
-        elif m.name == "wall_seconds":
-            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — up to {z.slowdown.value:+.0f}% "
-                        f"(simultaneous 95% bounds {z.slowdown.low:+.0f}% to {z.slowdown.high:+.0f}%) slower "
-                        f"than {z.baseline_label}, max-T adjusted p = {z.slowdown.p_value:.3f}{block}")
-        else:
-            zci = metric_change_ci(z.slowdown.confidence_interval(), m)
-            tn.headline(f"{g.label}: dead zone {', '.join(z.limits_labels)} — {m.label} "
-                        f"{metric_change_pct(z.slowdown.value, m):+.0f}% (simultaneous 95% bounds {zci.low:+.0f}% to "
-                        f"{zci.high:+.0f}%) against {z.baseline_label}, max-T adjusted p = {z.slowdown.p_value:.3f}{block}")
-    if not primary.decidable:
-        tn.headline(f"{g.label}: dead zones {primary.reason}")
-    r = g.recommendation
-    sure = ""
-    if r.probability_knee:
-        sure = (f"; recommended in {r.probability_knee.get(r.limit_label, 0):.0%} of simulated repeats, 95% range "
-                + " to ".join(dict.fromkeys(r.limit_range)))
-    if r.undecided:  # no comparison of limits: no recommendation
-        tn.headline(f"{g.label}: too few to decide which limit to give: {r.undecided}")
-    elif r.expected_seconds.low is None:  # identical replicates: the value is exact
-        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} "
-                    "(exact: zero run-to-run noise, a deterministic metric)")
-    elif m.name == "wall_seconds":
-        tn.headline(f"{g.label}: give {r.limit_label} — {r.expected_seconds.value:.3g} s (95% CI {r.expected_seconds.low:.3g}-"
-                    f"{r.expected_seconds.high:.3g} s), {r.core_seconds or float('nan'):.3g} core-seconds per run{sure}")
-    else:
-        rci = metric_ci(r.confidence_interval(), m)
-        tn.headline(f"{g.label}: give {r.limit_label} — {m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} "
-                    f"(95% CI {rci.low:.4g}-{rci.high:.4g} {m.unit}){sure}")
-if groups:
-    g = groups[0]
-    r = g.recommendation
-    covers = ""  # an answer built from the first group says which groups it covers
-    if len(groups) > 1:
-        covers = (f" This answer covers {g.label}, 1 of {len(groups)} groups; "
-                  f"{', '.join(x.label for x in groups[1:])}: see the recommendations table.")
-    primary = g.primary_dead_zones
-    zone = primary.zones[0] if primary.zones else None
-    if zone and zone.slowdown.low is None:
-        avoid = (f"; avoid {', '.join(zone.limits_labels)}: {zone.slowdown.value:+.0f}% worse than {zone.baseline_label} "
-                 "(exact: zero run-to-run noise)")
-    elif zone:
-        avoid = (f"; avoid {', '.join(zone.limits_labels)}: up to {zone.slowdown.value:+.0f}% worse than "
-                 f"{zone.baseline_label} (simultaneous 95% bounds {zone.slowdown.low:+.0f}% to "
-                 f"{zone.slowdown.high:+.0f}%, max-T adjusted p = {zone.slowdown.p_value:.3f})")
-    else:
-        avoid = "; no limit is a proven dead zone" if primary.decidable else f"; dead zones: {primary.reason}"
-    if r.expected_seconds.low is None:
-        value = f"{m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} (exact: zero run-to-run noise)"
-    elif m.name == "wall_seconds":
-        value = (f"{r.expected_seconds.value:.3g} s per run (95% CI {r.expected_seconds.low:.3g}-"
-                 f"{r.expected_seconds.high:.3g} s)")
-    else:
-        rci = metric_ci(r.confidence_interval(), m)
-        value = f"{m.label} {metric_value(r.expected_seconds.value, m):.4g} {m.unit} (95% CI {rci.low:.4g}-{rci.high:.4g})"
-    sure = (f", recommended in {r.probability_knee.get(r.limit_label, 0):.0%} of simulated repeats"
-            if r.probability_knee else "")
-    per_limit = g.summary["runs"] if "runs" in g.summary.columns else None
-    reps = f", {per_limit.min()}-{per_limit.max()} per limit" if per_limit is not None and per_limit.len() else ""
-    source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
-    if r.undecided:
-        look = ""
-        if not r.undecided.startswith("one limit"):
-            why = ("one run per limit" if r.assumption_based else
-                   f"recommended in {(r.probability_knee or {}).get(r.limit_label, 0):.0%} of simulated repeats")
-            look = (f"; the smallest limit within {knee_tolerance_pct:g}% of the best measured value is "
-                    f"{r.limit_label} ({why}: not decided)")
-        text = f"{g.label}: too few to decide which limit to give: {r.undecided}{look}."
-    else:
-        text = f"{g.label}: give {r.limit_label}, {value}{sure}{avoid}."
-    tn.answer(text + covers,
-              rests_on=f"{prepared.summary()['runs_analysed']} runs{reps} ({source}); dead zones by single-step max-T "
-                       f"simultaneous bounds at alpha {alpha}, practical threshold {threshold_pct:g}%")
-if active:
-    sf = active.slowdown_factor
-    tn.headline(f"Go endpoint: CPU time / wall time = {active.fit.parameters['slope'].value:.2f} x limit share; at "
-                f"{1000 * active.smallest_limit_share:.0f}m a request takes {sf.value:.1f}x "
-                f"(95% CI {sf.low:.1f}-{sf.high:.1f}x) its CPU time")
-
+tn.answer(cpu_limit_answer(groups, prepared, runs_path=runs_path, alpha=alpha, threshold_pct=threshold_pct,
+                           active=active))
 tn.write_results(cpu_limit_results(
     prepared, groups, runs_path=runs_path, active_time=active,
     parameters={"threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 04 · Thread counts: at each CPU limit, which thread count is best, and does `auto` cost?
+# # Thread counts: at each CPU limit, which thread count is best, and does `auto` cost?
 #
 # For each CPU limit this notebook finds the best **explicit** thread count by the chosen response `metric` (wall time
 # by default; throughput, higher is better; or a latency percentile, lower is better), with its interval and the
@@ -37,24 +37,19 @@ ceiling_cv: float = 0.15  # one number per cell: a gap that survives this run-to
 floor_cv: float = 0.05  # one number per cell: a gap that would drown in this noise "cannot be told apart"
 output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.json and headlines go
 
-# %% [markdown]
-# ## Setup
-# Imports, the output folder, and the offline chart renderer.
-
-# %%
+# %% tags=["setup"]
 import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis.runs import best_threads_view, recommendations_view
 from throttlelab.analysis.runs import prepare_runs
 from throttlelab.analysis.runs import load_runs
-from throttlelab.analysis.runs import verdict_sentences
-from throttlelab.analysis.threads import advice_sentences, thread_advice
-from throttlelab.analysis.threads import limit_threads
+from throttlelab.analysis.threads import thread_advice
 from throttlelab.analysis.threads import single_number_table, thread_count_results
 from throttlelab.analysis.threads import analyse_thread_counts
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
+from throttlelab.report.thread_count_answer import per_limit_lines, thread_count_answer
 
 out = tn.start(output_dir, name="04_thread_counts")
 
@@ -84,22 +79,14 @@ advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
 _ = tn.save_table(advice, "thread_advice")
 
 # %% [markdown]
-# ## Answer
+# ## Thread count per limit
 # Per limit: the thread count to use and what `auto` and the host's core count lose against it (thread advice), and,
 # for a table with one number per cell, which thread counts clearly lose and which cannot be told apart. Details and
 # the procedures follow below.
 
 # %%
-answer = advice_sentences(advice)
-for a in single:
-    answer += [f"{a.label}: {s}" for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m,
-                                                             ceiling_cv=ceiling_cv, floor_cv=floor_cv, alpha=alpha)]
-for a in analyses:
-    if a not in single and a.has_explicit_threads and not advice.height:
-        answer += [f"{a.label}, {c.limit_label}: best {c.best_threads} threads"
-                   + (f" ({', '.join(t for t in c.near_best_threads if t != c.best_threads)} not significantly worse)"
-                      if len(c.near_best_threads) > 1 else "") for c in a.limits if c.best_threads]
-display(Markdown("\n".join(f"- {s}" for s in answer) or "*No thread-count answer: see the notes above.*"))
+lines = per_limit_lines(analyses, single, verdicts, advice, m, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+display(Markdown("\n".join(f"- {s}" for s in lines) or "*No thread-count answer: see the notes above.*"))
 
 # %% [markdown]
 # ## What single numbers can decide
@@ -139,19 +126,18 @@ for a in analyses:
 # interval (dashed line: no difference); for another metric, the change of that metric (throughput: below 0 is worse).
 # **How to read it:** an interval entirely on the worse side means `auto` costs at that limit; an interval across 0
 # means the data cannot tell. The best count is picked after looking; the interval
-# and p-value pay for that choice (the null is simulated with the best re-picked in every draw; the earlier plain
-# t-test did not, and was too liberal), and `probability_best` in the table gives, for each explicit count, the
-# probability that it is the best given that limit's noise: a best count at 40% is a guess, at 95% a finding. With no
-# replicated cell the answer is "too few to decide" (no p-value, interval or probability from an assumed noise).
-# Empty when the runs have no explicit thread count. The thread advice below shows these same numbers.
-#
-# **Noise per limit (issue 12).** Run-to-run noise grows with the limit (more cores, more scheduling noise), so each
+# and p-value pay for that choice (the null is simulated with the best re-picked in every draw), and `probability_best` in the table gives, for each explicit count, how often
+# it is the best given that limit's noise: a best count at 40% is a guess, at 95% a finding. With no
+# replicated cell the answer is "too few to decide" (no p-value from an assumed noise). Empty when the runs have no
+# explicit thread count.
+
+# %% [markdown] tags=["method"]
+# **Noise per limit.** Run-to-run noise grows with the limit (more cores, more scheduling noise), so each
 # limit's comparisons use that limit's own noise: from its own replicated cells when they give at least 4 degrees of
 # freedom, else from the log-linear trend of the noise across limits (never below the pooled noise). One pooled noise
 # understated it at large limits: with noise growing 3% -> 25% over 8 limits and no real thread effect, it claimed
-# "thread count X is slower than the best" at the noisiest limit in 55-64% of simulated sweeps (85-94% with the
-# earlier unadjusted t-test), against 4-10% with the noise per limit (`bench/bench_stats.py`, 200 sweeps per
-# scenario). "Slower than the best" is decided family-wise per limit (the largest gap among equal counts, the best
+# "thread count X is slower than the best" at the noisiest limit in 55-64% of simulated sweeps, against 4-10% with the
+# noise per limit (200 simulated sweeps per scenario). "Slower than the best" is decided family-wise per limit (the largest gap among equal counts, the best
 # re-picked in every simulated draw), so picking the best after looking is paid for.
 # The `noise_cv_pct` column is each limit's noise. Outlying runs are flagged (listed above) and left out where their
 # cell keeps three runs.
@@ -165,7 +151,7 @@ for a in analyses:
     if a.has_explicit_threads and a.has_auto:
         display(auto_vs_best_chart(a, title=f"auto vs best explicit thread count: {a.label}"))
     else:
-        display(Markdown(f"*{a.label}: nothing to compare ({'no explicit thread counts' if not a.has_explicit_threads else 'no auto runs'}).*"))
+        tn.not_run(f"{a.label}: nothing to compare ({'no explicit thread counts' if not a.has_explicit_threads else 'no auto runs'})")
 
 # %% [markdown]
 # ## Best thread count and recommendation per limit
@@ -189,83 +175,8 @@ tn.show_table(advice, title="Thread advice per CPU limit",
               empty="no explicit thread count, or neither `auto` nor the host's core count was run")
 
 # %%
-for s in advice_sentences(advice)[:3]:
-    tn.headline(s)
-for a in single[:1]:
-    for s in verdict_sentences(verdicts.filter(pl.col("group") == a.label), m, ceiling_cv=ceiling_cv,
-                               floor_cv=floor_cv, alpha=alpha)[:2]:
-        tn.headline(f"{a.label}: {s}")
-views = {a.label: [limit_threads(c, m) for c in a.limits] for a in analyses}  # the metric's own numbers, as results.json
-for a in analyses[:2]:
-    if a in single:
-        continue
-    if not a.has_explicit_threads:
-        tn.headline(f"{a.label}: only `auto` thread counts in the data — no thread-count comparison possible")
-        continue
-    # the limit where auto loses most of the metric (its cost change is largest)
-    worst = max((c for c in views[a.label] if c.auto_vs_best is not None),
-                key=lambda c: -c.auto_vs_best.value if m.higher_is_better else c.auto_vs_best.value, default=None)
-    if worst is not None and worst.auto_vs_best.low is not None:
-        prob = (worst.probability_best or {}).get(worst.best_threads)
-        e = worst.auto_vs_best
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {e.value:+.0f}% (95% CI {e.low:+.0f}% to "
-                    f"{e.high:+.0f}%, selection-adjusted p = {e.p_value:.3g}) vs {worst.best_threads} threads"
-                    + (f" (probability {prob:.0%} that it is the best, from the limit's noise)" if prob is not None
-                       else ""))
-    elif worst is not None and a.noise.sigma == 0 and not a.noise.assumption_based:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {worst.auto_vs_best.value:+.0f}% "
-                    f"vs {worst.best_threads} threads (exact: zero run-to-run noise, a deterministic metric)")
-    elif worst is not None:
-        tn.headline(f"{a.label}: at {worst.limit_label}, auto {m.label} {worst.auto_vs_best.value:+.0f}% "
-                    f"vs {worst.best_threads} threads: {worst.auto_vs_best.method}")
-    cheapest = min((c for c in views[a.label] if c.core_seconds is not None), key=lambda c: c.core_seconds,
-                   default=None)
-    if cheapest is not None:
-        tn.headline(f"{a.label}: fewest core-seconds per run: {cheapest.limit_label} with "
-                    f"{cheapest.recommended_threads} threads, {cheapest.recommended.value:.3g} s, "
-                    f"{cheapest.core_seconds:.3g} core-seconds")
-
-first = analyses[0] if analyses else None
-covers = ""  # an answer for the first group says which groups it covers
-if len(analyses) > 1:
-    covers = (f" (this answer covers {analyses[0].label}, 1 of {len(analyses)} groups; "
-              f"{', '.join(a.label for a in analyses[1:])}: see the tables)")
-n_runs = prepared.summary()["runs_analysed"]
-source = runs_path.rstrip("/").rsplit("/", 1)[-1] or "published ffmpeg sweep"
-if first is None:
-    tn.answer("Too few runs to decide: the input holds no usable run.", rests_on=f"0 runs ({source})")
-elif not first.has_explicit_threads:
-    tn.answer(f"Too few to decide for {first.label}: every run used threads=auto, so no thread count can be "
-              "compared; a sweep with explicit thread counts (e.g. 1, 2, 4, 8 at each limit, 3 runs each) would decide it.",
-              rests_on=f"{n_runs} runs, all threads=auto ({source})")
-elif first in single:  # one number per cell: what single numbers decide, nothing more
-    tn.answer(f"{first.label}: " + verdict_sentences(verdicts.filter(pl.col("group") == first.label), m,
-                                                     ceiling_cv=ceiling_cv, floor_cv=floor_cv, alpha=alpha)[0]
-              + covers, rests_on=f"{n_runs} runs, one per cell ({source}); metric {m.label} ({m.unit}, {m.direction})")
-elif m.name != "wall_seconds" and answer:  # a service metric: the thread advice
-    tn.answer(answer[0] + covers, rests_on=f"{n_runs} runs ({source}); metric {m.label} ({m.unit}, {m.direction})")
-else:
-    first_views = views[first.label]
-    cheap = min((c for c in first_views if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
-    worst = max((c for c in first_views if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value,
-                default=None)
-    lead = first.label
-    if cheap is not None:
-        e = cheap.recommended
-        interval = f", 95% CI {e.low:.3g}-{e.high:.3g} s" if e.low is not None else ""
-        lead += (f": fewest core-seconds per run measured with {cheap.recommended_threads} threads at "
-                 f"{cheap.limit_label} ({e.value:.3g} s{interval}, {cheap.core_seconds:.3g} core-seconds; the limits "
-                 "are not compared by a test)")
-    cost = ""
-    if worst is not None and worst.auto_vs_best.low is not None:
-        e = worst.auto_vs_best
-        cost = (f"; at {worst.limit_label} auto is {e.value:+.0f}% against {worst.best_threads} threads "
-                f"(95% CI {e.low:+.0f}% to {e.high:+.0f}%, selection-adjusted p = {e.p_value:.3g})")
-    elif worst is not None:
-        cost = (f"; at {worst.limit_label} auto is {worst.auto_vs_best.value:+.0f}% against {worst.best_threads} "
-                f"threads ({worst.auto_vs_best.method.split(':')[0]})")
-    tn.answer(lead + cost + covers + ".", rests_on=f"{n_runs} runs ({source}); alpha {alpha}")
-
+tn.answer(thread_count_answer(analyses, single, verdicts, advice, prepared, runs_path=runs_path, alpha=alpha,
+                              ceiling_cv=ceiling_cv, floor_cv=floor_cv))
 tn.write_results(thread_count_results(
     prepared, analyses, runs_path=runs_path, thread_advice=advice,
     parameters={"alpha": alpha, "advice_metrics": advice_list, "ceiling_cv": ceiling_cv, "floor_cv": floor_cv}))

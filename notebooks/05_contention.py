@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 05 · Response time under a noisy neighbour
+# # Response time under a noisy neighbour
 #
 # **Question:** how much slower does a CPU-bound service answer when a neighbour takes 0-70% of the machine's CPU,
 # at several request rates, and from which neighbour share does the response time take off?
@@ -38,9 +38,9 @@ data_root: str = "../data/raw"  # where a live sweep writes its run store: data_
 n_boot: int = 200  # bootstrap resamples for intervals
 seed: int = 0  # random seed of the bootstrap
 
-# %%
+# %% tags=["setup"]
 import polars as pl
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from throttlelab.analysis import latency as cp
 from throttlelab.analysis.latency import latency
@@ -51,6 +51,7 @@ from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts
+from throttlelab.report.service_answers import contention_answer
 out = tn.start(output_dir, name="05_contention")
 
 # %% [markdown]
@@ -90,7 +91,8 @@ tn.headline(f"Published data: response time takes off at a neighbour share of {h
 tn.show_table(fits_table.select("model", "group", "knee", "knee_low", "knee_high", "doubling", "doubling_low",
                                  "doubling_high", "pole", "r2", "aic", "note"),
               title="Fits of the published points (knee and doubling as neighbour share, 95% bootstrap intervals)",
-              labels={"r2": "R²"})
+              labels={"r2": "R²"}, quantities=dict.fromkeys(("knee", "knee_low", "knee_high", "doubling",
+                                                               "doubling_low", "doubling_high", "pole"), "share"))
 
 # %% [markdown]
 # The chart shows the published mean response times (points) per request rate (colour), the fitted hyperbolic curves
@@ -141,7 +143,7 @@ if requests_path:
     if (why := latency.interval_note(measured["summary"])):
         display(Markdown(why))
 else:
-    display(Markdown("*Not run: no measured requests (set `requests_path` or `live_sweep`).*"))
+    tn.not_run("no measured requests (set `requests_path` or `live_sweep`)")
 
 # %% [markdown]
 # Measured mean response time per neighbour share (points, with the 95% intervals of the table above), per load
@@ -169,7 +171,7 @@ if measured is not None and measured["summary"].height:
                                           title="Measured: mean response time vs neighbour share (colour: load)")
     display(chart)
 else:
-    display(Markdown("*Not run: no measured requests (set `requests_path` or `live_sweep`).*"))
+    tn.not_run("no measured requests (set `requests_path` or `live_sweep`)")
 
 # %% [markdown]
 # Distribution of measured response times per neighbour share (all loads together): the further right a line, the
@@ -180,7 +182,7 @@ if measured is not None:
     display(charts.latency_ecdf(requests, color="contention",
                                 title="Measured response-time distribution per neighbour share"))
 else:
-    display(Markdown("*Not run: no measured requests (set `requests_path` or `live_sweep`).*"))
+    tn.not_run("no measured requests (set `requests_path` or `live_sweep`)")
 
 # %% [markdown]
 # ## Busy workers of the neighbour at a fixed share (the paper's second experiment)
@@ -195,8 +197,7 @@ else:
 # per worker count (Holm-corrected); and a trend test across worker counts (Jonckheere-Terpstra, Spearman, slope
 # per added worker). Requests of one run are not independent (shared queue, same few seconds of the neighbour), so
 # request-level p-values only describe. **Verdicts come from the runs**: each run's median compared across runs
-# (Welch t on logs, Bonferroni over worker counts); one run per worker count is "too few to decide" (this changes
-# the earlier request-level "slower" verdicts). With replicate runs, the change intervals resample runs and then
+# (Welch t on logs, Bonferroni over worker counts); one run per worker count is "too few to decide". With replicate runs, the change intervals resample runs and then
 # requests (two-stage bootstrap), and the trend verdict rests on a run-level test (Spearman of each run's p95).
 
 # %%
@@ -214,7 +215,7 @@ else:
     display_workers = None
 why_no_workers = (workers or {}).get("note") or "no measured requests with two or more neighbour worker counts"
 if display_workers is None:
-    display(Markdown(f"*Not run: {why_no_workers}.*"))
+    tn.not_run(why_no_workers)
 
 # %% [markdown]
 # One row per run: the spread between runs of the same worker count is the machine's own noise, the yardstick for
@@ -224,7 +225,7 @@ if display_workers is None:
 if display_workers is not None:
     tn.show_table(workers["runs"], title="One row per run")
 else:
-    display(Markdown(f"*Not run: {why_no_workers}.*"))
+    tn.not_run(why_no_workers)
 
 # %%
 trend = workers["trend"].select("config", "load", "workers", "n", "jt_tau", "jt_tau_low", "jt_tau_high", "jt_p", "spearman_rho",
@@ -250,7 +251,7 @@ if display_workers is not None:
     if (why := latency.interval_note(workers["summary"])):
         display(Markdown(why))
 else:
-    display(Markdown(f"*Not run: {why_no_workers}.*"))
+    tn.not_run(why_no_workers)
 
 # %% [markdown]
 # Distribution of the measured response times per neighbour worker count (same share): lines that separate only in
@@ -262,16 +263,9 @@ if display_workers is not None:
                                 color="neighbour_workers",
                                 title="Measured response-time distribution per neighbour worker count"))
 else:
-    display(Markdown(f"*Not run: {why_no_workers}.*"))
+    tn.not_run(why_no_workers)
 
 # %%
-worst_cell = table1.sort("percent_printed", descending=True).row(0, named=True)
-tn.answer(f"Keep co-located stress below about {hyper_all['knee']:.0%} of the node: response time takes off there "
-          f"(95% CI {hyper_all['knee_low']:.0%}-{hyper_all['knee_high']:.0%}, hyperbolic fit, R² {hyper_all['r2']:.2f}) "
-          f"and is up to +{worst_cell['percent_printed']}% slower at {worst_cell['contention']:.0%} stress.",
-          rests_on=f"the paper's table 1: {table1.height} published means ({table1['requests_per_30s'].n_unique()} "
-                   f"request rates x {table1['contention'].n_unique()} stress shares), residual bootstrap "
-                   f"({n_boot} resamples)"
-                   + (f"; {requests.height:,d} measured requests" if measured is not None else ""))
+tn.answer(contention_answer(table1, hyper_all, n_boot=n_boot, requests=requests if measured is not None else None))
 tn.write_results(contention_results(table1, fits, requests=requests, measured=measured, workers=workers,
                                     live_sweep=live))

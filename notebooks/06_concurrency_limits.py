@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 06 · Concurrency limits: does a semaphore on the heavy stage help the light ones?
+# # Concurrency limits: does a semaphore on the heavy stage help the light ones?
 #
 # **Question:** in a pipeline service where one CPU-heavy stage (embedding) and four light stages share a worker pool,
 # how does limiting the heavy stage's concurrency (a semaphore) change each stage's time, at 10-30 virtual users?
@@ -37,9 +37,9 @@ base_config: str = ""  # measured: configuration to compare from; empty: the one
 other_config: str = ""  # measured: configuration to compare to; empty: one with a semaphore
 alpha: float = 0.05  # family-wise error rate of the Holm-corrected tests
 
-# %%
+# %% tags=["setup"]
 import polars as pl
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from throttlelab.analysis import latency as cc
 from throttlelab.analysis.latency import concurrency_results
@@ -47,6 +47,7 @@ from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_semaphore
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts
+from throttlelab.report.service_answers import concurrency_answer
 out = tn.start(output_dir, name="06_concurrency_limits")
 
 # %% [markdown]
@@ -115,7 +116,7 @@ display(charts.stage_bars(published, title="Published: mean time per stage (k6 a
 # its queue. **The verdict is run-level** (`run_*` columns): each run's mean stage time, Welch t on log run means,
 # Bonferroni over the table's cells (named so because its simultaneous intervals and the verdicts then agree). One
 # run per configuration is "too few to decide (runs)" with the runs needed to detect 10%; fewer than 5 samples on a
-# side is "not enough data to decide". This replaces the earlier request-level verdicts.
+# side is "not enough data to decide".
 
 # %%
 measured = requests = live = None
@@ -140,7 +141,7 @@ why_no_measured = ((results.measured.note if results.measured else "")
 if measured:
     tn.show_table(measured["tests"], title="Tests per stage (Mann-Whitney U, Holm-corrected)")
 else:
-    display(Markdown(f"*Not run: {why_no_measured}.*"))
+    tn.not_run(why_no_measured)
 
 # %% [markdown]
 # Measured %-change per stage and virtual users (blue = faster with the second configuration). Nothing is drawn
@@ -151,7 +152,7 @@ if measured:
     display(charts.percent_change_heatmap(measured["percent_change"],
                                           title=f"Measured: {measured['other']} vs {measured['base']}"))
 else:
-    display(Markdown(f"*Not run: {why_no_measured}.*"))
+    tn.not_run(why_no_measured)
 
 # %% [markdown]
 # Measured mean time per stage per configuration (colour) and virtual users (panels).
@@ -160,17 +161,9 @@ else:
 if measured:
     display(charts.stage_bars(measured["summary"], title="Measured: mean time per stage"))
 else:
-    display(Markdown(f"*Not run: {why_no_measured}.*"))
+    tn.not_run(why_no_measured)
 
 # %%
-light = repro.filter((pl.col("load") == 30) & (pl.col("stage") != "total") & (pl.col("stat") == "avg")) \
-    .sort("percent_change")
-best_stage = light.row(0, named=True) if light.height else None
-tn.answer(f"Yes: a semaphore of 4 on the CPU-heavy stage cuts the mean total time at 30 virtual users by "
-          f"{-total30['percent_change']:.0f}% ({total30['base_seconds']:.2f} s to {total30['other_seconds']:.2f} s)"
-          + (f", the {best_stage['stage']} stage most ({best_stage['percent_change']:+.0f}%)" if best_stage else "")
-          + "; no interval: the wiki publishes only k6 summaries, so no test is possible.",
-          rests_on=f"the wiki's k6 summaries (max_workers=8, one run per load); {verdicts.get('reproduced', 0)} of "
-                   f"{repro.height} printed %-changes reproduce exactly"
-                   + (f"; {results.measured.requests:,d} measured requests" if measured else ""))
+tn.answer(concurrency_answer(repro, reproduced=verdicts.get("reproduced", 0),
+                             measured_requests=results.measured.requests if measured else None))
 tn.write_results(results)

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 07 · Capacity: how many units (streams, requests/s) fit under a CPU threshold, before and after an optimisation?
+# # Capacity: how many units (streams, requests/s) fit under a CPU threshold, before and after an optimisation?
 #
 # From the media-server report (seed 004: MediaMTX with 64 WebRTC streams, before = `asis`, after = `tobe`), this
 # notebook derives the CPU and memory cost per stream, projects CPU at a target load and the capacity under a threshold
@@ -34,11 +34,7 @@ n_sim: int = 20000  # Monte-Carlo draws of the projection
 seed: int = 0  # seed of the Monte-Carlo
 output_dir: str = "../data/processed/07_capacity"  # where tables, results.json and headlines go
 
-# %% [markdown]
-# ## Setup
-# Imports, the output folder, and the offline chart renderer.
-
-# %%
+# %% tags=["setup"]
 import numpy as np
 import polars as pl
 from IPython.display import Markdown, display
@@ -47,6 +43,7 @@ from throttlelab.analysis.capacity import compare_variants, project_capacity, pr
 from throttlelab.analysis.capacity import capacity_results
 from throttlelab.ingest.published import load_mediamtx
 from throttlelab.report import notebook as tn
+from throttlelab.report.capacity_answer import capacity_answer
 from throttlelab.report.charts.capacity_charts import capacity_chart
 
 out = tn.start(output_dir, name="07_capacity")
@@ -111,24 +108,7 @@ if comparison:
                    "capacity ratio (after / before)": comparison.capacity_ratio}, title="After against before")
 else:
     display(Markdown("*Only one variant: nothing to compare.*"))
-for p in projections:
-    tn.headline(f"{p.variant}: {p.units:.0f} streams ≈ {p.cpu_pct_of_limit:.0f}% of {p.limit_cores:g} core "
-                f"(range {100 * p.cpu_cores.low / p.limit_cores:.0f}-{100 * p.cpu_cores.high / p.limit_cores:.0f}%); "
-                f"capacity at {100 * p.threshold:.0f}%: {p.capacity_units.value:.0f} streams")
-if comparison:
-    c = comparison.cpu_change
-    tn.headline(f"{comparison.after} vs {comparison.before}: CPU/stream {comparison.cpu_change_pct:+.1f}% (range "
-                f"{c.low:+.0f}% to {c.high:+.0f}% under an assumed {100 * noise_cv:.0f}% measurement noise; one "
-                f"profile per variant, no test), memory/stream {comparison.memory_change_pct:+.1f}%, capacity "
-                f"x{comparison.capacity_ratio:.2f}")
-
-last = projections[-1]
-tn.answer(f"{last.variant}: {last.capacity_units.value:.0f} streams fit under {100 * last.threshold:.0f}% of "
-          f"{last.limit_cores:g} core (95% range {last.capacity_units.low:.0f}-{last.capacity_units.high:.0f})"
-          + (f", x{comparison.capacity_ratio:.2f} the {comparison.before} capacity (CPU per stream "
-             f"{comparison.cpu_change_pct:+.0f}%)" if comparison else "") + ".",
-          rests_on=f"one measured load level per variant ({', '.join(f'{c.variant}: {c.units:g} streams' for c in costs)}); "
-                   f"linear projection, {projections[0].assumption}")
+tn.answer(capacity_answer(costs, projections, comparison, unit="stream"))
 tn.write_results(capacity_results(
     costs, projections, comparison, capacity_path=capacity_path, unit="streams",
     parameters={"target_units": target_units, "limit_cores": limit_cores, "threshold": threshold,

@@ -15,7 +15,7 @@
 # ---
 
 # %% [markdown]
-# # 08 · Right-sizing: which CPU request and limit should each workload's containers get, given how often they are throttled?
+# # Right-sizing: which CPU request and limit should each workload's containers get, given how often they are throttled?
 #
 # From a Prometheus (cAdvisor CPU and CFS counters, kube-state-metrics requests, limits and owners), or a saved
 # OpenMetrics export of one, this notebook recommends per workload container (a container of a Deployment,
@@ -40,11 +40,11 @@ bearer_token_file: str = ""  # for a live server behind auth
 insecure_skip_tls_verify: bool = False  # do not verify a live server's certificate
 output_dir: str = "../data/processed/08_recommend"  # where tables, results.json and headlines go
 
-# %% [markdown]
+# %% [markdown] tags=["setup"]
 # ## Setup
 # Imports, the output folder, and the offline chart renderer.
 
-# %%
+# %% tags=["setup"]
 from pathlib import Path
 
 from IPython.display import HTML, Markdown, display

@@ -39,6 +39,8 @@ def notebooks_section() -> str:
         cells = json.loads(path.read_text())["cells"]
         md = "".join(cells[0]["source"]) if cells and cells[0]["cell_type"] == "markdown" else ""
         title = next((ln.lstrip("# ").strip() for ln in md.splitlines() if ln.startswith("#")), path.stem)
+        number = path.stem.split("_", 1)[0]
+        title = title if title.startswith(number) else f"{number} · {title}"  # titles carry no number (reports)
         rows.append(f"| `{path.stem}` | {title.replace('|', '/')} |")
     return "\n".join(rows) + "\n"
 

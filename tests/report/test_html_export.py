@@ -33,3 +33,70 @@ def test_export_hides_code_and_puts_the_header_on_top(tmp_path):
     assert "42" in text and "The answer" in text
     assert text.index("tl-header") < text.index("The answer")
     assert "<title>Answer</title>" in text
+
+
+def _nb(*cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return nb
+
+
+def _code(outputs=(), tags=()):
+    cell = nbformat.v4.new_code_cell("x")
+    cell.outputs = [nbformat.v4.new_output("display_data", {"text/plain": o}) if isinstance(o, str) else o
+                    for o in outputs]
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def _md(text, tags=()):
+    cell = nbformat.v4.new_markdown_cell(text)
+    cell.metadata["tags"] = list(tags)
+    return cell
+
+
+def _not_run(reason):
+    return nbformat.v4.new_output("display_data", {"text/markdown": f"*Not run: {reason}.*",
+                                                   "text/plain": f"Not run: {reason}."},
+                                  metadata={"throttlelab": {"role": "not-run"}})
+
+
+def test_readers_see_no_setup_no_warnings_and_no_empty_section():
+    from throttlelab.report.html_export import for_readers
+
+    warning = nbformat.v4.new_output("stream", name="stderr", text="TqdmWarning: IProgress not found")
+    answer = nbformat.v4.new_output("display_data", {"text/markdown": "> **Answer.**"},
+                                    metadata={"throttlelab": {"role": "answer"}})
+    cells = [_md("# The question"), _code(tags=["parameters"]), _md("## Setup", tags=["setup"]),
+             _code([answer, warning, "imported"], tags=["setup"]),
+             _md("## Results"), _code(["a table"]),
+             _md("## Active time"), _code([warning]), _code([]),
+             _md("## Auto against the best"), _md("Noise per limit.", tags=["method"]), _code([]),
+             _md("The method in detail.", tags=["method"]), _code(["a chart"])]
+    shown = for_readers(cells)
+    sources = [c.source for c in shown if c.cell_type == "markdown"]
+    assert sources[:2] == ["# The question", "## Results"] and "## Setup" not in sources
+    assert "## Active time" not in sources, "a caption with nothing under it is dropped"
+    assert "## Auto against the best" not in sources and "Noise per limit." not in sources, "with its method"
+    assert sources[-1].startswith('<details class="tl-method"><summary>Method</summary>')
+    outputs = [o for c in shown if c.cell_type == "code" for o in c.outputs]
+    assert [o.data["text/plain"] for o in outputs] == ["a table", "a chart"]
+    assert cells[3].outputs, "the notebook itself is left as it was"
+
+
+def test_sections_not_run_become_one_collapsed_line_where_the_first_was():
+    from throttlelab.report.html_export import for_readers
+
+    cells = [_md("## Published"), _code(["the table"]),
+             _md("## Measured (when given)"), _code([_not_run("no measured requests (set `requests_path`)")]),
+             _md("The chart of measured requests."), _code([_not_run("no measured requests (set `requests_path`)")]),
+             _md("Busy workers."), _code([_not_run("no worker counts")]),
+             _md("## Capacity"), _code(["the capacity"])]
+    shown = for_readers(cells)
+    text = [c.source if c.cell_type == "markdown" else c.outputs[0].data["text/plain"] for c in shown if
+            c.cell_type == "markdown" or c.outputs]
+    assert text[:2] == ["## Published", "the table"] and text[-2:] == ["## Capacity", "the capacity"]
+    [note] = [t for t in text if "tl-not-run" in t]
+    assert text.index(note) == 2 and "Not run here: 3 parts of this report" in note
+    assert note.count("<li>") == 2 and "<code>requests_path</code>" in note
+    assert not any("Measured" in t or "Busy workers" in t for t in text)

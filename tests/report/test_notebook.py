@@ -18,9 +18,30 @@ def test_answer_and_headlines_are_saved_and_read_back(tmp_path):
     assert json.loads((out / "headlines.json").read_text()) == ["6000m is 34% slower than 4000m (95% CI 13% to 60%)"]
     doc = tn.read_answer(out)
     assert doc == {"answer": "Give it 4 cores or at least 8, not 5-7.", "rests_on": "16 runs, 1-2 per limit",
-                   "headlines": ["6000m is 34% slower than 4000m (95% CI 13% to 60%)"]}
+                   "method": None, "headlines": ["6000m is 34% slower than 4000m (95% CI 13% to 60%)"]}
     tn.start(out, name="t")  # a re-run starts from nothing
-    assert tn.read_answer(out) == {"answer": None, "rests_on": None, "headlines": []}
+    assert tn.read_answer(out) == {"answer": None, "rests_on": None, "method": None, "headlines": []}
+
+
+def test_an_answer_object_gives_lead_basis_method_and_findings(tmp_path):
+    from throttlelab.report.answer_text import Answer
+
+    out = tn.start(tmp_path / "out", name="t")
+    tn.headline("first")
+    tn.answer(Answer("Give it 4 cores.", "How sure: 16 runs; clear.", rests_on="16 runs", method="Max-T bounds.",
+                     terms=("max-T",), headlines=("second",)))
+    doc = tn.read_answer(out)
+    assert doc["answer"] == "Give it 4 cores. How sure: 16 runs; clear." and doc["rests_on"] == "16 runs"
+    assert doc["method"].startswith("Max-T bounds.") and "- *max-T*:" in doc["method"]
+    assert doc["headlines"] == ["first", "second"]
+    assert json.loads((out / "answer.json").read_text())["method"] == doc["method"]
+    box = tn.answer_markdown(doc)
+    assert box.startswith("> **Answer.** Give it 4 cores. How sure: 16 runs; clear.\n>\n> *Rests on:* 16 runs")
+    assert "> <details><summary>Method</summary>" in box and "> <details><summary>Findings (2)</summary>" in box
+    html = answer_html(doc)
+    assert '<details class="answer-method"><summary>Method</summary><p>Max-T bounds.</p><ul><li><em>max-T</em>' in html
+    assert '<details class="answer-findings"><summary>Findings (2)</summary><ul><li>first</li>' in html
+    assert html.index("answer-lead") < html.index("answer-basis") < html.index("answer-findings")
 
 
 def test_answer_box_html_escapes_and_says_when_there_is_none():

@@ -73,3 +73,12 @@ def test_no_python_repr_or_emoji_in_any_report(published):
         for leak in ("shape: (", "PosixPath(", "object at 0x", "&lt;polars", "dtype: "):
             assert leak not in body, f"{o.name}: {leak}"
         assert not re.search(r"[\U0001F300-\U0001FAFF\u2600-\u27BF]", body), f"{o.name}: emoji"
+
+
+@pytest.mark.slow
+def test_every_lead_and_page_is_for_users(published):
+    """Leads of at most 40 plain words; no developer note, Setup section, numbered heading or empty section."""
+    from tests.report.test_user_text import check_reports
+
+    _, outcome = published
+    assert check_reports(outcome) == []

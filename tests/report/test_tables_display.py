@@ -21,8 +21,8 @@ def test_readable_labels_carry_units(column, label):
 
 @pytest.mark.parametrize("value, column, text", [
     (70.49, "", "70.5"), (0.114146, "", "0.114"), (20.358649, "", "20.4"), (12345.6, "", "12,346"),
-    (8.56e-16, "", "8.56e-16"), (None, "", "–"), (float("nan"), "", "–"), (float("inf"), "", "∞"),
-    (0.0004, "p_value", "<0.001"), (0.0391, "adjusted_p", "0.039"), (34.21, "slowdown_pct", "34.2"), (3, "", "3"),
+    (8.56e-16, "", "< 0.001"), (-2e-9, "", "> -0.001"), (None, "", "–"), (float("nan"), "", "–"), (float("inf"), "", "∞"),
+    (0.0004, "p_value", "< 0.001"), (0.0391, "adjusted_p", "0.039"), (34.21, "slowdown_pct", "34.2"), (3, "", "3"),
     (1234567, "", "1,234,567"), (True, "", "yes"),
 ])
 def test_numbers_have_sensible_precision(value, column, text):
@@ -91,3 +91,22 @@ def test_show_table_says_why_a_table_is_empty(capsys):
     out = capsys.readouterr().out
     assert "Skipped lines: every line was used." in out
     assert "text/html" in out and "gt_table" in out
+
+
+def test_quantities_are_shown_in_the_unit_a_reader_expects():
+    """Latency in ms, memory in MiB, shares in %, no scientific notation (one formatter, throttlelab.units)."""
+    df = pl.DataFrame({"latency_p999_seconds": [0.0264, 0.00084], "max_memory_bytes": [3_145_728, 5_242_880],
+                       "throttled_ratio": [0.993, 0.099], "knee": [0.452, 0.5], "estimate": [8.56e-16, 1.5]})
+    text = table_markdown(df, quantities={"knee": "share"})
+    head, _, first, second = text.splitlines()
+    assert head == "| latency p999 (ms) | max memory (MiB) | throttled ratio (%) | knee (%) | estimate |"
+    assert first == "| 26.4 | 3 | 99.3 | 45.2 | < 0.001 |" and second.startswith("| 0.840 | 5 | 9.90 | 50.0 |")
+    assert "e-" not in text
+
+
+def test_a_table_of_several_metrics_shows_each_value_in_its_own_unit():
+    df = pl.DataFrame({"metric": ["throughput_rps", "latency_p50_seconds"], "unit": ["req/s", "s"],
+                       "use_value": [44715.07, 0.00084], "change_pct": [-50.4, -46.4]})
+    text = table_markdown(df)
+    assert "unit" not in text.splitlines()[0]
+    assert "| throughput | 44,715 req/s |" in text and "| p50 latency | 0.84 ms |" in text

@@ -20,8 +20,29 @@ def inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(str(text)))
 
 
+def markdown_html(text: str) -> str:
+    """A little markdown as HTML: paragraphs, ``- `` lists, ``*em*``, ``**strong**`` and code spans.
+
+    >>> markdown_html("One *two* `x`.\\n\\n- **a**: b")
+    '<p>One <em>two</em> <code>x</code>.</p><ul><li><strong>a</strong>: b</li></ul>'
+    """
+    def span(t: str) -> str:
+        t = inline(t)
+        t = re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", t)
+        return re.sub(r"(?<![\w*])\*([^*\s][^*]*)\*(?![\w*])", r"<em>\1</em>", t)
+
+    out = []
+    for block in re.split(r"\n\s*\n", str(text).strip()):
+        lines = [ln.strip() for ln in block.splitlines() if ln.strip()]
+        if lines and all(ln.startswith("- ") for ln in lines):
+            out.append("<ul>" + "".join(f"<li>{span(ln[2:])}</li>" for ln in lines) + "</ul>")
+        elif lines:
+            out.append(f"<p>{span(' '.join(lines))}</p>")
+    return "".join(out)
+
+
 def answer_html(doc: dict[str, Any] | None, *, status: str = "ok", error: str | None = None) -> str:
-    """The decision box (``class="answer"``): the answer, its findings and what it rests on.
+    """The decision box (``class="answer"``): the lead, what it rests on, then findings and method collapsed.
 
     >>> answer_html({"answer": "Give it 4 cores.", "rests_on": "16 runs", "headlines": []})
     '<section class="answer" aria-label="Answer"><p class="answer-lead"><strong>Answer.</strong> Give it 4 cores.</p><p class="answer-basis"><strong>Rests on:</strong> 16 runs</p></section>'
@@ -36,10 +57,15 @@ def answer_html(doc: dict[str, Any] | None, *, status: str = "ok", error: str | 
         parts.append('<p class="answer-lead"><strong>No answer:</strong> this notebook recorded no finding.</p>')
     if lead:
         parts.append(f'<p class="answer-lead"><strong>Answer.</strong> {inline(lead)}</p>')
-    if heads:
-        parts.append("<ul>" + "".join(f"<li>{inline(h)}</li>" for h in heads) + "</ul>")
     if doc.get("rests_on"):
         parts.append(f'<p class="answer-basis"><strong>Rests on:</strong> {inline(doc["rests_on"])}</p>')
+    items = "<ul>" + "".join(f"<li>{inline(h)}</li>" for h in heads) + "</ul>"
+    if heads and lead:
+        parts.append(f'<details class="answer-findings"><summary>Findings ({len(heads)})</summary>{items}</details>')
+    elif heads:
+        parts.append(items)
+    if doc.get("method"):
+        parts.append(f'<details class="answer-method"><summary>Method</summary>{markdown_html(doc["method"])}</details>')
     cls = "answer answer-failed" if status == "failed" else "answer"
     return f'<section class="{cls}" aria-label="Answer">{"".join(parts)}</section>'
 
@@ -73,9 +99,7 @@ def export_html(executed: Path, dest: Path, *, header: str) -> Path:
 
     nb = nbformat.read(str(executed), as_version=4)
     nb.metadata["title"] = header_title(header)
-    for cell in nb.cells:  # the header shows the answer box; the notebook's own copy would repeat it
-        if cell.get("outputs"):
-            cell.outputs = [o for o in cell.outputs if not _is_answer(o)]
+    nb.cells = for_readers(nb.cells)
     exporter = HTMLExporter(
         extra_template_basedirs=[str(TEMPLATES)],
         template_name="throttlelab",
@@ -88,8 +112,86 @@ def export_html(executed: Path, dest: Path, *, header: str) -> Path:
     return dest
 
 
-def _is_answer(output: Any) -> bool:
-    return (output.get("metadata") or {}).get("throttlelab", {}).get("role") == "answer"
+def for_readers(cells: list[Any]) -> list[Any]:
+    """The cells a report shows: what a reader needs, in the notebook's order.
+
+    * the answer box output is dropped (the header shows it), and so are warnings (``stderr``);
+    * cells tagged ``setup`` (imports, the output folder) show nothing but an error;
+    * "not run" notes (:func:`throttlelab.report.notebook.not_run`) become one collapsed line where the first was;
+    * a section (a markdown cell and the code cells up to the next markdown cell) whose code shows nothing is
+      dropped, caption and all;
+    * a markdown cell tagged ``method`` is collapsed under "Method".
+    """
+    import copy
+
+    import nbformat
+
+    cells = [copy.deepcopy(c) for c in cells]
+    not_run: list[str] = []
+    first_not_run = None
+    for i, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        keep = []
+        for o in cell.get("outputs") or []:
+            if _role(o) == "not-run":
+                not_run.append(_text(o))
+                first_not_run = i if first_not_run is None else first_not_run
+            elif _role(o) == "answer" or (o.get("output_type") == "stream" and o.get("name") == "stderr"):
+                continue
+            elif "setup" in _tags(cell) and o.get("output_type") != "error":
+                continue
+            else:
+                keep.append(o)
+        cell.outputs = keep
+    out, marker = [], None
+    for i, cell in enumerate(cells):
+        if cell.get("cell_type") == "markdown":
+            if "setup" in _tags(cell) or _empty_section(cells, i):
+                continue
+            if "method" in _tags(cell):
+                cell.source = f"<details class=\"tl-method\"><summary>Method</summary>\n\n{cell.source}\n\n</details>"
+        out.append(cell)
+        if i == first_not_run:
+            marker = len(out)
+    if not_run:
+        reasons = list(dict.fromkeys(r.removeprefix("Not run: ").rstrip(".") for r in not_run))
+        items = "".join(f"<li>{inline(r)}</li>" for r in reasons)
+        summary = f"Not run here: {len(not_run)} part{'s' if len(not_run) != 1 else ''} of this report"
+        note = nbformat.v4.new_markdown_cell(
+            f'<details class="tl-not-run"><summary>{summary}</summary><ul>{items}</ul></details>')
+        out.insert(marker if marker is not None else len(out), note)
+    return out
+
+
+#: Code cells that are no section's content: parameters (also papermill's injected ones) and the setup.
+_NOT_CONTENT = {"parameters", "injected-parameters", "setup"}
+
+
+def _empty_section(cells: list[Any], i: int) -> bool:
+    """Is markdown cell ``i`` (with the markdown cells right after it) the caption of code cells that show nothing?"""
+    code = []
+    for c in cells[i + 1:]:
+        if c.get("cell_type") == "markdown":
+            if code:
+                break
+        elif c.get("cell_type") == "code" and not _NOT_CONTENT & set(_tags(c)):
+            code.append(c)
+    return bool(code) and not any(c.get("outputs") for c in code)
+
+
+def _tags(cell: Any) -> list[str]:
+    return list((cell.get("metadata") or {}).get("tags") or [])
+
+
+def _role(output: Any) -> str | None:
+    return (output.get("metadata") or {}).get("throttlelab", {}).get("role")
+
+
+def _text(output: Any) -> str:
+    data = output.get("data") or {}
+    text = data.get("text/plain") or data.get("text/markdown") or ""
+    return ("".join(text) if isinstance(text, list) else str(text)).strip().strip("*")
 
 
 def header_title(header: str) -> str:

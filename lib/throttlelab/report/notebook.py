@@ -10,6 +10,8 @@ the parameters calls :func:`start`; it ends with :func:`write_results`::
     tn.save_table(table, "dead_zones")
     tn.headline("6000m is 34% slower than 4000m (95% CI ...)")  # a finding
     tn.answer("Give it 4 cores or at least 8, not 5-7: ...", rests_on="16 runs, 1-2 per limit")
+    tn.answer(cpu_limit_answer(...))  # or an Answer: lead, rests on, method and headlines at once
+    tn.not_run("no measured requests")  # a section that had nothing to show (one collapsed line in the report)
     tn.write_results(cpu_limit_results(...))  # an instance of the notebook's result class
 
 :func:`start` shows the answer box at the top of the notebook's output (a
@@ -36,9 +38,11 @@ from throttlelab.results import to_jsonable
 from throttlelab.results_schema import result_class_names
 
 _current: dict[str, Any] = {"out": None, "tables": [], "name": None, "answer": None, "rests_on": None,
-                            "headlines": [], "display_id": None}
+                            "method": None, "headlines": [], "display_id": None}
 #: Metadata marking the answer box output (the HTML report shows it in its header instead).
 ANSWER_METADATA = {"throttlelab": {"role": "answer"}}
+#: Metadata marking a "not run" note (the HTML report gathers them into one collapsed line).
+NOT_RUN_METADATA = {"throttlelab": {"role": "not-run"}}
 PENDING = "The answer appears here when the notebook has run to the end."
 
 
@@ -48,7 +52,8 @@ def start(output_dir: str | Path, *, name: str | None = None) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     for stale in ("results.json", "headlines.json", "answer.json"):  # a re-run must not add to the last one's
         (out / stale).unlink(missing_ok=True)
-    _current.update(out=out, tables=[], name=name, answer=None, rests_on=None, headlines=[], display_id=None)
+    _current.update(out=out, tables=[], name=name, answer=None, rests_on=None, method=None, headlines=[],
+                    display_id=None)
     offline.enable(reset=True)
     _show_answer(first=True)
     return out
@@ -113,47 +118,76 @@ def headline(text: str) -> None:
     _publish()
 
 
-def answer(text: str, *, rests_on: str | None = None) -> None:
-    """Set the notebook's decision: one or two sentences with numbers and interval.
+def answer(text: Any, *, rests_on: str | None = None, method: str | None = None) -> None:
+    """Set the notebook's decision: the lead (at most 40 words: the action, then how sure), its basis and method.
 
     Parameters
     ----------
     text
-        The answer, e.g. "Give the encoder 4 cores or at least 8, not 5-7: at 6 cores it is
-        34% slower than at 4 (95% CI 13% to 60%)."
+        The lead, e.g. "Give ffmpeg 12 cores (3.9 s per run). Avoid 6-7 cores: up to 48% slower than 4.
+        How sure: 16 runs, 1-2 per limit; the slowdown is clear.", or an
+        :class:`~throttlelab.report.answer_text.Answer` (its lead, rests on, method and headlines).
     rests_on
         What the answer rests on, e.g. "16 runs, 1-2 per limit, published sweep".
+    method
+        The procedures by name and a glossary (markdown); reports show it collapsed.
     """
+    from throttlelab.report.answer_text import Answer
+
+    if isinstance(text, Answer):
+        rests_on, method = rests_on or text.rests_on, method or text.method_markdown()
+        _current["headlines"].extend(text.headlines)
+        text = text.lead
     _current["answer"] = str(text)
     _current["rests_on"] = str(rests_on) if rests_on else None
+    _current["method"] = str(method) if method else None
     _publish()
 
 
+def not_run(reason: str) -> None:
+    """Say that a section had nothing to show, and why; the HTML report gathers these into one collapsed line."""
+    from IPython.display import display
+
+    text = f"Not run: {reason.rstrip('.')}."
+    display({"text/markdown": f"*{text}*", "text/plain": text}, raw=True, metadata=NOT_RUN_METADATA)
+
+
 def answer_document() -> dict[str, Any]:
-    """``{"answer", "rests_on", "headlines"}``: ``answer.json`` holds the first two, ``headlines.json`` the list."""
-    return {"answer": _current["answer"], "rests_on": _current["rests_on"], "headlines": list(_current["headlines"])}
+    """``{"answer", "rests_on", "method", "headlines"}``: ``answer.json`` holds the first three, ``headlines.json``
+    the list."""
+    return {"answer": _current["answer"], "rests_on": _current["rests_on"], "method": _current["method"],
+            "headlines": list(_current["headlines"])}
 
 
 def answer_markdown(doc: dict[str, Any]) -> str:
-    """The answer box as markdown (a block quote).
+    """The answer box as markdown (a block quote): the lead, what it rests on, then findings and method collapsed.
 
     >>> print(answer_markdown({"answer": "Give it 4 cores.", "rests_on": "16 runs", "headlines": ["a"]}))
     > **Answer.** Give it 4 cores.
     >
+    > *Rests on:* 16 runs
+    >
+    > <details><summary>Findings (1)</summary>
+    >
     > - a
     >
-    > *Rests on:* 16 runs
+    > </details>
     """
     lead = doc.get("answer")
     heads = list(doc.get("headlines") or [])
     if not lead and not heads:
         return f"> **Answer.** {PENDING}"
     lines = [f"> **Answer.** {lead}"] if lead else []
-    if heads:
-        lines += [">"] if lines else []
-        lines += [f"> - {h}" for h in heads]
     if doc.get("rests_on"):
         lines += [">", f"> *Rests on:* {doc['rests_on']}"]
+    if heads and not lead:
+        lines += [f"> - {h}" for h in heads]
+    elif heads:
+        lines += [">", f"> <details><summary>Findings ({len(heads)})</summary>", ">"]
+        lines += [f"> - {h}" for h in heads] + [">", "> </details>"]
+    if doc.get("method"):
+        lines += [">", "> <details><summary>Method</summary>", ">"]
+        lines += [f"> {line}".rstrip() for line in str(doc["method"]).splitlines()] + [">", "> </details>"]
     return "\n".join(lines)
 
 
@@ -161,8 +195,8 @@ def _publish() -> None:
     out, doc = output_dir(), answer_document()
     (out / "headlines.json").write_text(json.dumps(doc["headlines"], indent=2) + "\n")
     if doc["answer"]:
-        (out / "answer.json").write_text(json.dumps({"answer": doc["answer"], "rests_on": doc["rests_on"]},
-                                                    indent=2) + "\n")
+        (out / "answer.json").write_text(json.dumps({"answer": doc["answer"], "rests_on": doc["rests_on"],
+                                                     "method": doc["method"]}, indent=2) + "\n")
     _show_answer()
 
 
@@ -186,7 +220,10 @@ def _show_answer(*, first: bool = False) -> None:
 
 
 def read_answer(folder: Path) -> dict[str, Any]:
-    """The answer a notebook left in ``folder``: ``answer.json`` and ``headlines.json`` (either may be missing)."""
+    """The answer a notebook left in ``folder``: ``answer.json`` and ``headlines.json`` (either may be missing).
+
+    ``{"answer", "rests_on", "method", "headlines"}``.
+    """
     def load(name: str, default: Any) -> Any:
         try:
             return json.loads((Path(folder) / name).read_text())
@@ -196,5 +233,5 @@ def read_answer(folder: Path) -> dict[str, Any]:
     heads = load("headlines.json", [])
     ans = load("answer.json", {})
     ans = ans if isinstance(ans, dict) else {}
-    return {"answer": ans.get("answer"), "rests_on": ans.get("rests_on"),
+    return {"answer": ans.get("answer"), "rests_on": ans.get("rests_on"), "method": ans.get("method"),
             "headlines": [str(h) for h in heads] if isinstance(heads, list) else []}

@@ -4,19 +4,27 @@ Notebooks call :func:`show_table` instead of ending a cell with a frame: readabl
 column names with units, three significant digits, p-values to three decimals,
 integers with thousands separators, ``–`` for missing values, every row (no
 truncation), no dtype row, no ``shape:`` line, no quotes and no Python reprs.
+Quantities are shown in the unit a reader expects, with :mod:`throttlelab.units`
+(the formatters sentences and charts use too): latency in ms, memory in MiB or
+GiB, shares as %, no scientific notation; a table with ``metric`` and ``unit``
+columns shows its ``*_value`` columns with each row's unit.
 An empty table is replaced by one sentence saying why it is empty.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
+
+from throttlelab import units
+from throttlelab.tables import RESPONSE_METRICS
 
 #: Column-name endings and the unit they carry, longest first.
 UNIT_SUFFIXES = (
     ("_core_seconds", "core-s"), ("_seconds", "s"), ("_ms", "ms"), ("_pct", "%"), ("_percent", "%"),
-    ("_cores", "cores"), ("_mib", "MiB"), ("_bytes", "bytes"), ("_s", "s"),
+    ("_cores", "cores"), ("_mib", "MiB"), ("_bytes", "bytes"), ("_rps", "req/s"), ("_s", "s"),
 )
 #: Whole column names with a fixed label.
 LABELS = {
@@ -52,12 +60,12 @@ def readable_label(column: str) -> str:
 
 
 def format_number(x: Any, *, column: str = "") -> str:
-    """One number as text: 3 significant digits (p-values: 3 decimals, %: 1 decimal).
+    """One number as text: 3 significant digits (p-values: 3 decimals, %: 1 decimal), never scientific notation.
 
     >>> [format_number(v) for v in (70.49, 0.114146, 12345.6, 8.56e-16, None, float("inf"))]
-    ['70.5', '0.114', '12,346', '8.56e-16', '–', '∞']
+    ['70.5', '0.114', '12,346', '< 0.001', '–', '∞']
     >>> format_number(0.0004, column="p_value"), format_number(34.21, column="slowdown_pct")
-    ('<0.001', '34.2')
+    ('< 0.001', '34.2')
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return MISSING
@@ -69,17 +77,10 @@ def format_number(x: Any, *, column: str = "") -> str:
     if math.isinf(x):
         return "∞" if x > 0 else "-∞"
     if _is_p(column):
-        return "<0.001" if 0 <= x < 0.001 else f"{x:.3f}"
+        return units.p_value(x)
     if column.endswith(("_pct", "_percent")) or column.startswith("percent"):
         return f"{x:,.1f}"
-    if x == 0:
-        return "0"
-    a = abs(x)
-    if a >= 1000:
-        return f"{x:,.0f}"
-    if a >= 1e-3:
-        return f"{x:,.{max(0, 2 - math.floor(math.log10(a)))}f}"
-    return f"{x:.2e}"
+    return units.number(x)
 
 
 def format_value(v: Any, *, column: str = "") -> str:
@@ -113,7 +114,8 @@ def format_value(v: Any, *, column: str = "") -> str:
 
 
 def table_html(df: Any, *, title: str | None = None, labels: Mapping[str, str] | None = None,
-               columns: list[str] | None = None, note: str | None = None) -> str:
+               columns: list[str] | None = None, note: str | None = None,
+               quantities: Mapping[str, str] | None = None) -> str:
     """The great_tables HTML of ``df`` (a polars frame or a mapping), formatted for people."""
     import polars as pl
     from great_tables import GT
@@ -121,7 +123,9 @@ def table_html(df: Any, *, title: str | None = None, labels: Mapping[str, str] |
     df = _frame(df)
     if columns is not None:
         df = df.select(columns)
-    df, dropped = _tidy(df)
+    df, unit_labels = in_display_units(df, quantities)
+    labels = {**unit_labels, **(labels or {})}
+    df, dropped = _tidy(df, labels)
     if dropped:
         note = (f"{note} " if note else "") + f"Left out, no value in any row: {', '.join(dropped)}."
     text_cols = [c for c, t in df.schema.items() if not (t.is_numeric() and not t.is_nested())]
@@ -143,12 +147,15 @@ def table_html(df: Any, *, title: str | None = None, labels: Mapping[str, str] |
     return f'<div class="tl-table">{gt.as_raw_html()}</div>'
 
 
-def table_markdown(df: Any, *, labels: Mapping[str, str] | None = None, columns: list[str] | None = None) -> str:
+def table_markdown(df: Any, *, labels: Mapping[str, str] | None = None, columns: list[str] | None = None,
+                   quantities: Mapping[str, str] | None = None) -> str:
     """The same table as GitHub markdown (plain-text fallback for consoles and converters)."""
     df = _frame(df)
     if columns is not None:
         df = df.select(columns)
-    df, _ = _tidy(df)
+    df, unit_labels = in_display_units(df, quantities)
+    labels = {**unit_labels, **(labels or {})}
+    df, _ = _tidy(df, labels)
     head = [(labels or {}).get(c) or readable_label(c) for c in df.columns]
     rows = [[format_value(v, column=c).replace("|", "\\|") for c, v in zip(df.columns, r)] for r in df.iter_rows()]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -156,7 +163,8 @@ def table_markdown(df: Any, *, labels: Mapping[str, str] | None = None, columns:
 
 
 def show_table(df: Any, *, title: str | None = None, labels: Mapping[str, str] | None = None,
-               columns: list[str] | None = None, note: str | None = None, empty: str | None = None) -> None:
+               columns: list[str] | None = None, note: str | None = None, empty: str | None = None,
+               quantities: Mapping[str, str] | None = None) -> None:
     """Display ``df`` as a formatted table (or say why there is none).
 
     Parameters
@@ -173,6 +181,9 @@ def show_table(df: Any, *, title: str | None = None, labels: Mapping[str, str] |
         A source note under the table (what the numbers rest on).
     empty
         Why the table can be empty; shown instead of an empty table.
+    quantities
+        Column -> quantity of :data:`throttlelab.units.QUANTITIES` (``share``, ``latency``...) for columns whose
+        name does not say it (see :func:`column_quantity`).
     """
     from IPython.display import display
 
@@ -182,8 +193,9 @@ def show_table(df: Any, *, title: str | None = None, labels: Mapping[str, str] |
         text = f"{title}: {reason}." if title else f"No rows: {reason}."
         display({"text/markdown": f"*{text}*", "text/plain": text}, raw=True)
         return
-    display({"text/html": table_html(frame, title=title, labels=labels, columns=columns, note=note),
-             "text/markdown": table_markdown(frame, labels=labels, columns=columns),
+    display({"text/html": table_html(frame, title=title, labels=labels, columns=columns, note=note,
+                                     quantities=quantities),
+             "text/markdown": table_markdown(frame, labels=labels, columns=columns, quantities=quantities),
              "text/plain": f"{title or 'table'}: {frame.height} rows"}, raw=True)
 
 
@@ -205,7 +217,59 @@ def _is_p(column: str) -> bool:
         or c.endswith(("_p", "_p_value", "_pvalue"))
 
 
-def _tidy(df):
+def column_quantity(column: str) -> str | None:
+    """The quantity a column's name says it holds: ``latency`` (seconds), ``memory`` (bytes), ``share`` (0-1).
+
+    >>> [column_quantity(c) for c in ("latency_p999_seconds", "best_latency_p50_seconds_ci_low", "max_memory_bytes",
+    ...                               "throttled_ratio", "contention", "wall_seconds")]
+    ['latency', 'latency', 'memory', 'share', 'share', None]
+    """
+    c = column.lower()
+    if "latency" in c and "seconds" in c:
+        return "latency"
+    if c.endswith("_bytes") or "_bytes_" in c:
+        return "memory"
+    if c.endswith(("_share", "throttled_ratio")) or c == "contention":
+        return "share"
+    return None
+
+
+def in_display_units(df: Any, quantities: Mapping[str, str] | None = None) -> tuple[Any, dict[str, str]]:
+    """``df`` with latency in ms, memory in MiB/GiB, shares in %, and the labels that say so.
+
+    A frame with ``metric`` and ``unit`` columns (one metric per row) shows its ``*_value`` columns as text in each
+    row's unit (:func:`throttlelab.units.metric`), its metric names as words, and drops the ``unit`` column.
+    """
+    import polars as pl
+
+    labels: dict[str, str] = {}
+    for c, t in df.schema.items():
+        q = (quantities or {}).get(c) or column_quantity(c)
+        if q is None or not t.is_numeric():
+            continue
+        if q == "memory":
+            q = units.memory_quantity(df[c].to_list())
+        spec = units.QUANTITIES[q]
+        df = df.with_columns(pl.col(c).cast(pl.Float64) * spec.scale)
+        labels[c] = _with_unit(readable_label(c), spec.unit)
+    if {"metric", "unit"} <= set(df.columns):
+        rows = list(zip(df["metric"].to_list(), df["unit"].to_list()))
+        for c in [c for c in df.columns if c.endswith("_value") and df.schema[c].is_numeric()]:
+            df = df.with_columns(pl.Series(c, [units.metric(v, str(m), str(u)) if v is not None else None
+                                               for v, (m, u) in zip(df[c].to_list(), rows)], dtype=pl.String))
+        df = df.with_columns(pl.col("metric").map_elements(
+            lambda m: RESPONSE_METRICS[m].label if m in RESPONSE_METRICS else m, return_dtype=pl.String)).drop("unit")
+    return df, labels
+
+
+def _with_unit(label: str, unit: str) -> str:
+    """``latency p999 (s)`` -> ``latency p999 (ms)``; ``best latency p50 seconds CI low`` -> ``... CI low (ms)``."""
+    label = re.sub(r"\s*\((s|bytes|MiB|GiB)\)$", "", label)
+    label = re.sub(r"\bseconds\b\s*", "", label).strip()
+    return f"{label} ({unit})"
+
+
+def _tidy(df, labels: Mapping[str, str] | None = None):
     """Drop columns with no value in any row; whole-number float columns become integers."""
     import polars as pl
 
@@ -213,4 +277,4 @@ def _tidy(df):
     df = df.drop(dropped)
     whole = [c for c, t in df.schema.items() if t.is_float() and not _is_p(c) and df[c].null_count() < df.height
              and df[c].drop_nulls().is_finite().all() and (df[c].drop_nulls() % 1 == 0).all()]
-    return df.with_columns(pl.col(whole).cast(pl.Int64)), [readable_label(c) for c in dropped]
+    return df.with_columns(pl.col(whole).cast(pl.Int64)), [(labels or {}).get(c) or readable_label(c) for c in dropped]

@@ -27,6 +27,7 @@ import math
 import polars as pl
 from scipy import stats
 
+from throttlelab import units
 from throttlelab.analysis.runs import prepare_runs
 from throttlelab.analysis.runs import metric_change_ci, metric_change_pct, resolve
 from throttlelab.analysis.stats import worse_than_best_critical
@@ -210,11 +211,13 @@ def advice_sentences(advice: pl.DataFrame) -> list[str]:
             else:
                 parts.append(f"{r['compared']} {label} {r['change_pct']:+.0f}% ({r['verdict']})")
         near = sub["near_best_threads"][0]
+        use = sub["use_threads"][0]
+        use_text = units.count(int(use), "thread") if str(use).isdigit() else f"{use} threads"
         if sub["verdict"][0].startswith("single numbers"):  # one run per setting: a look, not a finding
-            lead = (f"{sub['use_threads'][0]} threads measured best, not decided (one run per setting"
+            lead = (f"{use_text} measured best, not decided (one run per setting"
                     + (f"; {near} not clearly worse" if near else "") + ")")
         else:
-            lead = f"use {sub['use_threads'][0]} threads" + (f" ({near} not significantly worse)" if near else "")
+            lead = f"use {use_text}" + (f" ({near} not significantly worse)" if near else "")
         out.append(f"{group}, {limit}: {lead}; " + "; ".join(parts) + ".")
     return out
 

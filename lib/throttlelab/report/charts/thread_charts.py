@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from throttlelab import units
 from throttlelab.analysis.runs import best_threads_view, cells_view
 from throttlelab.analysis.threads import ThreadCountAnalysis
 
@@ -12,18 +13,20 @@ from throttlelab.analysis.threads import ThreadCountAnalysis
 def thread_heatmap(analysis: ThreadCountAnalysis, *, title: str) -> alt.Chart:
     """Geometric mean of the analysis' metric per (limit, threads) cell; text = the value; darker = better."""
     m = analysis.metric
+    scale, unit = units.display_unit(m.name, m.unit)  # latency in ms, as in the tables
     cells = cells_view(analysis.cells, m).with_columns(
-        pl.col("threads").cast(pl.Int64, strict=False).fill_null(10**6).alias("threads_order"))
+        pl.col("threads").cast(pl.Int64, strict=False).fill_null(10**6).alias("threads_order"),
+        pl.col("value") * scale)
     limits = cells.sort("limit_order")["limit_label"].unique(maintain_order=True).to_list()
     threads = cells.sort("threads_order")["threads"].unique(maintain_order=True).to_list()
     cells = cells.drop("limit_order", "threads_order")  # inf (unlimited) is not JSON
     x = alt.X("threads:N", sort=threads, title="threads")
     y = alt.Y("limit_label:N", sort=limits, title="CPU limit")
     tips = [alt.Tooltip("limit_label:N", title="limit"), alt.Tooltip("threads:N"),
-            alt.Tooltip("value:Q", format=".4g", title=f"{m.label} ({m.unit}, geo-mean)"), alt.Tooltip("runs:Q")]
+            alt.Tooltip("value:Q", format=".4g", title=f"{m.label} ({unit}, geo-mean)"), alt.Tooltip("runs:Q")]
     rect = alt.Chart(cells).mark_rect().encode(
         x, y, color=alt.Color("value:Q", scale=alt.Scale(type="log", scheme="viridis", reverse=not m.higher_is_better),
-                              title=f"{m.label} ({m.unit})"), tooltip=tips)
+                              title=f"{m.label} ({unit})"), tooltip=tips)
     top = cells["value"].abs().max() if cells.height else 0
     fmt = ",.0f" if top and top >= 1000 else ".3~g"  # 44,715 req/s, 0.0264 s, 2.35 s
     text = alt.Chart(cells).mark_text(fontSize=10).encode(x, y, text=alt.Text("value:Q", format=fmt),
