@@ -252,12 +252,27 @@ def test_concept_layers_keep_few_modules_at_their_top():
 
 
 def test_the_command_line_parser_imports_nothing_heavy():
-    """``throttlelab --help`` builds every subcommand's parser (the ingest face included) without polars or numpy."""
+    """``throttlelab --help`` builds every subcommand's parser (the ingest face included) without polars or numpy,
+    and without the ingest result types, which the face loads on first use."""
     code = ("import sys; from throttlelab.cli import build_parser; build_parser(); "
             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'numpy', 'scipy', 'pyarrow', "
-            "'altair', 'pandas'})))")
+            "'altair', 'pandas'} | {m for m in sys.modules if m == 'throttlelab.ingest.result'})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_ingest_face_loads_its_result_types_on_first_use():
+    import throttlelab.ingest as face
+    from throttlelab.ingest.result import IngestResult, SkipReport
+
+    assert (face.IngestResult, face.SkipReport) == (IngestResult, SkipReport)
+    assert set(face.__all__) >= {"IngestResult", "SkipReport", "read_any", "detect_format"}
+    try:
+        face.no_such_name
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
 
 
 # --- subpackages ---------------------------------------------------------------------------------------------------

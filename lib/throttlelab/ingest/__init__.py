@@ -29,10 +29,10 @@ source was read (formats and choices made from the data).
 *writer* used by the experiment runners is :mod:`.monitor.monitor_format`;
 :mod:`.intervals` derives the intervals table from samples.
 
-This package's face lists only light names (:func:`read_any`,
-:func:`detect_format`, :data:`FORMATS`, :class:`IngestResult`,
-:class:`SkipReport`): ``throttlelab --help`` imports the ingest command, and
-with it this package, so nothing here may import polars or numpy.
+This package's face is light: ``throttlelab --help`` imports the ingest
+command, and with it this package, so it imports :mod:`.detect` (standard
+library only) and loads :class:`IngestResult` and :class:`SkipReport` on
+first use; never polars or numpy.
 
 The samples table
 -----------------
@@ -68,8 +68,17 @@ mode (the default) every unusable line is counted under its reason, and with
 """
 
 from throttlelab.ingest.detect import FORMATS, detect_format, read_any
-from throttlelab.ingest.result import IngestResult, SkipReport
 
 __all__ = [
     'FORMATS', 'IngestResult', 'SkipReport', 'detect_format', 'read_any'
 ]
+
+
+def __getattr__(name: str):
+    """The result types, loaded on first use (their dataclasses, inspect and typing would add 27 modules to
+    ``--help``)."""
+    if name in ("IngestResult", "SkipReport"):
+        from throttlelab.ingest.result import IngestResult, SkipReport
+
+        return {"IngestResult": IngestResult, "SkipReport": SkipReport}[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
