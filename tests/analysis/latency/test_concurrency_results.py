@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-
-
 from tests.notebooks.results_schemas import validate_object
 import importlib
 
@@ -22,7 +19,3 @@ def test_published_semaphore_headlines():
     assert len(doc["wiki_table"]["inconsistent"]) == 17
     assert doc["measured"] is None and doc["live_sweep"] is None
     assert [r["load"] for r in doc["workers12_total_avg"]] == sorted(r["load"] for r in doc["workers12_total_avg"])
-
-
-def test_docstring_example():
-    assert doctest.testmod(mod).failed == 0

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
-
 import numpy as np
 import pytest
 from scipy import stats
 
-from throttlelab.analysis.rightsizing import throttle_model as mod
 from throttlelab.analysis.rightsizing.throttle_model import SIGMA_PRIOR, SIGMAS, calibrate_sigma, norm_sf, throttle_curve
 
 
@@ -50,7 +47,3 @@ def test_an_uninformative_row_takes_at_most_the_prior():
     assert calibrate_sigma(curve, np.array([0.0]), np.array([False]))[0] <= SIGMA_PRIOR
     big = calibrate_sigma(curve, np.array([0.5]), np.array([False]))[0]  # never reached: the prior
     assert big == SIGMA_PRIOR
-
-
-def test_docstring_example():
-    assert doctest.testmod(mod).failed == 0

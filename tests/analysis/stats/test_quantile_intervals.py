@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
 import math
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from throttlelab.analysis.stats import quantile_intervals as mod
 from throttlelab.analysis.stats.quantile_intervals import min_samples_for, quantile_interval, quantile_ranks
 
 
@@ -36,7 +34,3 @@ def test_coverage_on_heavy_tailed_samples(stat, n):
     truth = math.exp(stats.norm.ppf(q))
     hits = sum(e.low <= truth <= e.high for e in (quantile_interval(rng.lognormal(0, 1, n), stat) for _ in range(1500)))
     assert hits / 1500 >= 0.935  # >= 0.95 by construction; 3 binomial SEs of 1500 draws below it
-
-
-def test_docstring_examples():
-    assert doctest.testmod(mod).failed == 0

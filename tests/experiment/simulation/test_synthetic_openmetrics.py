@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
 import shutil
 
 import pytest
 
-from throttlelab.experiment.simulation import synthetic_openmetrics
 from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec
 from throttlelab.experiment.simulation.synthetic_openmetrics import backfill, container_lines, node_lines, openmetrics_text
 
@@ -16,10 +14,6 @@ START = 1_700_000_000.0
 
 def _names(lines):
     return {ln.split("{")[0] for ln in lines}
-
-
-def test_the_example_holds():
-    assert doctest.testmod(synthetic_openmetrics).failed == 0
 
 
 def test_a_limited_container_has_cfs_counters_and_kube_state_metrics_gauges():
