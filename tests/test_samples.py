@@ -29,3 +29,15 @@ def test_the_generator_reproduces_the_bundled_export(tmp_path, capsys):
     assert gen.main(str(dest)) == 0, capsys.readouterr().err
     with gzip.open(dest, "rb") as new, gzip.open(SAMPLES / "shop_namespace.om.gz", "rb") as old:
         assert hashlib.sha256(new.read()).hexdigest() == hashlib.sha256(old.read()).hexdigest()
+
+
+def test_every_container_of_the_export_has_its_node_size():
+    """The default report caps a limit at the node's size: every container's node has a machine_cpu_cores series."""
+    import re
+
+    with gzip.open(SAMPLES / "shop_namespace.om.gz", "rt") as fh:
+        text = fh.read()
+    nodes = set(re.findall(r'^container_cpu_usage_seconds_total\{[^}]*node="([^"]+)"', text, re.M))
+    sized = dict(re.findall(r'^machine_cpu_cores\{node="([^"]+)"[^}]*\} (\S+) ', text, re.M))
+    assert nodes and nodes <= set(sized), (nodes, sized)
+    assert {n: float(c) for n, c in sized.items()} == {"node-0": 8.0, "node-1": 2.0}

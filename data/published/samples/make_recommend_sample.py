@@ -3,8 +3,9 @@
 
 Six containers of namespace ``shop`` (starved, oversized, well-sized, bursty, no limit, restarted; see
 :func:`throttlelab.experiment.simulation.synthetic_containers.scenario_specs`) over 26 hours from
-2026-01-01T00:00:00Z, cAdvisor counters every 30 s, kube-state-metrics requests/limits and cAdvisor quota/period
-every 5 minutes.
+2026-01-01T00:00:00Z, cAdvisor counters every 30 s (with the ``node`` and ``instance`` of each container),
+kube-state-metrics requests/limits and cAdvisor quota/period every 5 minutes, and each node's size
+(``machine_cpu_cores``, ``SCENARIO_NODES``: the starved container on a 2-core node) every 5 minutes.
 
     .venv/bin/python data/published/samples/make_recommend_sample.py data/published/samples/shop_namespace.om.gz
 
@@ -16,26 +17,23 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import re
 import sys
 from pathlib import Path
 
-from throttlelab.experiment.simulation.synthetic_containers import scenario_specs
+from throttlelab.experiment.simulation.synthetic_containers import SCENARIO_NODES, scenario_specs
 from throttlelab.experiment.simulation.synthetic_openmetrics import openmetrics_text
 
 START = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 HOURS = 26
 SCRAPE_S = 30.0
 #: SHA-256 of the decompressed export.
-SHA256 = "f56986184a50843d84cd978864db2f2f40af68ca5aa5642504cde2b819febd24"
-# The bundled export predates the node and instance labels the generator now puts on cAdvisor series.
-_NODE_LABELS = re.compile(r',node="[^"]*",instance="[^"]*"')
+SHA256 = "59510909599f883bb7b0b46ed3c503637e5c26e7ec2f8273880de03e5efc1831"
 
 
 def sample_text() -> str:
     """The export's OpenMetrics text."""
-    text = openmetrics_text(scenario_specs("shop"), start=START, hours=HOURS, scrape_s=SCRAPE_S, gauge_every_s=300)
-    return _NODE_LABELS.sub("", text)
+    return openmetrics_text(scenario_specs("shop"), start=START, hours=HOURS, scrape_s=SCRAPE_S, gauge_every_s=300,
+                            nodes=SCENARIO_NODES)
 
 
 def text_sha256(text: str) -> str:
