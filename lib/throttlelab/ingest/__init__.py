@@ -75,7 +75,7 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """The result types, loaded on first use (their dataclasses, inspect and typing would add 27 modules to
+    """The result types, loaded on first use (their dataclasses, inspect and typing would add 21 modules to
     ``--help``)."""
     if name in ("IngestResult", "SkipReport"):
         from throttlelab.ingest.result import IngestResult, SkipReport
