@@ -6,15 +6,15 @@ concurrency verdicts; order-statistic quantile intervals): equal noise, noise gr
 per level, an outlying run, heavy-tailed run effects, small n, and alternatives (+30%).  Goals: false alarms
 <= 5% within Monte Carlo error in every null scenario; 95% intervals cover >= 90%; a +30% dead zone with 3 runs
 per limit and 5% noise found >= 75% of the time, also with one outlying run.  The generator settings are the
-scenario names and the parameters printed below (``throttlelab.analysis.stats_battery``).
+scenario names and the parameters printed below (``throttlelab.analysis.batteries.stats_battery``).
 
-Thread counts (``throttlelab.analysis.threads.thread_count_battery``): a second table per scenario (null with noise
+Thread counts (``throttlelab.analysis.batteries.thread_count_battery``): a second table per scenario (null with noise
 growing 3% -> 25% over 8 limits, 2-3 runs per cell, outlying runs, t3 tails, sparse replicates; +20% alternatives)
 with the false-alarm rate of "thread count X is slower than the best" and of auto vs best, per limit, for the old
 method (one pooled noise, unadjusted t), the pooled noise with the current procedure, and the noise per limit
 (current), plus the coverage of the auto-vs-best interval and the power for a real 20% effect.
 
-Latency intervals on requests pooled across runs (``throttlelab.analysis.pooled_quantile_battery``): coverage of
+Latency intervals on requests pooled across runs (``throttlelab.analysis.batteries.pooled_quantile_battery``): coverage of
 the configuration's mean/p50/p95/p99 with 3 runs x 300 lognormal requests and 10% run noise, with 5 runs of t3-tailed
 requests, with 2 runs (goal >= 90% each), and, reported only, 25% run noise, 100 requests per run and one run.  The
 script exits 1 when one of these goals is missed.
@@ -30,9 +30,7 @@ import time
 
 import polars as pl
 
-from throttlelab.analysis.pooled_quantile_battery import GOAL, missed_goals, pooled_rows
-from throttlelab.analysis.stats_battery import battery
-from throttlelab.analysis.threads import thread_count_rows
+from throttlelab.analysis.batteries import COVERAGE_GOAL, battery, missed_goals, pooled_rows, thread_count_rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,7 +101,7 @@ def pooled_quantile_table(reps: int) -> bool:
           "previous = order statistics (mean: request bootstrap) on the pooled requests")
     for name in dict.fromkeys(r["scenario"] for r in rows):
         part = [r for r in rows if r["scenario"] == name]
-        goal = f"goal cover >= {GOAL:.0%}" if part[0]["goal"] else "no goal, reported"
+        goal = f"goal cover >= {COVERAGE_GOAL:.0%}" if part[0]["goal"] else "no goal, reported"
         print(f"- {name}  [settings: {part[0]['settings']}; {goal}]")
         for r in part:
             width = "-" if r["mean_relative_width"] is None else f"{r['mean_relative_width']:.2f}"

@@ -39,7 +39,7 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis.runs import ingest_summary, merge_by_table
-from throttlelab.ingest.detect import detect_format, read_any
+from throttlelab.ingest import detect_format, read_any
 from throttlelab.ingest.intervals import intervals, thin_samples
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import monitor_charts

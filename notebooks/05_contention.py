@@ -42,11 +42,8 @@ seed: int = 0  # random seed of the bootstrap
 import polars as pl
 from IPython.display import display
 
-from throttlelab.analysis import latency as cp
-from throttlelab.analysis.latency import latency
+from throttlelab.analysis import latency
 from throttlelab.analysis.latency import contention_results
-from throttlelab.analysis import latency as nw
-from throttlelab.analysis import latency as rc
 from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn
@@ -63,15 +60,15 @@ out = tn.start(output_dir, name="05_contention")
 
 # %%
 published = load_contention(contention_csv or None)
-table1 = cp.paper_table1(published)
+table1 = latency.paper_table1(published)
 tn.save_table(table1, "paper_table1")
-tn.save_table(cp.paper_table1_wide(table1), "paper_table1_wide")
-inc = cp.published_increase(table1)
+tn.save_table(latency.paper_table1_wide(table1), "paper_table1_wide")
+inc = latency.published_increase(table1)
 tn.headline(f"Paper table 1: {int(table1['consistent'].sum())}/{table1.height} printed % increases reproduce from the "
             f"published ms (max +{int(table1['percent_printed'].max())}% at 450 req/30 s, 70% stress; from the ms "
             f"{inc.value:+.0f}%, rounding range {inc.low:+.0f}% to {inc.high:+.0f}%; one mean per cell, so run-to-run "
             f"noise and a test are not possible)")
-tn.show_table(cp.paper_table1_wide(table1), title="Paper table 1: mean response time (ms) and % increase")
+tn.show_table(latency.paper_table1_wide(table1), title="Paper table 1: mean response time (ms) and % increase")
 
 # %% [markdown]
 # ## Queueing-style fits of the published points
@@ -82,7 +79,7 @@ tn.show_table(cp.paper_table1_wide(table1), title="Paper table 1: mean response 
 # no-contention value. Intervals: residual bootstrap.
 
 # %%
-fits_table, fits = rc.fit_summary(published, n_boot=n_boot, seed=seed)
+fits_table, fits = latency.fit_summary(published, n_boot=n_boot, seed=seed)
 tn.save_table(fits_table, "published_fits")
 hyper_all = fits_table.filter((pl.col("model") == "hyperbolic") & (pl.col("group") == "all")).row(0, named=True)
 mm1_all = fits_table.filter((pl.col("model") == "mm1") & (pl.col("group") == "all")).row(0, named=True)
@@ -134,10 +131,10 @@ if live_sweep:
     requests_path, live = run_live_sweep(live_sweep, data_root, backend=live_backend)
 if requests_path:
     requests, stage_timings = load_measured(requests_path)
-    measured = rc.analyse_measured(requests, n_boot=n_boot, seed=seed)
+    measured = latency.analyse_measured(requests, n_boot=n_boot, seed=seed)
     for name in ("summary", "inflation_mean", "inflation_p95", "fits"):
         tn.save_table(measured[name], f"measured_{name}")
-    if (line := rc.inflation_headline(measured["inflation_mean"])):
+    if (line := latency.inflation_headline(measured["inflation_mean"])):
         tn.headline(line)
     tn.show_table(measured["summary"], title="Measured response time per neighbour share and load")
     if (why := latency.interval_note(measured["summary"])):
@@ -201,15 +198,15 @@ else:
 # requests (two-stage bootstrap), and the trend verdict rests on a run-level test (Spearman of each run's p95).
 
 # %%
-workers = nw.analyse_neighbour_workers(requests, n_boot=n_boot, seed=seed) if measured is not None else None
+workers = latency.analyse_neighbour_workers(requests, n_boot=n_boot, seed=seed) if measured is not None else None
 if workers is not None and "summary" in workers:
     for name in ("summary", "runs", "change", "tests", "trend"):
         tn.save_table(workers[name], f"measured_workers_{name}")
-    tn.save_table(nw.change_wide(workers["change"]), "measured_workers_change_wide")
-    line = nw.headline(workers)
+    tn.save_table(latency.change_wide(workers["change"]), "measured_workers_change_wide")
+    line = latency.headline(workers)
     if line:
         tn.headline(line)
-    display_workers = nw.change_wide(workers["change"])
+    display_workers = latency.change_wide(workers["change"])
     tn.show_table(display_workers, title="Change against the fewest busy workers")
 else:
     display_workers = None

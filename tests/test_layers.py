@@ -1,11 +1,17 @@
-"""Imports go one way (ingest -> experiment -> analysis -> report), with no cycles, even inside functions."""
+"""Imports go one way (ingest -> experiment -> analysis -> report), with no cycles, even inside functions.
+
+Concept packages are entered through their faces, and the subpackages of a package import one way too.
+"""
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parents[1] / "lib" / "throttlelab"
-RANK = {"tables": 0, "errors": 0, "results": 0, "result_tables": 0, "config_file": 0, "units": 0, "ingest": 1, "experiment": 2, "analysis": 3,
-        "report": 4, "cli": 5, "__main__": 5}
+REPO = Path(__file__).resolve().parents[1]
+PKG = REPO / "lib" / "throttlelab"
+RANK = {"tables": 0, "errors": 0, "results": 0, "result_tables": 0, "results_file": 0, "config_file": 0, "units": 0,
+        "ingest": 1, "experiment": 2, "analysis": 3, "report": 4, "cli": 5, "__main__": 5}
 # What the analysis layer may import from the experiment layer: its public readers only.
 ANALYSIS_MAY_IMPORT = {"throttlelab.experiment.stores"}
 
@@ -122,3 +128,201 @@ def test_no_import_cycles():
 def test_cycle_finder_finds_cycles():
     assert find_cycles({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) == [["a", "b", "c"]]
     assert find_cycles({"a": ["b"], "b": []}) == []
+
+
+# --- faces -------------------------------------------------------------------------------------------------------
+
+#: Layers organised into concept packages: from outside, only their faces are imported.
+CONCEPT_LAYERS = ("throttlelab.analysis", "throttlelab.ingest")
+#: Modules at the top of such a layer (``__init__.py``, the layer's face, not counted).
+MAX_TOP_MODULES = 12
+
+
+def faces() -> dict[str, set[str]]:
+    """Package -> the names its ``__init__`` lists in ``__all__`` (packages with a face only)."""
+    out = {}
+    for name, path in modules().items():
+        if path.name != "__init__.py":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                out[name] = set(ast.literal_eval(node.value))
+    return out
+
+
+def import_sites(path: Path, package: str, known: dict[str, Path],
+                 faced: dict[str, set[str]]) -> list[tuple[str, list[str], int]]:
+    """(module, names imported from it, line) of every throttlelab import in ``path``, inside functions too.
+
+    ``from a.b import c`` gives ``("a.b", ["c"], line)`` when ``a.b``'s face lists ``c`` (a function may share its
+    module's name), else ``("a.b.c", [], line)`` when ``a.b.c`` is a module.
+    """
+    out = []
+    for node in runtime_nodes(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(a.name, [], node.lineno) for a in node.names if a.name.startswith("throttlelab")]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            if not base.startswith("throttlelab"):
+                continue
+            names = []
+            for alias in node.names:
+                if f"{base}.{alias.name}" in known and alias.name not in faced.get(base, ()):
+                    out.append((f"{base}.{alias.name}", [], node.lineno))
+                else:
+                    names.append(alias.name)
+            if names:
+                out.append((base, names, node.lineno))
+    return out
+
+
+def within(module: str | None, package: str) -> bool:
+    return module is not None and (module == package or module.startswith(package + "."))
+
+
+def face_problems(importer: str | None, where: str, sites, known: dict[str, Path], faced: dict[str, set[str]]):
+    """What an import of ``importer`` (a module name, or None for a script) does against the faces."""
+    bad = []
+    for target, names, line in sites:
+        at = f"{where}:{line} imports {target}"
+        if importer in ("throttlelab.cli", "throttlelab.__main__") and target.endswith("_cli"):
+            continue  # the command modules are the command line's faces of their packages
+        around = [p for p in faced if target.startswith(p + ".")]
+        if target not in faced and around:
+            package = max(around, key=len)  # the innermost face around the module
+            if not within(importer, package):
+                bad.append(f"{at}: past the face of {package}")
+        for layer in CONCEPT_LAYERS:
+            top = target.rpartition(".")[0] == layer and known[target].name != "__init__.py"
+            if top and layer not in faced and not within(importer, layer):
+                bad.append(f"{at}: a module at the top of {layer}; import a face")
+        listed = faced.get(target)
+        if listed is not None and not within(importer, target):
+            bad += [f"{at}: {n} is not in its face's __all__" for n in names if n not in listed]
+    return bad
+
+
+def entry_points() -> list[tuple[str | None, Path]]:
+    """What must import faces only: the notebooks, the benchmarks and the command-line modules."""
+    known = modules()
+    scripts = [(None, p) for p in sorted([*(REPO / "notebooks").glob("[0-9][0-9]_*.py"), *(REPO / "bench").glob("*.py")])]
+    clis = [(n, p) for n, p in sorted(known.items()) if p.name == "cli.py" or p.name.endswith("_cli.py")]
+    return scripts + clis
+
+
+def test_notebooks_bench_and_cli_import_only_faces():
+    known, faced = modules(), faces()
+    bad = []
+    for name, path in entry_points():
+        package = (name or "").rpartition(".")[0]
+        sites = import_sites(path, package, known, faced)
+        bad += face_problems(name, str(path.relative_to(REPO)), sites, known, faced)
+    assert not bad, "\n".join(bad)
+
+
+def test_entry_points_cover_every_notebook_and_command():
+    points = {p.name for _, p in entry_points()}
+    assert {"03_cpu_limits.py", "bench_stats.py", "cli.py", "ingest_cli.py", "recommend_cli.py"} <= points
+    assert {"analysis", "ingest"} <= {p.split(".")[1] for p in faces()}, "the concept layers have faces"
+
+
+def test_the_face_check_finds_imports_past_a_face():
+    known = {"throttlelab.analysis": PKG / "analysis/__init__.py",
+             "throttlelab.analysis.limits": PKG / "analysis/limits/__init__.py",
+             "throttlelab.analysis.limits.cpu_limits": PKG / "analysis/limits/cpu_limits.py",
+             "throttlelab.analysis.loose": PKG / "analysis/loose.py"}
+    faced = {"throttlelab.analysis.limits": {"analyse_cpu_limits"}}
+    sites = [("throttlelab.analysis.limits.cpu_limits", [], 1), ("throttlelab.analysis.limits", ["hidden"], 2),
+             ("throttlelab.analysis.loose", [], 3), ("throttlelab.analysis.limits", ["analyse_cpu_limits"], 4)]
+    bad = face_problems(None, "nb.py", sites, known, faced)
+    assert [b.split(" imports")[0] for b in bad] == ["nb.py:1", "nb.py:2", "nb.py:3"]
+    assert face_problems("throttlelab.analysis.limits.x", "m.py", sites[:2], known, faced) == []
+
+
+def test_concept_layers_keep_few_modules_at_their_top():
+    """At most 12 modules directly in ``analysis/`` and in ``ingest/``; the layer's ``__init__`` is not counted."""
+    for layer in CONCEPT_LAYERS:
+        folder = PKG / layer.split(".")[1]
+        top = sorted(p.name for p in folder.glob("*.py") if p.name != "__init__.py")
+        assert len(top) <= MAX_TOP_MODULES, f"{layer}: {len(top)} modules at the top: {top}"
+
+
+def test_the_command_line_parser_imports_nothing_heavy():
+    """``throttlelab --help`` builds every subcommand's parser (the ingest face included) without polars or numpy,
+    and without the ingest result types, which the face loads on first use."""
+    code = ("import sys; from throttlelab.cli import build_parser; build_parser(); "
+            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'numpy', 'scipy', 'pyarrow', "
+            "'altair', 'pandas'} | {m for m in sys.modules if m == 'throttlelab.ingest.result'})))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_the_ingest_face_loads_its_result_types_on_first_use():
+    import throttlelab.ingest as face
+    from throttlelab.ingest.result import IngestResult, SkipReport
+
+    assert (face.IngestResult, face.SkipReport) == (IngestResult, SkipReport)
+    assert set(face.__all__) >= {"IngestResult", "SkipReport", "read_any", "detect_format"}
+    try:
+        face.no_such_name
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
+
+
+# --- subpackages ---------------------------------------------------------------------------------------------------
+
+#: Imports that still close a cycle between the experiment layer's subpackages (each a module edge). The load
+#: generator sits in ``latency/`` but the backends use it, and the sweep spec names the Kubernetes options.
+KNOWN_BACK_EDGES = {
+    ("throttlelab.experiment.sweeps.spec_file", "throttlelab.experiment.kubernetes.options"),
+    ("throttlelab.experiment.kubernetes.service_pod", "throttlelab.experiment.latency.loadgen"),
+    ("throttlelab.experiment.local_cgroup.service_load", "throttlelab.experiment.latency.loadgen"),
+}
+
+
+def child_of(package: str, module: str) -> str | None:
+    """The direct child of ``package`` (a module or a subpackage) that ``module`` lies in, if any."""
+    if not module.startswith(package + "."):
+        return None
+    return f"{package}.{module[len(package) + 1:].split('.')[0]}"
+
+
+def package_cycles(g: dict[str, list[tuple[str, int]]], skip=frozenset()) -> dict[str, list[list[str]]]:
+    """Package -> cycles among its direct children (modules and subpackages, each taken whole)."""
+    packages = {m for m, p in modules().items() if p.name == "__init__.py"}
+    out = {}
+    for package in sorted(packages):
+        edges: dict[str, set[str]] = {}
+        for m, targets in g.items():
+            a = child_of(package, m)
+            for t, _ in targets:
+                b = child_of(package, t)
+                if a and b and a != b and (m, t) not in skip:
+                    edges.setdefault(a, set()).add(b)
+        cycles = find_cycles({a: sorted(bs) for a, bs in edges.items()})
+        if cycles:
+            out[package] = cycles
+    return out
+
+
+def test_subpackages_import_one_way():
+    """Within every package, its modules and subpackages import one way (``ingest.monitor`` never imports a
+    module that imports ``ingest.monitor``), apart from the known experiment edges, which must still exist."""
+    g = graph()
+    assert package_cycles(g, skip=KNOWN_BACK_EDGES) == {}
+    edges = {(m, t) for m, ts in g.items() for t, _ in ts}
+    stale = sorted(KNOWN_BACK_EDGES - edges)
+    assert not stale, f"no longer imported, remove from KNOWN_BACK_EDGES: {stale}"
+
+
+def test_the_subpackage_check_finds_a_cycle():
+    g = {"throttlelab.ingest.monitor.monitor_log": [("throttlelab.ingest.k6.k6", 1)],
+         "throttlelab.ingest.k6.k6": [("throttlelab.ingest.monitor.monitor_format", 2)]}
+    assert package_cycles(g) == {"throttlelab.ingest": [["throttlelab.ingest.k6", "throttlelab.ingest.monitor"]]}
+    assert package_cycles(g, skip={("throttlelab.ingest.k6.k6", "throttlelab.ingest.monitor.monitor_format")}) == {}

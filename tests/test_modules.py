@@ -74,3 +74,14 @@ def test_every_imported_package_is_declared():
 
 def test_the_package_ships_type_information():
     assert (PKG / "py.typed").exists()
+
+
+def test_the_test_run_runs_every_docstring_example():
+    """``make test`` (plain ``pytest``) collects the docstring examples of lib/, and none is skipped."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "--doctest-modules" in config["addopts"].split() and "lib" in config["testpaths"]
+    skipped = [f"{p.relative_to(REPO)}:{n}" for p in SOURCES for n, line in enumerate(p.read_text().splitlines(), 1)
+               if re.search(r"doctest:.*\+SKIP", line)]
+    assert skipped == []
+    examples = [p for p in SOURCES if ">>> " in p.read_text()]
+    assert len(examples) >= 35

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import doctest
 from typing import Annotated, Any
 
 import polars as pl
 import pytest
 
-from throttlelab import result_tables
 from throttlelab.result_tables import Rows, row_class, table
 from throttlelab.results_schema import field_docs, json_schema
 
@@ -51,8 +49,3 @@ def test_row_classes_become_typed_documented_row_schemas():
     assert row["properties"]["runs"]["type"] == "integer" and row["properties"]["limit"]["type"] == "string"
     assert row["properties"]["p90"]["description"] == "The p90 (optional)." and row["additionalProperties"] is False
     assert field_docs(Row)["limit"] == "The limit's label."
-
-
-def test_docstring_examples():
-    result = doctest.testmod(result_tables)
-    assert result.attempted > 0 and result.failed == 0  # the examples ran, and held

@@ -5,8 +5,8 @@ readers that go through a file in chunks) or :func:`read_input` (all bytes).
 A missing, unreadable or corrupt file raises
 :class:`~throttlelab.errors.InputError` naming the file: never a traceback.
 
->>> import gzip, tempfile, pathlib
->>> p = pathlib.Path(tempfile.mkdtemp()) / "k6.json"   # the name says nothing
+>>> import gzip, pathlib
+>>> p = pathlib.Path("k6.json")   # the name says nothing
 >>> _ = p.write_bytes(gzip.compress(b'{"type":"Point"}\\n'))
 >>> compression_of(p), read_input(p)
 ('gzip', b'{"type":"Point"}\\n')

@@ -1,1 +1,1 @@
-"""Report layer: altair charts, offline HTML, studies (papermill), index."""
+"""Report layer: altair charts, the notebook helpers, studies (papermill), offline HTML, the index, recommend."""

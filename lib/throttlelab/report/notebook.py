@@ -19,10 +19,11 @@ markdown display updated in place by every :func:`headline` and :func:`answer`
 call); the study runner puts the same answer right under the report's title
 and on the index page (``answer.json`` and ``headlines.json``).
 
-``results.json`` holds ``{"notebook": ..., "schema": 1, "result_class": ..., "results": ..., "tables": [...]}``:
-``results`` is one instance of a documented result class
-(:data:`throttlelab.results_schema.NOTEBOOK_RESULTS`, ``docs/results_schema.md``), converted by
-:func:`throttlelab.results.to_jsonable`; the study runner adds provenance next to it.
+``results.json`` is a :class:`~throttlelab.results_file.ResultsFile`: ``{"notebook": ..., "schema": 1,
+"result_class": ..., "results": ..., "tables": [...], "kernel_python": ...}``, where ``results`` is one
+instance of a documented result class (:data:`throttlelab.results_schema.NOTEBOOK_RESULTS`,
+``docs/results_schema.md``), converted by :func:`throttlelab.results.to_jsonable`; the study runner
+adds provenance next to it (``run.json``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 from throttlelab.report import offline
 from throttlelab.report.tables_display import show_table  # noqa: F401  (notebooks call tn.show_table)
 from throttlelab.results import to_jsonable
+from throttlelab.results_file import ENVELOPE_VERSION, ResultsFile
 from throttlelab.results_schema import result_class_names
 
 _current: dict[str, Any] = {"out": None, "tables": [], "name": None, "answer": None, "rests_on": None,
@@ -100,16 +102,10 @@ def write_results(results: Any, *, notebook: str | None = None) -> None:
         raise TypeError(f"results.json holds a documented result class (throttlelab.results_schema.RESULT_CLASSES), "
                         f"not {name}")
     out = output_dir()
-    doc = {
-        "notebook": notebook or _current["name"],
-        "schema": 1,
-        "result_class": name,
-        "results": to_jsonable(results),
-        "tables": sorted(_current["tables"]),
-        "kernel_python": sys.executable,
-    }
+    doc = ResultsFile(notebook=notebook or _current["name"], schema=ENVELOPE_VERSION, result_class=name,
+                      results=results, tables=tuple(sorted(_current["tables"])), kernel_python=sys.executable)
     path = out / "results.json"
-    path.write_text(json.dumps(doc, indent=2, sort_keys=False, allow_nan=False) + "\n")
+    path.write_text(json.dumps(to_jsonable(doc), indent=2, sort_keys=False, allow_nan=False) + "\n")
 
 
 def headline(text: str) -> None:

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-
-
 from tests.notebooks.results_schemas import validate_object
 import importlib
 
@@ -22,8 +19,3 @@ def test_published_semaphore_headlines():
     assert len(doc["wiki_table"]["inconsistent"]) == 17
     assert doc["measured"] is None and doc["live_sweep"] is None
     assert [r["load"] for r in doc["workers12_total_avg"]] == sorted(r["load"] for r in doc["workers12_total_avg"])
-
-
-def test_docstring_example():
-    result = doctest.testmod(mod)
-    assert result.attempted > 0 and result.failed == 0  # the examples ran, and held

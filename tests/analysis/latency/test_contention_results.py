@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
 from tests.notebooks.results_schemas import validate_object
@@ -38,8 +36,3 @@ def test_worker_section_keeps_only_the_note_when_there_is_nothing_to_compare(pub
     assert r.measured_workers.note == "not enough data to decide: one worker count"
     assert r.measured_workers.share is None and len(r.measured_workers.summary) == 0
     validate_object(r)
-
-
-def test_docstring_example():
-    result = doctest.testmod(mod)
-    assert result.attempted > 0 and result.failed == 0  # the examples ran, and held

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import doctest
 
 import jsonschema
 import pytest
@@ -56,8 +55,3 @@ def test_a_broken_document_does_not_validate(results):
     bad = dataclasses.replace(results, groups=(dataclasses.replace(g, dead_zones_primary="pooled"),))
     with pytest.raises(jsonschema.ValidationError):
         validate_object(bad)
-
-
-def test_docstring_example():
-    result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0  # the examples ran, and held

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 from pathlib import Path
 
 from tests.notebooks.results_schemas import validate_object
@@ -31,8 +30,3 @@ def test_no_monitor_input_has_no_samples():
     s = mod.ingest_summary([(p, "k6-json", read_any(p, "k6-json"))])
     assert s.samples == 0 and s.intervals == 0 and s.by_limit.height == 0
     assert set(mod.merge_by_table([(p, "k6-json", read_any(p, "k6-json"))])) == {"requests"}
-
-
-def test_docstring_example():
-    result = doctest.testmod(mod)
-    assert result.attempted > 0 and result.failed == 0  # the examples ran, and held

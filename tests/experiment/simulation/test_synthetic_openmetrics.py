@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
 import shutil
 
 import pytest
 
-from throttlelab.experiment.simulation import synthetic_openmetrics
 from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec
 from throttlelab.experiment.simulation.synthetic_openmetrics import backfill, container_lines, node_lines, openmetrics_text
 
@@ -16,11 +14,6 @@ START = 1_700_000_000.0
 
 def _names(lines):
     return {ln.split("{")[0] for ln in lines}
-
-
-def test_the_example_holds():
-    result = doctest.testmod(synthetic_openmetrics)
-    assert result.attempted > 0 and result.failed == 0  # the examples ran, and held
 
 
 def test_a_limited_container_has_cfs_counters_and_kube_state_metrics_gauges():

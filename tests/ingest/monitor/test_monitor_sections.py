@@ -56,12 +56,3 @@ def test_nullable_and_nulls():
     assert nullable(np.array([1, 2, 3]), np.array([True, False, True])).to_list() == [1, None, 3]
     assert nullable(np.array([1, 2]), np.array([False, False])).to_list() == [None, None]
     assert nulls(2, pl.String).dtype == pl.String and nulls(2, pl.String).null_count() == 2
-
-
-def test_examples_in_the_docstrings():
-    import doctest
-
-    from throttlelab.ingest.monitor import monitor_sections
-
-    assert doctest.testmod(monitor_sections).attempted >= 1
-    assert doctest.testmod(monitor_sections).failed == 0

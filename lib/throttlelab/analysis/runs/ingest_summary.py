@@ -13,8 +13,8 @@ from typing import Annotated, Any
 
 import polars as pl
 
+from throttlelab.ingest import IngestResult
 from throttlelab.ingest.intervals import summary_by_limit
-from throttlelab.ingest.result import IngestResult
 from throttlelab.result_tables import Rows, table
 
 
@@ -137,7 +137,7 @@ def ingest_summary(results: list[tuple[str, str, IngestResult]], *,
 
     Examples
     --------
-    >>> from throttlelab.ingest.detect import read_any
+    >>> from throttlelab.ingest import read_any
     >>> from throttlelab.ingest.published import PUBLISHED_DIR
     >>> path = str(PUBLISHED_DIR / "samples" / "local_cgroup_v1_quota_steps.log")
     >>> s = ingest_summary([(path, "monitor", read_any(path, "monitor"))])

@@ -17,7 +17,7 @@ per-run quantiles of the ``k`` runs and ``t`` on ``k - 1`` df
 (:func:`across_runs`).  With one run it is the order-statistic interval of that
 run's requests, and :class:`PooledEstimate` says run-to-run noise is unmeasured
 (``run_to_run_measured`` false).  Coverage is simulated in
-:mod:`~throttlelab.analysis.pooled_quantile_battery`.
+:mod:`~throttlelab.analysis.batteries.pooled_quantile_battery`.
 
 >>> e = quantile_interval(range(1, 101), "p50")
 >>> e.value, e.low, e.high, e.n_samples

@@ -2,11 +2,10 @@
 
 from throttlelab.analysis.threads.thread_advice import advice_sentences, thread_advice
 from throttlelab.analysis.threads.thread_choice import selection_adjusted
-from throttlelab.analysis.threads.thread_count_battery import thread_count_rows
 from throttlelab.analysis.threads.thread_count_results import single_number_table, thread_count_results
 from throttlelab.analysis.threads.thread_counts import ThreadCountAnalysis, analyse_thread_counts
 
 __all__ = [
     'ThreadCountAnalysis', 'advice_sentences', 'analyse_thread_counts', 'selection_adjusted',
-    'single_number_table', 'thread_advice', 'thread_count_results', 'thread_count_rows'
+    'single_number_table', 'thread_advice', 'thread_count_results'
 ]

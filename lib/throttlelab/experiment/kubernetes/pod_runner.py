@@ -5,7 +5,7 @@ active), pinned to the run's node and waited for until Running; then the run
 pod; it is watched (polling its status, :mod:`.pod_watch`) until it ends, fails
 for good, stays Pending too long, or runs longer than the run's timeout; then
 its log is read, split (:mod:`.pod_log`) and its samples summarised
-(:mod:`.summary`).  A ``service`` run is driven from this machine while its
+(:mod:`.pod_summary`).  A ``service`` run is driven from this machine while its
 pod runs (:mod:`.service_pod`).  Every pod the run created is deleted on the way out,
 Ctrl-C included.
 """

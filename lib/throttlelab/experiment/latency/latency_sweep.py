@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import typing
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from pydantic import Field, create_model
@@ -145,8 +145,3 @@ LatencySweepFile = create_model(
     **{**_point_fields(required=True),
        "contention": (list[float] | float, Field(0.0, description="noisy-neighbour shares, 0-1"))})
 """The keys of a latency sweep: every :class:`LatencyPoint` field, plus ``loads``, ``configs``, ``replicates``."""
-
-
-def point_as_dict(point: LatencyPoint) -> dict[str, Any]:
-    """The point's fields (for provenance)."""
-    return asdict(point)

@@ -1,1 +1,1 @@
-"""Sweeps: specs, plans, the run store and the loop that runs them on a backend."""
+"""Sweeps: specs, plans, the backend registry, the run store and the loop that runs them; ``adaptive/`` picks runs."""

@@ -51,20 +51,6 @@ def parse_cores(value: Any) -> float | None:
     return cores
 
 
-def parse_int(value: Any, key: str, lo: int | None, fail: Fail) -> int:
-    """An integer ``>= lo`` (no bound when ``lo`` is ``None``); booleans are not integers."""
-    if not is_int(value) or (lo is not None and value < lo):
-        raise fail(key, f"must be an integer{'' if lo is None else f' >= {lo}'}, got {value!r}")
-    return value
-
-
-def parse_number(value: Any, key: str, lo: float, fail: Fail) -> float:
-    """A finite number ``>= lo``, as a float."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < lo:
-        raise fail(key, f"must be a number >= {lo}, got {value!r}")
-    return float(value)
-
-
 def parse_limits(value: Any, fail: Fail) -> tuple[float | None, ...]:
     """CPU limits from a list (or one value) of cores, or a ``{from, to, step}`` range; duplicates dropped."""
     if isinstance(value, Mapping):  # {from: 0.25, to: 2, step: 0.25}

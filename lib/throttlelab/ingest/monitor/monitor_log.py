@@ -40,7 +40,6 @@ blank lines) or counted in ``IngestResult.skipped`` with its reason.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -90,15 +89,6 @@ def read_monitor_log(path: str | Path, *, strict: bool = False, tz: str = "UTC")
     if compression_of(path):
         return parse_monitor_bytes(read_input(path), source=str(path), strict=strict, tz=tz)
     return parse_monitor_lines(read_line_frame(path), strict=strict, tz=tz)
-
-
-def read_monitor_logs(paths: Sequence[str | Path], *, strict: bool = False, tz: str = "UTC",
-                      workers: int | None = None) -> list[IngestResult]:
-    """:func:`read_monitor_log` on several files at once, in threads (polars
-    releases the GIL); results in the order of ``paths``."""
-    workers = min(workers or os.cpu_count() or 1, len(paths)) or 1
-    with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(lambda p: read_monitor_log(p, strict=strict, tz=tz), paths))
 
 
 def parse_monitor_text(text: str, *, source: str = "<text>", strict: bool = False, tz: str = "UTC") -> IngestResult:

@@ -7,9 +7,9 @@ queries are split into pieces under the server's 11,000-points-per-series limit.
 
 Examples
 --------
->>> api = PrometheusAPI("http://127.0.0.1:9090")          # doctest: +SKIP
->>> api.query("up")                                         # doctest: +SKIP
-[{'metric': {...}, 'value': [1700000000.0, '1']}]
+>>> api = PrometheusAPI(prometheus_url)  # e.g. "http://127.0.0.1:9090" (the tests serve one answer)
+>>> api.query("up")
+[{'metric': {'__name__': 'up', 'job': 'prometheus'}, 'value': [1700000000.0, '1']}]
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import polars as pl
 from scipy import optimize, stats
 
 STATS = ("mean", "p50", "p95", "p99")
-GOAL = 0.90
+COVERAGE_GOAL = 0.90
 FLOOR, SCALE = 0.1, 0.05  # t3 requests: FLOOR + SCALE * |T3| seconds
 LOG_SD = 0.5  # lognormal requests: 0.1 s * exp(LOG_SD * Z)
 
@@ -46,7 +46,7 @@ class PooledScenario:
     within
         Request times within a run: ``"lognormal"`` or ``"t3"`` (see module docstring).
     goal
-        Whether coverage >= :data:`GOAL` is required (False: reported only).
+        Whether coverage >= :data:`COVERAGE_GOAL` is required (False: reported only).
     """
 
     name: str
@@ -147,8 +147,8 @@ def scenario_rows(s: PooledScenario, reps: int, seed: int) -> list[dict]:
             "run_to_run_measured": (float(summary["run_to_run_measured"].mean())
                                     if "run_to_run_measured" in summary.columns else None),
             "previous_coverage": float(np.mean((old[:, 0] <= truth) & (truth <= old[:, 1]))),
-            "goal": GOAL if s.goal else None,
-            "passed": (cov >= GOAL) if s.goal else None})
+            "goal": COVERAGE_GOAL if s.goal else None,
+            "passed": (cov >= COVERAGE_GOAL) if s.goal else None})
     return rows
 
 

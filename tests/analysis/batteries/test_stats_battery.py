@@ -3,7 +3,7 @@
 import polars as pl
 import pytest
 
-from throttlelab.analysis import stats_battery as sb
+from throttlelab.analysis.batteries import stats_battery as sb
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ neighbour and concurrency comparisons) and the order-statistic quantile
 intervals (:func:`~throttlelab.analysis.stats.quantile_intervals.quantile_interval`).
 ``bench/bench_stats.py`` runs it full size; the tests run a small, seeded copy.
 The thread-count scenarios (noise per limit against one pooled noise) are
-:mod:`~throttlelab.analysis.threads.thread_count_battery`.
+:mod:`~throttlelab.analysis.batteries.thread_count_battery`.
 Each row gives a rate with its Monte Carlo standard error.
 """
 

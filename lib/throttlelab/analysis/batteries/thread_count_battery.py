@@ -15,7 +15,7 @@ limit to the last.  Per limit three methods are scored on the same data:
 A false alarm is a limit at which some thread count is called slower than the
 best when none is (or auto is called different from the best); the rates are
 per limit, overall and at the quietest and noisiest limits.  ``bench/bench_stats.py``
-prints the full table; ``tests/analysis/threads/test_thread_count_battery.py`` a seeded small one.
+prints the full table; ``tests/analysis/batteries/test_thread_count_battery.py`` a seeded small one.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from scipy import stats
 from throttlelab import tables
 from throttlelab.analysis.stats import NoiseModel
 from throttlelab.analysis.runs import prepare_runs
-from throttlelab.analysis.threads.thread_choice import selection_adjusted
-from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
+from throttlelab.analysis.threads import analyse_thread_counts, selection_adjusted
 
 LIMITS = np.arange(1, 9, dtype=float)
 THREADS = ("1", "2", "4", "8", "16", "auto")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from throttlelab.analysis.threads import thread_count_battery as tb
+from throttlelab.analysis.batteries import thread_count_battery as tb
 
 
 @pytest.fixture(scope="module")
