@@ -50,7 +50,8 @@ def chart_html(spec: dict, *, with_bundle: bool, title: str | None = None) -> st
     parts = []
     if with_bundle:
         parts.append(f'<script type="text/javascript">{vega_bundle()}</script>')
-    parts.append(f'<div id="{div_id}" class="tl-chart" role="img" aria-label="{label}"></div>')
+    # full width: a chart whose width is "container" takes the page's width (axes and legend included)
+    parts.append(f'<div id="{div_id}" class="tl-chart" style="width:100%" role="img" aria-label="{label}"></div>')
     parts.append(
         "<script type=\"text/javascript\">(function(){"
         f"var spec={script_json(spec)};var el=document.getElementById({script_json(div_id)});"
