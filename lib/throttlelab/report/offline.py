@@ -56,10 +56,15 @@ def chart_html(spec: dict, *, with_bundle: bool, title: str | None = None) -> st
         "<script type=\"text/javascript\">(function(){"
         f"var spec={script_json(spec)};var el=document.getElementById({script_json(div_id)});"
         "function draw(n){if(window.vegaEmbed){window.vegaEmbed(el,spec,{actions:false,renderer:'svg'})"
-        ".then(function(){el.setAttribute('data-drawn','1');})"
+        ".then(function(){el.setAttribute('data-drawn','1');follow();})"
         ".catch(function(e){el.setAttribute('data-error',String(e));el.textContent='Chart failed: '+e;console.error(e);});}"
         "else if(n<200){setTimeout(function(){draw(n+1);},25);}"
         "else{el.textContent='Chart failed: vega bundle missing';console.error('vega bundle missing');}}"
+        # a page-wide chart follows its container's width: vega re-measures only on a window resize, and a
+        # scroll bar appearing as the page fills, or a side panel opening, resizes the container alone
+        "function follow(){if(!window.ResizeObserver)return;var w=el.clientWidth;"
+        "new ResizeObserver(function(){if(el.clientWidth!==w){w=el.clientWidth;"
+        "window.dispatchEvent(new Event('resize'));}}).observe(el);}"
         "draw(0);})();</script>"
     )
     return "".join(parts)

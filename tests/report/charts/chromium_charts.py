@@ -45,8 +45,11 @@ def chart_page(path: Path, specs: list[dict]) -> Path:
     return path
 
 
-def look(path: Path, *, settle_s: float = 30.0) -> tuple[list[dict], list[bytes]]:
-    """Open ``path`` at 1280x800; per chart, its facts (see ``_CHART_FACTS``) and a PNG screenshot of it."""
+def look(path: Path, *, settle_s: float = 30.0, then: str | None = None) -> tuple[list[dict], list[bytes]]:
+    """Open ``path`` at 1280x800; per chart, its facts (see ``_CHART_FACTS``) and a PNG screenshot of it.
+
+    ``then``: JavaScript run once every chart has drawn, a second before the charts are looked at.
+    """
     import websocket
 
     home = tempfile.mkdtemp(prefix="tl-chromium-")
@@ -68,6 +71,9 @@ def look(path: Path, *, settle_s: float = 30.0) -> tuple[list[dict], list[bytes]
             if s.get("r") == "complete" and s.get("c") and s.get("d") == s.get("c"):
                 break
             time.sleep(0.2)
+        if then:
+            cdp.evaluate(then)
+            time.sleep(1.0)
         facts = cdp.evaluate(_CHART_FACTS) or []
         shots = []
         for f in facts:

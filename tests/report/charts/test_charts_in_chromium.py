@@ -97,3 +97,11 @@ def test_time_axes_read_as_elapsed_time(page):
 def test_a_fit_that_misses_says_so_on_the_page(page):
     facts, _ = page
     assert "misses the runs" in facts["scaling"]["subtitle"]
+
+
+def test_a_page_wide_chart_follows_its_container(tmp_path, published_runs):
+    """A scroll bar appearing, or a side panel opening, narrows the output area with no window resize."""
+    [dz] = find_dead_zones(published_runs, n_sim=200)
+    page = chart_page(tmp_path / "one.html", [dead_zone_chart(dz, title="dead zones").to_dict()])
+    facts, _ = look(page, then="document.querySelector('body > div').style.width = '800px'")
+    assert 795 <= facts[0]["svg"]["w"] <= 801, facts[0]["svg"]
