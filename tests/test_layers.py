@@ -4,7 +4,7 @@ import ast
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "lib" / "throttlelab"
-RANK = {"tables": 0, "errors": 0, "results": 0, "result_tables": 0, "config_file": 0, "ingest": 1, "experiment": 2, "analysis": 3,
+RANK = {"tables": 0, "errors": 0, "results": 0, "result_tables": 0, "config_file": 0, "input_log": 0, "ingest": 1, "experiment": 2, "analysis": 3,
         "report": 4, "cli": 5, "__main__": 5}
 # What the analysis layer may import from the experiment layer: its public readers only.
 ANALYSIS_MAY_IMPORT = {"throttlelab.experiment.stores"}

@@ -35,7 +35,13 @@ def test_good_run_writes_everything(fixture_reports):
     assert run["provenance"]["machine"]["kernel"]
     assert run["provenance"]["machine"]["cgroup"]
     assert run["provenance"]["packages"]["polars"]
-    assert any(k.startswith("data/published/") for k in run["provenance"]["inputs"])
+    # what the notebook read, with its checksum; not every bundled table
+    from throttlelab.report.provenance import sha256
+
+    mediamtx = "data/published/mediamtx_optimization.csv"
+    assert run["provenance"]["inputs"] == {mediamtx: sha256(REPO / mediamtx)}
+    assert json.loads((good / "inputs_read.json").read_text())["inputs"] == [str(REPO / mediamtx)]
+    assert run["section"] == "runs", "a study without a section is one of the reader's own"
     results = json.loads((good / "results.json").read_text())
     assert results["result_class"] == "Estimate" and results["results"]["value"] == 2.0
     import sys
