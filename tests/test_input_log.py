@@ -40,9 +40,9 @@ def test_a_notebook_folder_holds_the_list_as_it_grows(tmp_path):
 
 def test_the_readers_record_what_they_open():
     """Published tables, runs tables, monitor logs: each reader that opens a file records it."""
-    from throttlelab.analysis.runs_input import load_runs
+    from throttlelab.analysis.runs.runs_input import load_runs
     from throttlelab.ingest.detect import read_any
-    from throttlelab.ingest.published import PUBLISHED_DIR, load_contention
+    from throttlelab.ingest.published.published import PUBLISHED_DIR, load_contention
 
     load_contention()
     load_runs("published:automaxprocs")

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.ingest.published import PUBLISHED_DIR
-from throttlelab.ingest.prometheus_local import read_source
+from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.ingest.published.published import PUBLISHED_DIR
+from throttlelab.ingest.prometheus.prometheus_local import read_source
 from throttlelab.report import recommend_answer as ra
 
 SAMPLE = PUBLISHED_DIR / "samples" / "shop_namespace.om.gz"

@@ -166,7 +166,7 @@ def test_the_cluster_study_reads_a_live_prometheus_into_your_cluster(tmp_path):
     import gzip
     import shutil
 
-    from throttlelab.ingest.prometheus_local import LocalPrometheus, run_promtool, tsdb_time_range
+    from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, run_promtool, tsdb_time_range
     from throttlelab.report.provenance import LIVE
 
     if not (shutil.which("prometheus") and shutil.which("promtool")):

@@ -7,13 +7,13 @@ import polars as pl
 import pytest
 
 from tests.analysis.synthetic_cpu import container
-from throttlelab.analysis.dead_zones import find_dead_zones
-from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.rightsizing import rightsize
-from throttlelab.analysis.rightsizing_views import marks_frame, usage_distribution_frame
-from throttlelab.analysis.runs_input import load_runs
-from throttlelab.analysis.scaling import fit_runtime_models
-from throttlelab.analysis.thread_counts import analyse_thread_counts
+from throttlelab.analysis.limits.dead_zones import find_dead_zones
+from throttlelab.analysis.runs.prepare import prepare_runs
+from throttlelab.analysis.rightsizing.rightsizing import rightsize
+from throttlelab.analysis.rightsizing.rightsizing_views import marks_frame, usage_distribution_frame
+from throttlelab.analysis.runs.runs_input import load_runs
+from throttlelab.analysis.limits.scaling import fit_runtime_models
+from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
 from throttlelab.report.browser import chromium_path
 from throttlelab.report.charts.dead_zone_charts import dead_zone_chart
 from throttlelab.report.charts.monitor_charts import monitor_panels

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from throttlelab.analysis.dead_zones import find_dead_zones
+from throttlelab.analysis.limits.dead_zones import find_dead_zones
 from throttlelab.report.charts.dead_zone_charts import VERDICT_COLORS, dead_zone_chart
 
 from .chart_checks import check_page_wide, check_title_tooltips_and_renders

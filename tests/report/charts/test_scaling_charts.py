@@ -7,7 +7,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from throttlelab.analysis.scaling import fit_runtime_models
+from throttlelab.analysis.limits.scaling import fit_runtime_models
 from throttlelab.report.charts.scaling_charts import fit_misses, miss_note, scaling_chart
 
 from .chart_checks import check_draws_a_band, check_page_wide, check_title_tooltips_and_renders

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.runs_input import load_runs
-from throttlelab.analysis.thread_counts import analyse_thread_counts
+from throttlelab.analysis.runs.prepare import prepare_runs
+from throttlelab.analysis.runs.runs_input import load_runs
+from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
 from .conftest import FIXTURE

@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from throttlelab.analysis.active_time import ActiveTimeFit
+from throttlelab.analysis.limits import ActiveTimeFit
 from throttlelab.report.charts.style import WIDTH
 
 

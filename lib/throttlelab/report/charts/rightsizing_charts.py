@@ -16,8 +16,8 @@ def usage_distribution_chart(dist: pl.DataFrame, marks: pl.DataFrame, *, title: 
     """Share of steps per CPU level (usage: filled bars; demand: outlined bars) with the request and limit, now and
     recommended, as rules. The CPU axis starts at 0 cores: every bar spans its bin, none reaches below 0.
 
-    ``dist`` and ``marks`` come from :func:`throttlelab.analysis.rightsizing_views.usage_distribution_frame`
-    and :func:`~throttlelab.analysis.rightsizing_views.marks_frame`.
+    ``dist`` and ``marks`` come from :func:`throttlelab.analysis.rightsizing.rightsizing_views.usage_distribution_frame`
+    and :func:`~throttlelab.analysis.rightsizing.rightsizing_views.marks_frame`.
     """
     dist = dist.with_columns(lo=(pl.col("cores") - pl.col("width") / 2).clip(0.0),
                              hi=pl.col("cores") + pl.col("width") / 2)

@@ -7,8 +7,8 @@ import math
 import altair as alt
 import polars as pl
 
-from throttlelab.analysis.metric_views import best_threads_view, cells_view
-from throttlelab.analysis.thread_counts import ThreadCountAnalysis
+from throttlelab.analysis.runs import best_threads_view, cells_view
+from throttlelab.analysis.threads import ThreadCountAnalysis
 from throttlelab.report.charts.style import WIDTH, effect_domain, legend_values
 
 
