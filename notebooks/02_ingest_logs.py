@@ -105,7 +105,8 @@ tn.show_table(by_limit, title="Throttling by CPU limit", empty="no samples with 
 
 # %% [markdown]
 # ## Monitor panels
-# Four panels on one time axis, like the write-up's Grafana dashboard. **Top:** the share of CFS periods in which
+# Four panels on one time axis (time since the first sample; a dated UTC clock for logs over three days), like the
+# write-up's Grafana dashboard. **Top:** the share of CFS periods in which
 # the cgroup was throttled (Δnr_throttled / Δnr_periods) — 100 % means it hit its quota in every period.
 # **Second:** CPU used (Δusage / Δt, line; `kubectl top` as dots) against the limit (dashed yellow) and the request
 # (grey, if given) — usage pinned at the limit means CPU-bound under the quota. **Third:** throttled time per second,

@@ -82,8 +82,9 @@ groups = cl.analyse_cpu_limits(prepared, threshold_pct=threshold_pct, knee_toler
 # %% [markdown]
 # ## Scaling curves
 # **What the chart shows:** every run's wall time (black points) against its CPU limit on log-log axes, the fitted
-# Amdahl, USL and quota models (lines; the legend lists them best AIC first, the best drawn solid) and the best model's
-# 95% bootstrap band (shaded). **How to read it:** a straight line of slope -1 is perfect scaling (twice the CPU, half
+# Amdahl, USL and quota models (lines; the legend lists them best AIC first, the best drawn solid; models that fit the
+# same curve share one line and one entry) and the best model's 95% bootstrap band (shaded). Where the best line misses
+# the runs at some limits by more than 1.5x, a warning under the title says where. **How to read it:** a straight line of slope -1 is perfect scaling (twice the CPU, half
 # the time); flattening means extra CPU buys little; points far above the curve are limits where the run did worse than
 # any smooth model allows (candidate dead zones, tested below). Unlimited runs sit at the machine's core count when it
 # is known. For a metric other than wall time the y axis is its cost (throughput: seconds per request, 1 / throughput).

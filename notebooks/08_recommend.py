@@ -94,10 +94,16 @@ for r in recs:
 display(HTML(table_html(table)))
 display(Markdown("\n".join(f"* **{label(r)}** ({r.pods} pods, {r.pod_hours:,.1f} pod-hours): {r.reason}" for r in recs)))
 
+# %%
+from throttlelab.report.recommend_answer import recommend_answer
+
+lead, rests_on = recommend_answer(recs, settings, source=source)
+tn.answer(lead, rests_on=rests_on)
+
 # %% [markdown]
 # ## Usage distributions with requests and limits
 # **What each chart shows:** for one workload container (all its pods), the share of time (y) spent at each CPU level (x): blue bars are the
-# usage Prometheus saw, orange bars the demand (usage plus the time the limit held the container back). Dashed rules
+# usage Prometheus saw, orange outlines the demand (usage plus the time the limit held the container back). Dashed rules
 # are the current request and limit, solid rules the recommended ones. **How to read it:** orange mass to the right of
 # the current limit (red dashed) is work the limit denied; a recommended limit (blue solid) right of it raises the
 # limit, one far left of an unused current limit lowers it. Usage-only tools (KRR, VPA) size from the blue bars.

@@ -47,7 +47,7 @@ def test_08_through_a_temporary_prometheus(run_notebook, capsys):
 
 
 def test_08_read_directly_gives_the_same_answers(run_notebook, capsys):
-    _, results = run_notebook("08_recommend", use_prometheus=False)
+    out, results = run_notebook("08_recommend", use_prometheus=False)
     validate(results)
     recs = _by_pod(results)
     assert results["results"]["input"]["how"].startswith("read directly")
@@ -55,6 +55,11 @@ def test_08_read_directly_gives_the_same_answers(run_notebook, capsys):
         "bursty-0": "raise limit", "nolimit-0": "set limit", "oversized-0": "lower limit", "restarted-0": "keep",
         "starved-0": "raise limit", "wellsized-0": "keep"}
     _assert_cli_equals_notebook(capsys, results, "--read-directly")
+
+    answer = json.loads((out / "answer.json").read_text())
+    assert answer["answer"].split()[0] in ("Raise", "Lower", "Set", "Keep") and len(answer["answer"].split()) <= 40
+    assert "(the bundled sample namespace)" in answer["rests_on"]
+    assert json.loads((out / "inputs_read.json").read_text())["inputs"][0].endswith("shop_namespace.om.gz")
 
 
 def test_08_shows_a_cluster_by_workload_as_the_cli_does(run_notebook, capsys, cluster_export):

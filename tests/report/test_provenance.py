@@ -59,3 +59,11 @@ def test_collect_names_packages_and_machine(tmp_path):
     assert out["git_commit"] is None
     assert out["packages"]["polars"] and out["packages"]["python"].count(".") == 2
     assert out["machine"]["cpus"] >= 1 and out["machine"]["kernel"]
+
+
+def test_a_live_server_is_listed_by_its_url_and_missing_files_not_at_all(tmp_path):
+    from throttlelab.report.provenance import LIVE, input_checksums
+
+    (tmp_path / "a.csv").write_text("x\n")
+    sums = input_checksums(["http://127.0.0.1:9090", str(tmp_path / "a.csv"), tmp_path / "gone.csv"], tmp_path)
+    assert sums == {"http://127.0.0.1:9090": LIVE, "a.csv": sha256(tmp_path / "a.csv")}

@@ -25,10 +25,11 @@ def test_fixture_study_parses():
         ("name: x\nruns: [{name: a, notebook: nope.ipynb}]\n", "not found"),
         ("name: 'a b'\nruns: []\n", ":1: key 'name': must be a simple name"),
         ("name: x\nruns:\n  - name: a\n    notebook: nb.ipynb\n    parameter: {n: 1}\n",
-         ":5: key 'runs[0].parameter': unknown key (did you mean 'parameters'? allowed: name, notebook, parameters, requires, title)"),
-        ("name: x\nrun: []\n", ":2: key 'run': unknown key (did you mean 'runs'? allowed: description, include, name, runs, title)"),
+         ":5: key 'runs[0].parameter': unknown key (did you mean 'parameters'? allowed: name, notebook, parameters, requires, section, title)"),
+        ("name: x\nrun: []\n", ":2: key 'run': unknown key (did you mean 'runs'? allowed: description, include, name, runs, section, title)"),
         ("runs: [{name: a, notebook: nb.ipynb, parameters: {output_dir: x}}]\n", "set by the runner"),
         ("runs:\n  - {name: a\n", "not valid YAML"),
+        ("section: mine\nruns: [{name: a, notebook: nb.ipynb}]\n", ":1: key 'section'"),
     ],
 )
 def test_bad_study_names_file_and_key(tmp_path, text, needle):
@@ -49,6 +50,31 @@ def test_select_unknown_run():
 def test_default_study_parses():
     study = load_study(REPO / "studies" / "default.yaml")
     assert study.runs, "the default study runs notebooks"
+
+
+def test_every_run_has_its_index_section():
+    """The published write-ups and the bundled sample are examples; local and Kubernetes sweeps the reader's runs;
+    a live Prometheus the reader's cluster."""
+    default = {r.name: r.section for r in load_study(REPO / "studies" / "default.yaml").runs}
+    published = {r.name for r in load_study(REPO / "studies" / "published.yaml").runs}
+    assert {default[n] for n in published} == {"examples"} and default["recommend"] == "examples"
+    assert {s for n, s in default.items() if n.startswith("local-")} == {"runs"}
+    for name in ("node", "services", "latency", "latency_node"):
+        assert {r.section for r in load_study(REPO / "studies" / f"{name}.yaml").runs} == {"runs"}, name
+    [cluster] = load_study(REPO / "studies" / "cluster.yaml").runs
+    assert cluster.section == "cluster" and cluster.requires == ("prometheus",)
+    assert cluster.parameters == {"namespace": ""}, "every namespace of the reader's cluster"
+
+
+def test_a_run_section_wins_over_its_study_and_survives_command_line_parameters(tmp_path):
+    from throttlelab.report.study import with_parameters
+
+    (tmp_path / "nb.ipynb").write_text((FIXTURE.parent / "fixture_charts.ipynb").read_text())
+    (tmp_path / "s.yaml").write_text("section: cluster\nruns:\n  - {name: a, notebook: nb.ipynb}\n"
+                                     "  - {name: b, notebook: nb.ipynb, section: examples}\n")
+    study = load_study(tmp_path / "s.yaml")
+    assert [r.section for r in study.runs] == ["cluster", "examples"]
+    assert [r.section for r in with_parameters(study, {"fail": True}).runs] == ["cluster", "examples"]
 
 
 def test_study_paths_become_absolute(tmp_path):

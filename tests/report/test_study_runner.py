@@ -35,7 +35,13 @@ def test_good_run_writes_everything(fixture_reports):
     assert run["provenance"]["machine"]["kernel"]
     assert run["provenance"]["machine"]["cgroup"]
     assert run["provenance"]["packages"]["polars"]
-    assert any(k.startswith("data/published/") for k in run["provenance"]["inputs"])
+    # what the notebook read, with its checksum; not every bundled table
+    from throttlelab.report.provenance import sha256
+
+    mediamtx = "data/published/mediamtx_optimization.csv"
+    assert run["provenance"]["inputs"] == {mediamtx: sha256(REPO / mediamtx)}
+    assert json.loads((good / "inputs_read.json").read_text())["inputs"] == [str(REPO / mediamtx)]
+    assert run["section"] == "runs", "a study without a section is one of the reader's own"
     results = json.loads((good / "results.json").read_text())
     assert results["result_class"] == "Estimate" and results["results"]["value"] == 2.0
     import sys
@@ -141,3 +147,42 @@ def test_a_report_that_cannot_be_exported_is_a_failed_run_with_a_page_saying_why
     run = json.loads((tmp_path / "good" / "run.json").read_text())
     assert run["status"] == "failed" and run["error"] == out.error
     assert "disk full" in (tmp_path / "good" / "report.html").read_text()
+
+
+def test_the_cluster_study_without_a_prometheus_is_skipped_saying_how(tmp_path):
+    reports = tmp_path / "reports"
+    assert main(["run", str(REPO / "studies" / "cluster.yaml"), "--reports", str(reports)]) == 0
+    run = json.loads((reports / "cluster" / "recommend" / "run.json").read_text())
+    assert run["status"] == "skipped" and run["section"] == "cluster"
+    assert run["error"] == "prometheus: no Prometheus given: run it with -p prometheus_url http://HOST:9090"
+    index = (reports / "index.html").read_text()
+    assert index.index("Your cluster") < index.index("1 not run on this machine") < index.index("Your runs")
+
+
+@pytest.mark.prometheus
+@pytest.mark.slow
+def test_the_cluster_study_reads_a_live_prometheus_into_your_cluster(tmp_path):
+    """The bundled namespace served by a local Prometheus (loopback) stands in for the reader's own."""
+    import gzip
+    import shutil
+
+    from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, run_promtool, tsdb_time_range
+    from throttlelab.report.provenance import LIVE
+
+    if not (shutil.which("prometheus") and shutil.which("promtool")):
+        pytest.skip("needs the Debian prometheus and promtool")
+    plain, tsdb, reports = tmp_path / "export.om", tmp_path / "tsdb", tmp_path / "reports"
+    plain.write_bytes(gzip.decompress((REPO / "data" / "published" / "samples" / "shop_namespace.om.gz").read_bytes()))
+    run_promtool(plain, tsdb)
+    _, last = tsdb_time_range(tsdb)
+    with LocalPrometheus(tsdb) as prom:
+        rc = main(["run", str(REPO / "studies" / "cluster.yaml"), "--reports", str(reports),
+                   "-p", "prometheus_url", prom.url, "-p", "end", f"'{last:.0f}'"])
+        url = prom.url
+    assert rc == 0
+    run = json.loads((reports / "cluster" / "recommend" / "run.json").read_text())
+    assert run["status"] == "ok" and run["section"] == "cluster"
+    assert run["answer"].startswith("Raise the CPU limit of starved-0/api") and f"({url})" in run["rests_on"]
+    assert run["provenance"]["inputs"] == {url: LIVE}, "a live server: its URL, no checksum"
+    index = (reports / "index.html").read_text()
+    assert index.index("Your cluster") < index.index("cluster/recommend/report.html") < index.index("Your runs")

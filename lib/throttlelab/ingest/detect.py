@@ -13,6 +13,8 @@ import json
 import re
 from pathlib import Path
 
+from throttlelab import input_log
+
 FORMATS = ("monitor", "k6-json", "k6-csv", "k6-summary", "prometheus", "prometheus-text", "time", "cgroup-dir")
 #: What each format is, for the error that lists them.
 FORMAT_HINTS = {
@@ -102,6 +104,7 @@ def detect_format(path: str | Path) -> str:
 def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: str = "UTC", **names):
     """Read one input with the reader of ``fmt`` (``"auto"``: :func:`detect_format`)."""
     fmt = detect_format(path) if fmt == "auto" else fmt
+    input_log.record(path)
     if fmt == "monitor":
         from throttlelab.ingest.monitor import read_monitor_log
 

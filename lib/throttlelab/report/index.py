@@ -1,4 +1,8 @@
-"""``reports/index.html``: every report with its status and headline findings."""
+"""``reports/index.html``: the reader's own results first, then the examples, each with its answer lead.
+
+"Your cluster" and "Your runs" come first, then "Examples"; every report with its status, answer lead, what it
+rests on and its findings.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ body { font-family: system-ui, sans-serif; margin: 2em auto; padding: 0 1.5em; m
 h1 { margin-bottom: .2em; } h2 { margin-top: 1.5em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; width: 100%; } td, th { padding: .4em .6em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 .ok { color: #1b6e20; } .failed { color: #b00020; font-weight: bold; } .skipped { color: #8a6d00; }
+.empty { color: #444; } h2 + p.muted { margin-top: -.4em; }
 ul { margin: 0; padding-left: 1.2em; } .muted { color: #666; font-size: .9em; }
 .answer-lead { margin: 0 0 .3em 0; } .answer-basis { color: #444; font-size: .9em; margin: .3em 0 0 0; }
 td.report { width: 30%; } details { margin-top: .3em; color: #333; } summary { cursor: pointer; color: #555; font-size: .9em; }
@@ -36,7 +41,39 @@ def read_runs(reports_dir: Path) -> dict[str, list[dict[str, Any]]]:
     return studies
 
 
+#: What each section holds, under its heading; and what it says when it has no report.
+SECTION_INTROS = {
+    "cluster": "CPU requests and limits for the containers your Prometheus sees, sized from their throttling.",
+    "runs": "Sweeps measured on this machine or on your Kubernetes nodes.",
+    "examples": "Published write-ups reproduced from their own numbers, and a sample namespace bundled with "
+                "throttlelab.",
+}
+SECTION_EMPTY = {
+    "cluster": "Nothing from your cluster yet. To right-size what your Prometheus sees: "
+               "<code>throttlelab run studies/cluster.yaml -p prometheus_url http://HOST:9090</code>",
+    "runs": "No runs of your own yet. To measure on this machine: <code>throttlelab run studies/default.yaml</code> "
+            "(it sweeps where it can write a CPU cgroup) or <code>throttlelab sweep studies/local_sweep.yaml</code>",
+    "examples": "No examples: run <code>make report</code>.",
+}
+
+
+def by_section(studies: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Every run under its index section (:data:`~throttlelab.report.study.SECTIONS`, in that order), keeping the
+    studies' order and each study's run order; a run.json without a section is one of the reader's runs."""
+    from throttlelab.report.study import SECTIONS
+
+    out: dict[str, list[dict[str, Any]]] = {s: [] for s in SECTIONS}
+    for study, runs in studies.items():
+        for r in runs:
+            section = r.get("section") if r.get("section") in SECTIONS else "runs"
+            out[section].append({**r, "_study": study})
+    return out
+
+
 def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
+    """The index page: "Your cluster", "Your runs", then "Examples"; each row a report with its answer lead."""
+    from throttlelab.report.study import SECTIONS
+
     e = html.escape
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -48,36 +85,45 @@ def render_index(studies: dict[str, list[dict[str, Any]]]) -> str:
     ]
     if not studies:
         parts.append("<p>No reports yet: run <code>make report</code>.</p>")
-    for study, runs in studies.items():
-        title = next((r.get("study_title") for r in runs if r.get("study_title")), None)
-        heading = f"{e(title)} <span class='muted'>({e(study)})</span>" if title else e(study)
-        parts.append(f"<h2>{heading}</h2><table><tr><th>report</th><th>answer</th></tr>")
-        for r in runs:
-            status = str(r.get("status", "?"))
-            title = e(str(r.get("title") or r.get("name")))
-            link = f"<a href='{e(r['_href'])}report.html'>{title}</a>" if r.get("report") else title
-            heads = "".join(f"<li>{inline(h)}</li>" for h in r.get("headlines") or [])
-            n_heads = len(r.get("headlines") or [])
-            note = ""
-            if status == "skipped":
-                note = f"<p class='skipped'>Not run on this machine: {e(str(r.get('error')))}</p>"
-            elif status == "failed":
-                note = f"<p class='failed'>Failed: {e(str(r.get('error')))}</p>"
-            elif not r.get("answer") and not heads:
-                note = "<p class='muted'>No answer recorded.</p>"
-            lead = f"<p class='answer-lead'><strong>{inline(r['answer'])}</strong></p>" if r.get("answer") else ""
-            basis = f"<p class='answer-basis'>Rests on: {inline(r['rests_on'])}</p>" if r.get("rests_on") else ""
-            secs = r.get("seconds")
-            when = f", {secs:.0f} s" if secs else ""
-            parts.append(
-                f"<tr><td class='report'>{link}<div class='muted'>{e(str(r.get('name')))} &middot; "
-                f"<span class='{e(status)}'>{e(status)}</span>{when}</div></td>"
-                f"<td>{note}{lead}{basis}" + (f"<details><summary>{n_heads} finding(s)</summary><ul>{heads}</ul></details>"
-                                              if heads and lead else f"<ul>{heads}</ul>" if heads else "") + "</td></tr>"
-            )
-        parts.append("</table>")
+    for section, runs in by_section(studies).items() if studies else ():
+        parts.append(f"<h2 id='{section}'>{e(SECTIONS[section])}</h2><p class='muted'>{e(SECTION_INTROS[section])}</p>")
+        shown = [r for r in runs if r.get("status") != "skipped"]
+        skipped = [r for r in runs if r.get("status") == "skipped"]
+        if not shown:
+            parts.append(f"<p class='empty'>{SECTION_EMPTY[section]}</p>")
+        if shown:
+            parts.append("<table><tr><th>report</th><th>answer</th></tr>")
+            parts += [_row(r) for r in shown]
+            parts.append("</table>")
+        if skipped:
+            items = "".join(f"<li>{e(str(r.get('title') or r.get('name')))}: {e(str(r.get('error')))}</li>"
+                            for r in skipped)
+            parts.append(f"<details class='skipped'><summary>{len(skipped)} not run on this machine</summary>"
+                         f"<ul>{items}</ul></details>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _row(r: dict[str, Any]) -> str:
+    e = html.escape
+    status = str(r.get("status", "?"))
+    title = e(str(r.get("title") or r.get("name")))
+    link = f"<a href='{e(r['_href'])}report.html'>{title}</a>" if r.get("report") else title
+    heads = "".join(f"<li>{inline(h)}</li>" for h in r.get("headlines") or [])
+    n_heads = len(r.get("headlines") or [])
+    note = ""
+    if status == "failed":
+        note = f"<p class='failed'>Failed: {e(str(r.get('error')))}</p>"
+    elif not r.get("answer"):
+        note = "<p class='muted'>No answer recorded.</p>"
+    lead = f"<p class='answer-lead'><strong>{inline(r['answer'])}</strong></p>" if r.get("answer") else ""
+    basis = f"<p class='answer-basis'>Rests on: {inline(r['rests_on'])}</p>" if r.get("rests_on") else ""
+    secs = r.get("seconds")
+    when = f", {secs:.0f} s" if secs else ""
+    findings = (f"<details><summary>{n_heads} finding(s)</summary><ul>{heads}</ul></details>" if heads else "")
+    return (f"<tr><td class='report'>{link}<div class='muted'>{e(str(r.get('_study')))}/{e(str(r.get('name')))} "
+            f"&middot; <span class='{e(status)}'>{e(status)}</span>{when}</div></td>"
+            f"<td>{note}{lead}{basis}{findings}</td></tr>")
 
 
 def write_index(reports_dir: Path) -> Path:

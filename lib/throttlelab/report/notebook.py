@@ -49,9 +49,13 @@ PENDING = "The answer appears here when the notebook has run to the end."
 
 
 def start(output_dir: str | Path, *, name: str | None = None) -> Path:
-    """Create ``output_dir``, enable offline charts and return the folder as a Path."""
+    """Create ``output_dir``, enable offline charts, log the inputs read into it, and return the folder as a Path."""
+    from throttlelab import input_log
+
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
+    input_log.reset()
+    input_log.write_to(out)  # inputs_read.json: what this notebook's readers open, for the report's provenance
     for stale in ("results.json", "headlines.json", "answer.json"):  # a re-run must not add to the last one's
         (out / stale).unlink(missing_ok=True)
     _current.update(out=out, tables=[], name=name, answer=None, rests_on=None, method=None, headlines=[],

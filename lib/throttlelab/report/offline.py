@@ -50,15 +50,21 @@ def chart_html(spec: dict, *, with_bundle: bool, title: str | None = None) -> st
     parts = []
     if with_bundle:
         parts.append(f'<script type="text/javascript">{vega_bundle()}</script>')
-    parts.append(f'<div id="{div_id}" class="tl-chart" role="img" aria-label="{label}"></div>')
+    # full width: a chart whose width is "container" takes the page's width (axes and legend included)
+    parts.append(f'<div id="{div_id}" class="tl-chart" style="width:100%" role="img" aria-label="{label}"></div>')
     parts.append(
         "<script type=\"text/javascript\">(function(){"
         f"var spec={script_json(spec)};var el=document.getElementById({script_json(div_id)});"
         "function draw(n){if(window.vegaEmbed){window.vegaEmbed(el,spec,{actions:false,renderer:'svg'})"
-        ".then(function(){el.setAttribute('data-drawn','1');})"
+        ".then(function(){el.setAttribute('data-drawn','1');follow();})"
         ".catch(function(e){el.setAttribute('data-error',String(e));el.textContent='Chart failed: '+e;console.error(e);});}"
         "else if(n<200){setTimeout(function(){draw(n+1);},25);}"
         "else{el.textContent='Chart failed: vega bundle missing';console.error('vega bundle missing');}}"
+        # a page-wide chart follows its container's width: vega re-measures only on a window resize, and a
+        # scroll bar appearing as the page fills, or a side panel opening, resizes the container alone
+        "function follow(){if(!window.ResizeObserver)return;var w=el.clientWidth;"
+        "new ResizeObserver(function(){if(el.clientWidth!==w){w=el.clientWidth;"
+        "window.dispatchEvent(new Event('resize'));}}).observe(el);}"
         "draw(0);})();</script>"
     )
     return "".join(parts)

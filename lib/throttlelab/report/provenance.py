@@ -3,8 +3,9 @@
 Collected once per study by the runner and embedded in every report (and in
 ``provenance.json`` next to it): study and parameters, git commit, package
 versions, Linux kernel and cgroup version, CPU model, and SHA-256 checksums of
-the inputs (every parameter value that names an existing file, plus the
-bundled published data the notebook reads).
+the inputs the notebook actually read (what its readers recorded, see
+:mod:`throttlelab.input_log`, and every parameter value that names an existing
+file); a live server is listed by its URL, with no checksum.
 """
 
 from __future__ import annotations
@@ -74,10 +75,21 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def input_checksums(paths: list[Path], root: Path) -> dict[str, str]:
-    """``{relative path: sha256}`` of existing files (folders: each file inside)."""
+#: What a live source (a URL) gets in place of a checksum.
+LIVE = "live server: no checksum"
+
+
+def input_checksums(paths: list[Path | str], root: Path) -> dict[str, str]:
+    """``{relative path: sha256}`` of existing files (folders: each file inside, at most 200); a URL maps to
+    :data:`LIVE`."""
     out: dict[str, str] = {}
     for p in paths:
+        if isinstance(p, str) and "://" in p:
+            out[p] = LIVE
+            continue
+        p = Path(p)
+        if not p.exists():
+            continue
         files = sorted(x for x in p.rglob("*") if x.is_file()) if p.is_dir() else [p]
         for f in files[:200]:
             try:

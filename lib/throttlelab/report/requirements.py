@@ -1,7 +1,7 @@
-"""Checks for what a study run ``requires`` (a writable cgroup, ffmpeg, Go, a cluster).
+"""Checks for what a study run ``requires`` (a writable cgroup, ffmpeg, Go, a cluster, a Prometheus to read).
 
 Each check returns ``(available, reason)``; an unmet requirement skips the run
-and the index says why.
+and the index says why. Checks in :data:`PARAMETER_CHECKS` look at the run's own parameters.
 """
 
 from __future__ import annotations
@@ -64,16 +64,30 @@ def _node_cluster() -> tuple[bool, str]:
 
 
 
+def _prometheus(parameters: dict) -> tuple[bool, str]:
+    """A live Prometheus to read: the run's ``prometheus_url`` parameter is set."""
+    url = str(parameters.get("prometheus_url") or "")
+    if url:
+        return True, url
+    return False, "no Prometheus given: run it with -p prometheus_url http://HOST:9090"
+
+
 CHECKS: dict[str, Check] = {"local_cgroup": _local_cgroup, "ffmpeg": _ffmpeg, "chromium": _chromium, "go": _go,
                             "node_cluster": _node_cluster}
+PARAMETER_CHECKS: dict[str, Callable[[dict], tuple[bool, str]]] = {"prometheus": _prometheus}
 
 
-def check(requirements: tuple[str, ...] | list[str]) -> tuple[bool, str]:
-    """All requirements met? Otherwise the first unmet one's reason."""
+def check(requirements: tuple[str, ...] | list[str], parameters: dict | None = None) -> tuple[bool, str]:
+    """All requirements met (given the run's ``parameters``)? Otherwise the first unmet one's reason."""
     for name in requirements:
+        if name in PARAMETER_CHECKS:
+            ok, reason = PARAMETER_CHECKS[name](parameters or {})
+            if not ok:
+                return False, f"{name}: {reason}"
+            continue
         fn = CHECKS.get(name)
         if fn is None:
-            return False, f"unknown requirement {name!r} (known: {', '.join(CHECKS)})"
+            return False, f"unknown requirement {name!r} (known: {', '.join([*CHECKS, *PARAMETER_CHECKS])})"
         ok, reason = fn()
         if not ok:
             return False, f"{name}: {reason}"

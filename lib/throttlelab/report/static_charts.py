@@ -6,7 +6,8 @@ After a notebook has run, :func:`add_static_images` renders each chart's
 Vega-Lite spec to a PNG (``vl_convert``, no network) and stores it in the same
 output; :func:`for_download` then drops the script-carrying HTML from the copy
 people download, leaving the PNG (shown by JupyterLab, VS Code and GitHub) and
-the spec.  The HTML report keeps the interactive chart.
+the spec.  The HTML report keeps the interactive chart.  A chart as wide as the page
+(``"width": "container"``) is drawn :data:`~throttlelab.report.charts.style.STATIC_WIDTH` pixels wide.
 """
 
 from __future__ import annotations
@@ -29,11 +30,13 @@ def add_static_images(notebook: Path, *, scale: float = 1.0) -> int:
     import nbformat
     import vl_convert
 
+    from throttlelab.report.charts.style import with_static_width
+
     nb = nbformat.read(str(notebook), as_version=4)
     done = 0
     for output in _outputs(nb):
         if is_chart(output) and "image/png" not in output["data"]:
-            spec = output["data"][VEGALITE_MIME]
+            spec = with_static_width(output["data"][VEGALITE_MIME])  # a page-wide chart has no page here
             try:
                 png = vl_convert.vegalite_to_png(spec, scale=scale)
             except Exception:  # a spec vl_convert cannot draw keeps its HTML only

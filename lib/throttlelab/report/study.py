@@ -4,12 +4,14 @@ A study is YAML::
 
     name: default                # folder under reports/
     title: throttlelab default study
+    section: runs                # index section of its runs: cluster, runs (default) or examples
     runs:
       - name: ffmpeg-cpu-limits  # folder under reports/<study>/
         notebook: notebooks/03_cpu_limits.ipynb
         title: CPU limits of the published ffmpeg sweep
         parameters: {runs_path: ""}
         requires: [local_cgroup]  # optional; unmet -> run skipped with the reason
+        section: examples         # optional; else the study's
     include: [published.yaml]     # optional; runs of other studies (relative paths), first
 
 The keys are those of :class:`StudyFile` (unknown keys are errors naming the file and line).
@@ -27,9 +29,9 @@ message lists the notebook's parameters, read with ``papermill.inspect_notebook`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -48,6 +50,16 @@ class NotebookRun:
     title: str
     parameters: dict[str, Any] = field(default_factory=dict)
     requires: tuple[str, ...] = ()
+    section: str = "runs"
+
+
+#: The index's sections, in its order: what a reader's own cluster and runs say, then the examples.
+SECTIONS = {
+    "cluster": "Your cluster",
+    "runs": "Your runs",
+    "examples": "Examples",
+}
+Section = Literal["cluster", "runs", "examples"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +101,7 @@ class StudyRunEntry(ConfigModel):
                                        description="papermill parameters; each must be a parameter of the notebook")
     requires: list[str] | str = Field(default_factory=list,
                                       description="what the run needs (local_cgroup, ffmpeg, cluster ...); unmet: skipped")
+    section: Section | None = Field(None, description="index section of this run (default: the study's section)")
 
 
 class StudyFile(ConfigModel):
@@ -97,6 +110,9 @@ class StudyFile(ConfigModel):
     name: SimpleName | None = Field(None, description="folder under reports/ (default: file name)")
     title: str | None = Field(None, description="title of the study")
     description: str = Field("", description="one paragraph shown in the index")
+    section: Section = Field("runs", description="index section of the study's runs: cluster (right-sizing from a live "
+                                                "Prometheus), runs (sweeps on this machine or your nodes) or examples "
+                                                "(published write-ups, bundled samples); included studies keep theirs")
     include: list[str] = Field(default_factory=list, description="other study files whose runs come first")
     runs: list[StudyRunEntry] = Field(default_factory=list, description="notebook runs")
 
@@ -138,7 +154,8 @@ def load_study(path: str | Path, *, _depth: int = 0) -> Study:
             check_parameter(nb_path, pname, f"{where(path, lines, ('runs', i, 'parameters', pname))}: "
                                             f"key 'runs[{i}].parameters.{pname}'")
         requires = [raw.requires] if isinstance(raw.requires, str) else list(raw.requires)
-        runs.append(NotebookRun(raw.name, nb_path, raw.title or raw.name, dict(raw.parameters), tuple(requires)))
+        runs.append(NotebookRun(raw.name, nb_path, raw.title or raw.name, dict(raw.parameters), tuple(requires),
+                                raw.section or model.section))
     return Study(name, model.title or name, model.description, path, root, tuple(runs))
 
 
@@ -158,7 +175,7 @@ def with_parameters(study: Study, parameters: dict[str, Any]) -> Study:
     for r in study.runs:
         for name in parameters:
             check_parameter(r.notebook, name, f"command line: -p {name} (run {r.name})")
-        runs.append(NotebookRun(r.name, r.notebook, r.title, {**r.parameters, **parameters}, r.requires))
+        runs.append(replace(r, parameters={**r.parameters, **parameters}))
     return Study(study.name, study.title, study.description, study.path, study.root, tuple(runs))
 
 

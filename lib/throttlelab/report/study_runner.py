@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from throttlelab import input_log
 from throttlelab.report import html_export, provenance, requirements, static_charts
 from throttlelab.report.execute import execute_notebook
 from throttlelab.report.notebook import read_answer
@@ -75,7 +76,15 @@ def resolve_parameters(params: dict[str, Any], root: Path) -> dict[str, Any]:
 
 
 def input_paths(params: dict[str, Any]) -> list[Path]:
-    return [Path(v) for v in params.values() if isinstance(v, str) and v and Path(v).exists()]
+    """Parameter values naming an existing file (a folder given as a parameter may be an output: not listed)."""
+    return [Path(v) for v in params.values() if isinstance(v, str) and v and Path(v).is_file()]
+
+
+def inputs_read(folder: Path, params: dict[str, Any], root: Path) -> dict[str, str]:
+    """Checksums of what the run read: files named by its parameters and what its notebook's readers recorded."""
+    recorded = input_log.read(folder) or []
+    paths: list[Path | str] = [*input_paths(params), *recorded]
+    return provenance.input_checksums(list(dict.fromkeys(str(p) for p in paths)), root)
 
 
 def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], log: TextIO | None = None,
@@ -85,13 +94,13 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     params = resolve_parameters(run.parameters, study.root)
-    ok, reason = requirements.check(run.requires)
+    ok, reason = requirements.check(run.requires, params)
     run_prov = {
         "study": study.name, "study_title": study.title, "study_file": str(study.path), "run": run.name,
-        "position": position,
+        "position": position, "section": run.section,
         "notebook": str(run.notebook.relative_to(study.root)) if run.notebook.is_relative_to(study.root) else str(run.notebook),
         "parameters": params, **prov,
-        "inputs": provenance.input_checksums(input_paths(params) + default_inputs(study.root), study.root),
+        "inputs": inputs_read(folder, params, study.root),
     }
     if not ok:
         _write_run_json(folder, run, "skipped", 0.0, None, reason, run_prov)
@@ -99,6 +108,7 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
     ex = execute_notebook(run.notebook, folder / "notebook.ipynb", {**params, "output_dir": str(folder)},
                           cwd=run.notebook.parent, verbose=verbose)
     status = "ok" if ex.ok else "failed"
+    run_prov["inputs"] = inputs_read(folder, params, study.root)  # what the notebook read, now that it has run
     answer = read_answer(folder)
     header = html_export.header_html(run.title, status, ex.error, run_prov, answer)
     try:
@@ -110,11 +120,6 @@ def run_one(run: NotebookRun, study: Study, folder: Path, prov: dict[str, Any], 
         ex = replace(ex, ok=False, error=error)
     _write_run_json(folder, run, status, ex.seconds, ex.kernel_start_seconds, ex.error, run_prov)
     return RunOutcome(run.name, status, ex.seconds, ex.kernel_start_seconds, ex.error, folder)
-
-
-def default_inputs(root: Path) -> list[Path]:
-    published = root / "data" / "published"
-    return sorted(published.glob("*.csv")) if published.is_dir() else []
 
 
 def run_study(study: Study, reports_dir: Path, *, jobs: int = 1, log: TextIO | None = None,
@@ -264,7 +269,7 @@ def _write_run_json(folder: Path, run: NotebookRun, status: str, seconds: float,
     answer = read_answer(folder)
     doc = {
         "name": run.name, "title": run.title, "study_title": prov.get("study_title"),
-        "position": prov.get("position", 0),
+        "position": prov.get("position", 0), "section": prov.get("section", "runs"),
         "status": status, "error": error,
         "seconds": round(seconds, 3), "kernel_start_seconds": kernel_s,
         "answer": answer["answer"], "rests_on": answer["rests_on"],

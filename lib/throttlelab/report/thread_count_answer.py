@@ -101,7 +101,7 @@ def _single_lead(a: Any, table: pl.DataFrame, advice: pl.DataFrame, m: ResponseM
                    + join_words([f"{resolve(r['metric']).label} {change_words(r['change_pct'])}" for r in worse]) + ".")
     else:
         lose = table.filter(pl.col("verdict").str.starts_with("clearly worse")).sort(
-            "change_pct", descending=not m.higher_is_better)
+            "change_pct", descending=m.higher_is_better)  # the smallest loss first
         if lose.height:
             changes = lose["change_pct"].to_list()  # the metric's own change (single_number_verdicts)
             size = (change_words(changes[0]) if len(changes) == 1 else

@@ -8,7 +8,7 @@ from throttlelab.analysis.capacity.capacity import projection_curve, unit_costs
 from throttlelab.ingest.published.published import load_mediamtx
 from throttlelab.report.charts.capacity_charts import capacity_chart
 
-from .chart_checks import check_draws_a_band, check_title_tooltips_and_renders
+from .chart_checks import check_draws_a_band, check_page_wide, check_title_tooltips_and_renders
 
 
 def test_capacity_chart():
@@ -19,3 +19,5 @@ def test_capacity_chart():
     chart = capacity_chart(curves, measured, threshold_cores=0.7, unit="streams", title="capacity")
     check_title_tooltips_and_renders(chart)
     check_draws_a_band(chart)
+    check_page_wide(chart)
+    assert chart.to_dict()["layer"][0]["encoding"]["y"]["scale"]["domainMin"] == 0, "CPU is never below 0 cores"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import polars as pl
+import pytest
 import vl_convert as vlc
 
 from throttlelab.report.charts.sweep_charts import limit_wall_chart, run_intervals_chart
@@ -46,3 +47,15 @@ def test_run_intervals_chart_draws_the_limit_only_where_there_is_one():
     spec = json.dumps(chart.to_dict())
     assert "run r1: CPU used (line) and limit (dashed)" in spec and '"tooltip"' in spec
     assert "<svg" in vlc.vegalite_to_svg(chart.to_json())
+
+
+def test_throttled_bars_span_their_interval_from_time_zero():
+    iv = pl.DataFrame({"seconds_since_start": [0.3, 0.5, 0.7], "seconds": [0.3, 0.2, 0.2],
+                       "effective_cores": [0.4, 0.5, 0.9], "limit_cores": [0.5] * 3,
+                       "throttled_ratio": [0.2, 0.9, 0.0], "throttled_seconds_per_second": [0.1, 0.4, 0.0]})
+    chart = run_intervals_chart(iv, title="run r1")
+    bars = chart.vconcat[1]
+    assert bars.data["interval_start"].to_list() == pytest.approx([0.0, 0.3, 0.5])
+    enc = chart.to_dict()["vconcat"][1]["encoding"]
+    assert enc["x"]["field"] == "interval_start" and enc["x2"]["field"] == "seconds_since_start"
+    assert enc["x"]["scale"]["domainMin"] == 0

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from throttlelab import tables
+from throttlelab import input_log, tables
 from throttlelab.errors import InputError
 from throttlelab.experiment.stores import read_store_runs
 
@@ -37,12 +37,14 @@ def load_runs(runs_path: str | Path = "") -> pl.DataFrame:
         if name == "ffmpeg":
             return load_runs("")
         try:
+            input_log.record(published_path(name))
             return read_published_runs(published_path(name))
         except KeyError as exc:
             raise InputError(runs_path, None, "unknown published runs table", str(exc.args[0])) from None
     path = Path(runs_path)
     if not path.exists():
         raise InputError(path, None, "runs table not found", "expected a .parquet/.csv runs table or a run-store folder")
+    input_log.record(path)
     if path.is_dir():
         return read_store_runs(path)
     if path.suffix == ".parquet":

@@ -17,6 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from throttlelab import input_log
 from throttlelab.errors import EnvironmentProblem
 
 
@@ -178,6 +179,8 @@ def read_source(*, prometheus_url: str | None = None, openmetrics_path: str | No
     from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
     from throttlelab.ingest.prometheus.workload_cpu import with_workloads
 
+    if prometheus_url or openmetrics_path:
+        input_log.record(prometheus_url or openmetrics_path)
     if prometheus_url:
         api = PrometheusAPI(prometheus_url, bearer_token_file=bearer_token_file, ca_file=ca_file,
                             insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from throttlelab import tables
+from throttlelab import input_log, tables
 from throttlelab.errors import InputError
 
 #: Folder of the bundled datasets in a checkout (``<repo>/data/published``).
@@ -41,6 +41,7 @@ def published_path(name: str, directory: str | Path | None = None) -> Path:
 def _read(path: Path, expected: dict[str, pl.DataType]) -> pl.DataFrame:
     if not path.exists():
         raise InputError(path, None, "file not found")
+    input_log.record(path)
     try:
         df = pl.read_csv(path, schema_overrides=expected, infer_schema_length=0)
     except pl.exceptions.PolarsError as exc:  # pragma: no cover - message passthrough

@@ -7,6 +7,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.limits import ActiveTimeFit
+from throttlelab.report.charts.style import WIDTH
 
 
 def active_time_chart(data: pl.DataFrame, fit: ActiveTimeFit, *, title: str) -> alt.Chart:
@@ -31,4 +32,4 @@ def active_time_chart(data: pl.DataFrame, fit: ActiveTimeFit, *, title: str) -> 
         tooltip=[alt.Tooltip("cpu_limit_cores:Q", title="limit (cores)"),
                  alt.Tooltip("active_over_wall:Q", format=".1%", title="CPU / wall"),
                  alt.Tooltip("limit_share:Q", format=".1%", title="limit share")])
-    return alt.layer(band, ref, fitted, pts).properties(title=title, width=420, height=320)
+    return alt.layer(band, ref, fitted, pts).properties(title=title, width=WIDTH, height=320)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from throttlelab.report.charts.style import WIDTH
+
 
 def capacity_chart(curves: pl.DataFrame, measured: pl.DataFrame, *, threshold_cores: float, unit: str,
                    title: str) -> alt.Chart:
@@ -19,8 +21,9 @@ def capacity_chart(curves: pl.DataFrame, measured: pl.DataFrame, *, threshold_co
             alt.Tooltip("cpu_cores:Q", format=".3f", title="CPU (cores)"),
             alt.Tooltip("cpu_cores_low:Q", format=".3f", title="low"),
             alt.Tooltip("cpu_cores_high:Q", format=".3f", title="high")]
-    band = alt.Chart(curves).mark_area(opacity=0.2).encode(
-        x, alt.Y("cpu_cores_low:Q", title="CPU (cores)"), alt.Y2("cpu_cores_high:Q"), color=color, tooltip=tips)
+    y_scale = alt.Scale(domainMin=0)  # CPU is never negative: a projection band reaching below 0 stops there
+    band = alt.Chart(curves).mark_area(opacity=0.2, clip=True).encode(
+        x, alt.Y("cpu_cores_low:Q", title="CPU (cores)", scale=y_scale), alt.Y2("cpu_cores_high:Q"), color=color, tooltip=tips)
     line = alt.Chart(curves).mark_line().encode(x, alt.Y("cpu_cores:Q"), color=color, tooltip=tips)
     pts = alt.Chart(measured).mark_point(filled=True, size=90, shape="diamond").encode(
         x, alt.Y("cpu_cores:Q"), color=color,
@@ -28,4 +31,4 @@ def capacity_chart(curves: pl.DataFrame, measured: pl.DataFrame, *, threshold_co
                  alt.Tooltip("cpu_cores:Q", format=".3f", title="measured CPU (cores)")])
     rule = alt.Chart(pl.DataFrame({"y": [threshold_cores], "what": [f"threshold {threshold_cores:g} cores"]})).mark_rule(
         strokeDash=[4, 3], color="red").encode(y="y:Q", tooltip=[alt.Tooltip("what:N")])
-    return alt.layer(band, line, pts, rule).properties(title=title, width=480, height=300)
+    return alt.layer(band, line, pts, rule).properties(title=title, width=WIDTH, height=300)

@@ -8,19 +8,22 @@ import polars as pl
 from throttlelab.analysis.runs import ResponseMetric
 
 from throttlelab.analysis.limits import DeadZoneAnalysis
-from throttlelab.report.charts.style import numeric_order, zero_centred
+from throttlelab.report.charts.style import WIDTH, effect_domain, numeric_order
 
 #: Okabe-Ito vermillion / grey / blue: readable with red-green colour blindness.
 VERDICT_COLORS = {"dead zone": "#D55E00", "undecided": "#999999", "not a dead zone": "#0072B2"}
 
 
 def dead_zone_chart(analysis: DeadZoneAnalysis, *, title: str, metric: ResponseMetric | None = None) -> alt.Chart:
-    """Slowdown (%) of each limit over its best lower limit, 95% interval, verdict colour, threshold rule."""
+    """Slowdown (%) of each limit over its best lower limit, 95% interval, verdict colour, threshold rule.
+
+    The y axis holds every interval whole (with a margin, capped ends) and never goes below -100%.
+    """
     t = analysis.limits_table().filter(pl.col("slowdown_pct").is_not_null())
     order = numeric_order(t["limit"].to_list())
     x = alt.X("limit:N", sort=order, title="CPU limit", axis=alt.Axis(labelAngle=0))
-    y_scale = alt.Scale(domain=zero_centred([*t["slowdown_ci_low_pct"], *t["slowdown_ci_high_pct"],
-                                             analysis.threshold_pct], at_least=10.0), nice=False)
+    y_scale = alt.Scale(domain=effect_domain([*t["slowdown_ci_low_pct"], *t["slowdown_ci_high_pct"],
+                                              *t["slowdown_pct"], analysis.threshold_pct]), nice=False)
     base = alt.Chart(t)
     tips = [
         alt.Tooltip("limit:N"), alt.Tooltip("baseline:N", title="best lower limit"),
@@ -31,16 +34,20 @@ def dead_zone_chart(analysis: DeadZoneAnalysis, *, title: str, metric: ResponseM
                                                                               title="Holm p"),
         alt.Tooltip("runs:Q"), alt.Tooltip("verdict:N"),
     ]
-    color = alt.Color("verdict:N", scale=alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values())),
+    verdicts = list(VERDICT_COLORS)
+    color = alt.Color("verdict:N", scale=alt.Scale(domain=verdicts, range=list(VERDICT_COLORS.values())),
                       title="verdict")
-    bars = base.mark_rule(strokeWidth=2).encode(
+    # same field, title and domain as the colour: one legend showing each verdict's colour and shape
+    shape = alt.Shape("verdict:N", scale=alt.Scale(domain=verdicts, range=["square", "triangle-up", "circle"]),
+                      title="verdict")
+    bars = base.mark_errorbar(ticks={"size": 14}, thickness=2).encode(
         x, alt.Y("slowdown_ci_low_pct:Q", title="slowdown vs best lower limit (%)" if metric is None or metric.name == "wall_seconds"
                  else f"{'cost (1 / ' + metric.label + ')' if metric.higher_is_better else metric.label} "
                       "vs best lower limit (%, + = worse)", scale=y_scale), alt.Y2("slowdown_ci_high_pct:Q"),
         color=color, tooltip=tips)
     points = base.mark_point(filled=True, size=80).encode(x, alt.Y("slowdown_pct:Q", scale=y_scale), color=color,
-                                                          shape=alt.Shape("verdict:N", legend=None), tooltip=tips)
+                                                          shape=shape, tooltip=tips)
     rules = alt.Chart(pl.DataFrame({"y": [0.0, analysis.threshold_pct],
                                     "what": ["no change", f"threshold +{analysis.threshold_pct:g}%"]})).mark_rule(
         strokeDash=[4, 3], color="gray").encode(y="y:Q", tooltip=[alt.Tooltip("what:N")])
-    return alt.layer(bars, points, rules).properties(title=title, width=520, height=300)
+    return alt.layer(bars, points, rules).properties(title=title, width=WIDTH, height=300)

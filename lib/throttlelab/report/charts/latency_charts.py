@@ -13,7 +13,7 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from throttlelab.report.charts.style import DIVERGING, numeric_order, zero_centred
+from throttlelab.report.charts.style import DIVERGING, PANEL_WIDTH, WIDTH, legend_values, numeric_order, zero_centred
 
 
 def better_worse(values) -> alt.Scale:
@@ -62,7 +62,7 @@ def response_vs_contention(points: pl.DataFrame, *, y: str = "mean_ms", low: str
             tooltip=[alt.Tooltip("series:N", title=legend), alt.Tooltip("knee:Q", title="knee (%)", format=".0f"),
                      alt.Tooltip("knee_low:Q", title="low (%)", format=".0f"),
                      alt.Tooltip("knee_high:Q", title="high (%)", format=".0f")]))
-    return alt.layer(*layers).properties(title=title, width=520, height=300)
+    return alt.layer(*layers).properties(title=title, width=WIDTH, height=300)
 
 
 def _series(col: pl.Expr) -> pl.Expr:
@@ -97,8 +97,9 @@ def percent_change_heatmap(table: pl.DataFrame, *, title: str = "Change with the
             alt.Tooltip("base_seconds:Q", title="before (s)", format=".3g"),
             alt.Tooltip("other_seconds:Q", title="after (s)", format=".3g"),
             alt.Tooltip("pct:Q", title="change (%)", format="+.1f")]
-    rect = alt.Chart().mark_rect().encode(**enc, color=alt.Color("pct:Q", title="change (%)",
-                                                                 scale=better_worse(df["pct"].to_list())),
+    scale = better_worse(df["pct"].to_list())
+    rect = alt.Chart().mark_rect().encode(**enc, color=alt.Color("pct:Q", title="change (%)", scale=scale,
+                                                                 legend=alt.Legend(values=legend_values(scale.domain))),
                                           tooltip=tips)
     text = alt.Chart().mark_text(fontSize=10).encode(
         **enc, text=alt.Text("pct:Q", format="+.1f"),
@@ -121,7 +122,8 @@ def stage_bars(summary: pl.DataFrame, *, stat: str = "avg_seconds", title: str =
         column=alt.Column("load_label:O", title=load_title, sort=None),
         tooltip=["config:N", "stage:N", alt.Tooltip("load_label:O", title=load_title),
                  alt.Tooltip(f"{stat}:Q", format=".3g")],
-    ).properties(title=title, width=160, height=220)
+    ).properties(title=title, width=max(140, min(400, (PANEL_WIDTH - 200) // max(1, df["load_label"].n_unique()))),
+                 height=220)
 
 
 def latency_ecdf(requests: pl.DataFrame, *, color: str = "contention", title: str = "Response-time distribution") -> alt.Chart:
@@ -136,7 +138,7 @@ def latency_ecdf(requests: pl.DataFrame, *, color: str = "contention", title: st
         color=alt.Color("series:N", title=color),
         tooltip=[alt.Tooltip("series:N", title=color), alt.Tooltip("ms:Q", format=".1f"),
                  alt.Tooltip("fraction:Q", format=".2f")],
-    ).properties(title=title, width=520, height=260)
+    ).properties(title=title, width=WIDTH, height=260)
 
 
 def response_vs_workers(summary: pl.DataFrame, *, stats: tuple[str, ...] = ("mean", "p90", "p95"),
@@ -168,4 +170,4 @@ def response_vs_workers(summary: pl.DataFrame, *, stats: tuple[str, ...] = ("mea
     band = base.mark_area(opacity=0.15).encode(y=alt.Y("low_ms:Q", title="response time (ms)"), y2="high_ms:Q")
     line = base.mark_line().encode(y="ms:Q", **dash)
     points = base.mark_point(filled=True, size=50).encode(y="ms:Q", tooltip=tips)
-    return alt.layer(band, line, points).properties(title=title, width=480, height=300)
+    return alt.layer(band, line, points).properties(title=title, width=WIDTH, height=300)

@@ -12,7 +12,27 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-_TIME = alt.X("end:T", title="time (UTC)")
+from throttlelab.report.charts.style import PANEL_WIDTH, WIDTH, elapsed_unit, utc_axis, utc_tooltip
+
+
+def time_axis(df: pl.DataFrame) -> tuple[pl.DataFrame, alt.X]:
+    """The shared time axis of the panels: elapsed time since the first sample (s, min or h; the start's date and
+    clock time in the title) for logs up to three days, else a dated UTC clock.
+
+    Returns ``df`` with ``start``/``end`` in UTC (naive times are taken as UTC), an ``elapsed`` column in the
+    axis' unit, and the x encoding.
+    """
+    cols = [c for c in ("start", "end") if c in df.columns]
+    df = df.with_columns(pl.col(c).dt.convert_time_zone("UTC") if df.schema[c].time_zone
+                         else pl.col(c).dt.replace_time_zone("UTC") for c in cols)
+    firsts = [v for v in (df[c].min() for c in cols) if v is not None]
+    unit = elapsed_unit((df["end"].max() - min(firsts)).total_seconds()) if firsts else None
+    if unit is None:
+        return df.with_columns(elapsed=pl.lit(None, pl.Float64)), utc_axis("end")
+    t0, (name, per) = min(firsts), unit
+    df = df.with_columns(elapsed=(pl.col("end") - pl.lit(t0)).dt.total_microseconds() / 1e6 / per)
+    return df, alt.X("elapsed:Q", title=f"time since {t0:%Y-%m-%d %H:%M:%S} UTC ({name})",
+                     scale=alt.Scale(domainMin=0, nice=False))
 
 
 def _series_label(df: pl.DataFrame) -> pl.DataFrame:
@@ -26,7 +46,7 @@ def monitor_panels(
     *,
     request_cores: float | None = None,
     title: str = "Monitor log",
-    width: int = 640,
+    width: int = PANEL_WIDTH,
 ) -> alt.VConcatChart:
     """The four monitor panels stacked on one time axis (see the module docstring).
 
@@ -36,21 +56,24 @@ def monitor_panels(
         Canonical intervals table (:meth:`IngestResult.intervals`).
     request_cores
         CPU request to draw as a dashed line (cores); ``None`` for none.
+
+    The time axis is elapsed time since the first sample, or a dated clock for logs over three days
+    (:func:`time_axis`); the legend sits above the panels so they take the page's width.
     """
-    df = _series_label(intervals)
-    color = alt.Color("series:N", title="log · pod")
+    df, time_x = time_axis(_series_label(intervals))
+    color = alt.Color("series:N", title="log · pod", legend=alt.Legend(orient="top", labelLimit=600))
     base = alt.Chart(df).properties(width=width, height=130)
-    when = alt.Tooltip("end:T", title="time (UTC)", format="%Y-%m-%d %H:%M:%S")
+    when = utc_tooltip("end")
 
     ratio = base.mark_line(interpolate="step-before").encode(
-        _TIME,
+        time_x,
         alt.Y("throttled_ratio:Q", title="throttled periods", axis=alt.Axis(format="%")),
         color,
         tooltip=[when, alt.Tooltip("series:N"), alt.Tooltip("throttled_ratio:Q", format=".1%", title="throttled ratio")],
     ).properties(title="CPU throttling ratio (Δnr_throttled / Δnr_periods)")
 
     usage = base.mark_line().encode(
-        _TIME,
+        time_x,
         alt.Y("effective_cores:Q", title="CPU (cores)"),
         color,
         tooltip=[when, alt.Tooltip("series:N"), alt.Tooltip("effective_cores:Q", format=".3f", title="usage (cores)"),
@@ -58,13 +81,13 @@ def monitor_panels(
                  alt.Tooltip("usage_share_of_limit:Q", format=".0%", title="usage / limit")],
     )
     limit = base.mark_line(interpolate="step-before", strokeDash=[6, 3], color="#d4a017").encode(
-        _TIME, alt.Y("limit_cores:Q"), detail="series:N",
+        time_x, alt.Y("limit_cores:Q"), detail="series:N",
         tooltip=[when, alt.Tooltip("limit_cores:Q", format=".3f", title="limit (cores)")],
     )
     layers = [usage, limit]
     if "top_cpu_cores" in df.columns and df["top_cpu_cores"].drop_nulls().len():
         layers.append(base.mark_point(size=12, opacity=0.5).encode(
-            _TIME, alt.Y("top_cpu_cores:Q"), color,
+            time_x, alt.Y("top_cpu_cores:Q"), color,
             tooltip=[when, alt.Tooltip("top_cpu_cores:Q", format=".3f", title="kubectl top (cores)")]))
     if request_cores:
         req = pl.DataFrame({"y": [float(request_cores)], "what": [f"request {request_cores:g} cores"]})
@@ -74,7 +97,7 @@ def monitor_panels(
         title="CPU usage (Δusage/Δt, line; kubectl top, dots) vs limit (dashed, yellow)")
 
     throttled = base.mark_area(opacity=0.5, interpolate="step-before").encode(
-        _TIME,
+        time_x,
         alt.Y("throttled_seconds_per_second:Q", title="throttled s per s", stack=None),
         color,
         tooltip=[when, alt.Tooltip("series:N"),
@@ -83,8 +106,8 @@ def monitor_panels(
 
     mem = df.with_columns(memory_mib=pl.col("top_memory_bytes") / 2**20)
     memory = alt.Chart(mem).mark_line().encode(
-        _TIME,
-        alt.Y("memory_mib:Q", title="memory (MiB)"),
+        time_x,
+        alt.Y("memory_mib:Q", title="memory (MiB)", scale=alt.Scale(domainMin=0)),
         color,
         tooltip=[when, alt.Tooltip("series:N"), alt.Tooltip("memory_mib:Q", format=".1f", title="memory (MiB)")],
     ).properties(width=width, height=110, title="Memory (kubectl top)")
@@ -102,4 +125,4 @@ def skip_chart(skips: pl.DataFrame, *, title: str = "What was skipped, by reason
         alt.Y("reason:N", title=None, sort="-x"),
         tooltip=[alt.Tooltip("reason:N"), alt.Tooltip("lines:Q", title="lines"),
                  alt.Tooltip("first_example:N", title="first example")],
-    ).properties(title=title, width=420)
+    ).properties(title=title, width=WIDTH)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from throttlelab.report.charts.style import numeric_order
+from throttlelab.report.charts.style import PANEL_WIDTH, WIDTH, numeric_order
 
 
 def limit_wall_chart(runs: pl.DataFrame, *, title: str = "Wall time by CPU limit and thread count") -> alt.LayerChart:
@@ -37,14 +37,15 @@ def limit_wall_chart(runs: pl.DataFrame, *, title: str = "Wall time by CPU limit
         x, alt.Y("median_wall_seconds:Q", title="wall time (s)"), color,
         tooltip=[alt.Tooltip("limit:N"), alt.Tooltip("threads:N"),
                  alt.Tooltip("median_wall_seconds:Q", format=".2f", title="median wall (s)")])
-    return alt.layer(lines, points).properties(title=title, width=520, height=320)
+    return alt.layer(lines, points).properties(title=title, width=WIDTH, height=320)
 
 
 def run_intervals_chart(intervals: pl.DataFrame, *, title: str) -> alt.VConcatChart:
     """One run over time: CPU used per interval against its limit, and the share of throttled periods."""
     df = intervals.select("seconds_since_start", "seconds", "effective_cores", "limit_cores", "throttled_ratio",
                           "throttled_seconds_per_second")
-    x = alt.X("seconds_since_start:Q", title="time since the first sample (s)")
+    df = df.with_columns(interval_start=(pl.col("seconds_since_start") - pl.col("seconds")).clip(0.0))
+    x = alt.X("seconds_since_start:Q", title="time since the first sample (s)", scale=alt.Scale(domainMin=0))
     tips = [alt.Tooltip("seconds_since_start:Q", format=".2f", title="t (s)"),
             alt.Tooltip("effective_cores:Q", format=".2f", title="CPU used (cores)"),
             alt.Tooltip("limit_cores:Q", format=".2f", title="limit (cores)"),
@@ -54,10 +55,11 @@ def run_intervals_chart(intervals: pl.DataFrame, *, title: str) -> alt.VConcatCh
                                                        tooltip=tips)
     limit = alt.Chart(df.filter(pl.col("limit_cores").is_not_null())).mark_line(strokeDash=[4, 3], color="red").encode(
         x, alt.Y("limit_cores:Q", title="CPU used (cores)"), tooltip=tips)
-    ratio = alt.Chart(df).mark_bar(opacity=0.7).encode(
-        x, alt.Y("throttled_ratio:Q", title="throttled periods (share)", scale=alt.Scale(domain=[0, 1])),
+    ratio = alt.Chart(df).mark_bar(opacity=0.7).encode(  # each bar spans its interval
+        alt.X("interval_start:Q", title="time since the first sample (s)", scale=alt.Scale(domainMin=0)),
+        alt.X2("seconds_since_start:Q"), alt.Y("throttled_ratio:Q", title="throttled periods (share)", scale=alt.Scale(domain=[0, 1])),
         tooltip=tips)
     return alt.vconcat(
-        alt.layer(usage, limit).properties(title=f"{title}: CPU used (line) and limit (dashed)", width=520, height=180),
-        ratio.properties(title="share of CFS periods throttled, per interval", width=520, height=120),
+        alt.layer(usage, limit).properties(title=f"{title}: CPU used (line) and limit (dashed)", width=PANEL_WIDTH, height=180),
+        ratio.properties(title="share of CFS periods throttled, per interval", width=PANEL_WIDTH, height=120),
     )
