@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from throttlelab.analysis import pooled_quantile_battery as pb
+from throttlelab.analysis.batteries import pooled_quantile_battery as pb
 
 LOGNORMAL_3 = pb.SCENARIOS[0]  # 3 runs x 300 lognormal requests, 10% run noise
 T3_5 = pb.SCENARIOS[1]  # 5 runs x 300 t3-tailed requests, 10% run noise
