@@ -35,7 +35,7 @@ EXAMPLES: dict[str, str] = {
     "run": """\
   throttlelab run studies/default.yaml
   throttlelab run studies/default.yaml --only recommend -j 1
-  throttlelab run studies/cluster.yaml -p prometheus_url http://127.0.0.1:9090 --reports /tmp/reports""",
+  throttlelab run studies/cluster.yaml -p prometheus_url http://127.0.0.1:9090""",
     "recommend": """\
   throttlelab recommend --prometheus http://127.0.0.1:9090 --namespace shop --since 7d
   throttlelab recommend --openmetrics data/published/samples/shop_namespace.om.gz --read-directly
