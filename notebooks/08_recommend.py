@@ -29,7 +29,7 @@
 prometheus_url: str = ""  # a live Prometheus, e.g. http://127.0.0.1:9090; "" reads openmetrics_path instead
 openmetrics_path: str = ""  # a saved OpenMetrics export (.om or .om.gz); "" is the bundled sample namespace
 use_prometheus: bool = True  # load an export into a temporary local Prometheus when installed (False: read directly)
-namespace: str = "shop"  # "" for every namespace
+namespace: str = ""  # "" for every namespace (the bundled sample is read as its namespace, shop)
 selector: str = ""  # pod label selector as for kubectl -l (key-equals-value pairs, comma-separated)
 since: str = ""  # window, e.g. 14d; "" is 14d for a live server, the whole export otherwise
 end: str = ""  # end of the window (unix s or ISO time); "" is now, or the export's last sample
@@ -63,24 +63,35 @@ out = tn.start(output_dir, name="08_recommend")
 sample = Path("../data/published/samples/shop_namespace.om.gz")
 
 # %% [markdown]
-# ## Read the workloads
+# ## Answer
 # The same reading and numbers as `throttlelab recommend` with the same input and options: every pod of a workload
 # (replicas, rollouts, Job runs) pooled into one row per container.
 
 # %%
+from throttlelab.report.recommend_answer import recommend_answer
+
+reading_sample = not (prometheus_url or openmetrics_path)
+namespace = namespace or ("shop" if reading_sample else "")  # the bundled sample is one namespace, shop
 settings = Settings(throttle_target=throttle_target, limit_policy=limit_policy, min_history_s=parse_duration(min_history))
 run = run_rightsizing(
     prometheus_url=prometheus_url, openmetrics_path=openmetrics_path or ("" if prometheus_url else str(sample)),
-    read_directly=not use_prometheus, since=since, end=end, namespace=namespace, selector=selector,
+    read_directly=not use_prometheus, since=since, end=end, namespace=namespace or None, selector=selector,
     settings=settings, bearer_token_file=bearer_token_file, insecure_skip_tls_verify=insecure_skip_tls_verify)
 fetched, recs = run.fetched, run.recommendations
+lead, rests_on = recommend_answer(recs, settings, source=run.source)
+tn.answer(lead, rests_on=rests_on)
+
+# %% [markdown]
+# ## Read the workloads
+
+# %%
 display(Markdown(f"**{len(recs)} workload containers** from `{run.source}` ({run.how}); window {run.window_text()}; "
                  f"{fetched.queries} HTTP queries.\n\n" + "\n".join(f"* {n}" for n in run.notes)))
 
 # %% [markdown]
 # ## Decisions
-# One row per workload container: its pods and pod-hours, the decision, request and limit now -> recommended [90%
-# interval], usage percentiles, the share of CFS periods throttled (at the current limit, and its p95 over 5-minute
+# One row per workload container: its pods and pod-hours, the decision, request and limit now and new (millicores;
+# "keep" where nothing changes, * where extrapolated) with 90% intervals, usage, the share of CFS periods throttled (at the current limit, and its p95 over 5-minute
 # windows), throttled seconds per pod-hour, and what KRR-style and VPA-style sizing would set. The reason of each
 # decision follows the table.
 
@@ -93,12 +104,6 @@ for r in recs:
         f" (throttled {r.throttled_ratio:.0%})" if r.throttled_ratio is not None else r.reason))
 display(HTML(table_html(table)))
 display(Markdown("\n".join(f"* **{label(r)}** ({r.pods} pods, {r.pod_hours:,.1f} pod-hours): {r.reason}" for r in recs)))
-
-# %%
-from throttlelab.report.recommend_answer import recommend_answer
-
-lead, rests_on = recommend_answer(recs, settings, source=source)
-tn.answer(lead, rests_on=rests_on)
 
 # %% [markdown]
 # ## Usage distributions with requests and limits

@@ -5,7 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from throttlelab import __version__, cli
+from throttlelab.cli import main
 
 
 def test_version_and_help(capsys):
@@ -33,3 +36,17 @@ def test_the_console_entry_point_runs():
     out = subprocess.run([sys.executable, "-m", "throttlelab.cli", "--version"], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == __version__
+
+
+def test_every_subcommand_help_gives_examples(capsys):
+    """``--help`` of each command ends with runnable examples, laid out as written (no re-wrapping)."""
+    from throttlelab.cli import COMMANDS, EXAMPLES
+
+    assert set(EXAMPLES) == set(COMMANDS)
+    for name in COMMANDS:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        out = capsys.readouterr().out
+        assert "examples:\n" in out, name
+        lines = out.split("examples:\n", 1)[1].splitlines()
+        assert lines[0].startswith(f"  throttlelab {name}") and all(len(x) <= 100 for x in lines), (name, lines)

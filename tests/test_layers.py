@@ -252,11 +252,11 @@ def test_concept_layers_keep_few_modules_at_their_top():
 
 
 def test_the_command_line_parser_imports_nothing_heavy():
-    """``throttlelab --help`` builds every subcommand's parser (the ingest face included) without polars or numpy,
-    and without the ingest result types, which the face loads on first use."""
+    """``throttlelab --help`` builds every subcommand's parser (the ingest face included) without polars, numpy or
+    rich (the recommend table's, loaded when it prints), and without the ingest result types, which the face loads on first use."""
     code = ("import sys; from throttlelab.cli import build_parser; build_parser(); "
             "print(' '.join(sorted({m.split('.')[0] for m in sys.modules} & {'polars', 'numpy', 'scipy', 'pyarrow', "
-            "'altair', 'pandas'} | {m for m in sys.modules if m == 'throttlelab.ingest.result'})))")
+            "'altair', 'pandas', 'rich'} | {m for m in sys.modules if m == 'throttlelab.ingest.result'})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == ""
 

@@ -22,22 +22,55 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("throttlelab.report.check_cli", "check in headless Chromium that reports render offline"),
 }
 
+#: Examples shown under each subcommand's ``--help``.
+EXAMPLES: dict[str, str] = {
+    "ingest": """\
+  throttlelab ingest data/published/samples/local_cgroup_v1_quota_steps.log -o samples.parquet
+  throttlelab ingest --format monitor --tz UTC monitor.log.gz -o m.parquet --intervals iv.parquet
+  throttlelab ingest results/*.k6.json --experiment semaphore -o k6.parquet""",
+    "sweep": """\
+  throttlelab sweep studies/sweeps/tiny_burner.yaml --dry-run
+  throttlelab sweep studies/sweeps/go_local.yaml --max-runs 4
+  throttlelab sweep studies/sweeps/go_local.yaml --retry-failed""",
+    "run": """\
+  throttlelab run studies/default.yaml
+  throttlelab run studies/default.yaml --only recommend -j 1
+  throttlelab run studies/cluster.yaml -p prometheus_url http://127.0.0.1:9090""",
+    "recommend": """\
+  throttlelab recommend --prometheus http://127.0.0.1:9090 --namespace shop --since 7d
+  throttlelab recommend --openmetrics data/published/samples/shop_namespace.om.gz --read-directly
+  throttlelab recommend --prometheus http://127.0.0.1:9090 --format patch -o patches.yaml
+  throttlelab recommend --prometheus http://127.0.0.1:9090 --format html -o recommend.html""",
+    "index": """\
+  throttlelab index
+  throttlelab index /tmp/reports""",
+    "check": """\
+  throttlelab check
+  throttlelab check reports --screenshots docs/screenshots""",
+}
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="throttlelab",
         description="Kubernetes CPU limits, throttling and noisy neighbours: studies, sweeps and ingest.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n  throttlelab run studies/default.yaml\n"
+               "  throttlelab recommend --prometheus http://127.0.0.1:9090\n"
+               "  throttlelab COMMAND --help     (each command's options and examples)",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_, description=help_)
+        p = sub.add_parser(name, help=help_, description=help_, formatter_class=argparse.RawDescriptionHelpFormatter)
         try:
             importlib.import_module(module).add_arguments(p)
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
             p.set_defaults(_missing=f"'{name}' is not available in this build ({module} missing)")
+        if name in EXAMPLES:
+            p.epilog = "examples:\n" + EXAMPLES[name] + (f"\n\n{p.epilog}" if p.epilog else "")
         p.set_defaults(_module=module)
     return parser
 

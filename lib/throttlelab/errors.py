@@ -25,7 +25,8 @@ class InputError(ThrottlelabError):
     reason
         Short, stable reason (used as a key when counting skipped lines).
     detail
-        Optional human-readable detail (an excerpt, the expected form).
+        Optional human-readable detail (an excerpt, the expected form), in parentheses after the reason; one that
+        starts with a newline (a list, such as the formats tried) goes on the lines after it.
     """
 
     def __init__(self, path: str | PathLike[str], line: int | None, reason: str, detail: str = ""):
@@ -38,6 +39,8 @@ class InputError(ThrottlelabError):
     @property
     def message(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}"
+        if self.detail.startswith("\n"):  # a list: on the lines after the one-line message
+            return f"{where}: {self.reason}{self.detail}"
         return f"{where}: {self.reason}" + (f" ({self.detail})" if self.detail else "")
 
 

@@ -100,3 +100,27 @@ def test_sections_not_run_become_one_collapsed_line_where_the_first_was():
     assert text.index(note) == 2 and "Not run here: 3 parts of this report" in note
     assert note.count("<li>") == 2 and "<code>requests_path</code>" in note
     assert not any("Measured" in t or "Busy workers" in t for t in text)
+
+
+def test_a_failed_page_shows_one_line_and_the_traceback_collapsed(tmp_path):
+    """The error of a failed cell: one line of at most 200 characters; its traceback only under <details>."""
+    import doctest
+    import re
+
+    import throttlelab.report.html_export as mod
+
+    assert doctest.testmod(mod).failed == 0
+    evalue = "data/x.csv: unknown format (none matched); name one with --format. Formats tried:\n  monitor: ..." + "y" * 300
+    err = nbformat.v4.new_output("error", ename="InputError", evalue=evalue,
+                                 traceback=["\x1b[0;31m---------\x1b[0m", "File lib/x.py:12, in read_any", "InputError: ..."])
+    nb = _nb(_md("## Limits"), _code([err]))
+    src = tmp_path / "executed.ipynb"
+    nbformat.write(nb, str(src))
+    error = f"InputError: {evalue}"
+    dest = export_html(src, tmp_path / "report.html", header=header_html("T", "failed", error, {}))
+    page = dest.read_text()
+    shown = re.sub(r"<details class=\"tl-traceback\">.*?</details>", "", page, flags=re.S)
+    assert "File lib/x.py:12" not in shown and "File lib/x.py:12" in page and "\x1b" not in page
+    lines = re.findall(r'class="tl-status-failed">([^<]*)<', page)
+    assert lines and all(len(x) <= 230 and "\n" not in x for x in lines)  # 200 + "This notebook failed: "
+    assert "monitor: ..." not in shown

@@ -37,8 +37,8 @@ _ZSH = re.compile(r"\s\d+(\.\d+)?s? user \d+(\.\d+)?s? system (\d+(\.\d+)?|\?)% 
 def _unknown(path: Path, why: str):
     from throttlelab.errors import InputError
 
-    tried = "; ".join(f"{k}: {v}" for k, v in FORMAT_HINTS.items())
-    return InputError(path, None, f"unknown format ({why})", f"tried {tried}. Name one with --format")
+    tried = "".join(f"\n  {k}: {v}" for k, v in FORMAT_HINTS.items())
+    return InputError(path, None, f"unknown format ({why}); name one with --format. Formats tried:", tried)
 
 
 def detect_format(path: str | Path) -> str:

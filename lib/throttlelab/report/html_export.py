@@ -20,6 +20,28 @@ def inline(text: str) -> str:
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(str(text)))
 
 
+def one_line(error: str | None, limit: int = 200) -> str:
+    """An error as one short line: its first line, cut at ``limit`` characters.
+
+    >>> one_line("ValueError: bad\\nmore"), one_line("x" * 300)[-3:]
+    ('ValueError: bad', 'x …')
+    """
+    first = str(error or "").strip().splitlines()[0] if str(error or "").strip() else ""
+    return first if len(first) <= limit else first[:limit - 2].rstrip() + " …"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def error_html(output: Any) -> str:
+    """A cell's error output as one line, with the traceback collapsed under it."""
+    e = html.escape
+    line = one_line(f"{output.get('ename', 'Error')}: {output.get('evalue', '')}")
+    trace = _ANSI.sub("", "\n".join(output.get("traceback") or []))
+    return (f'<div class="tl-error"><p class="tl-status-failed">{e(line)}</p><details class="tl-traceback">'
+            f"<summary>Traceback</summary><pre>{e(trace)}</pre></details></div>")
+
+
 def markdown_html(text: str) -> str:
     """A little markdown as HTML: paragraphs, ``- `` lists, ``*em*``, ``**strong**`` and code spans.
 
@@ -77,6 +99,7 @@ def header_html(title: str, status: str, error: str | None, provenance: dict[str
     rows = []
     for key, value in _flatten(provenance):
         rows.append(f"<tr><th>{e(key)}</th><td>{e(str(value))}</td></tr>")
+    error = one_line(error) if error else error
     err = f'<p class="tl-status-failed">This notebook failed: {e(error)}</p>' if error else ""
     cls = "tl-status-ok" if status == "ok" else "tl-status-failed"
     return (
@@ -120,7 +143,8 @@ def for_readers(cells: list[Any]) -> list[Any]:
     * "not run" notes (:func:`throttlelab.report.notebook.not_run`) become one collapsed line where the first was;
     * a section (a markdown cell and the code cells up to the next markdown cell) whose code shows nothing is
       dropped, caption and all;
-    * a markdown cell tagged ``method`` is collapsed under "Method".
+    * a markdown cell tagged ``method`` is collapsed under "Method";
+    * an error shows as one line, its traceback collapsed under it.
     """
     import copy
 
@@ -141,6 +165,8 @@ def for_readers(cells: list[Any]) -> list[Any]:
                 continue
             elif "setup" in _tags(cell) and o.get("output_type") != "error":
                 continue
+            elif o.get("output_type") == "error":  # one line; the traceback collapsed
+                keep.append(nbformat.v4.new_output("display_data", data={"text/html": error_html(o)}))
             else:
                 keep.append(o)
         cell.outputs = keep

@@ -72,6 +72,12 @@ def run(args: argparse.Namespace) -> int:
         insecure_skip_tls_verify=args.insecure_skip_tls_verify, timeout=args.timeout)
     recs, fetched = result.recommendations, result.fetched
     took = time.perf_counter() - t0
+    if args.format == "table" and not args.output:  # the terminal's width and colours
+        from throttlelab.report.recommend_table import print_table
+
+        table, reasons, header, footnote = table_parts(result)
+        print_table(table, reasons, header=header, footnote=footnote)
+        return 0
     text = render(result, args.format)
     if args.format == "html" and not args.output:
         args.output = "recommend.html"
@@ -86,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def render(result, fmt: str) -> str:
-    """A :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` as ``table``, ``json``, ``csv``, ``html`` or
-    ``patch`` text."""
+def render(result, fmt: str, *, width: int = 120) -> str:
+    """A :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` as ``table`` (plain, ``width``
+    characters), ``json``, ``csv``, ``html`` or ``patch`` text."""
     import io
     import json
 
-    from throttlelab.analysis.rightsizing import decision_table, label, recommendations_frame
+    from throttlelab.analysis.rightsizing import recommendations_frame
     from throttlelab.results import to_jsonable
 
     recs, settings = result.recommendations, result.settings
@@ -110,18 +116,18 @@ def render(result, fmt: str) -> str:
         from throttlelab.report.recommend_html import recommend_html
 
         return recommend_html(result)
+    from throttlelab.report.recommend_table import table_text
+
+    table, reasons, header, footnote = table_parts(result)
+    return table_text(table, reasons, header=header, footnote=footnote, width=width)
+
+
+def table_parts(result) -> tuple:
+    """The decision frame, the reasons and the header, and the footnote of the terminal table."""
+    from throttlelab.analysis.rightsizing import EXTRAPOLATED_NOTE, decision_table, label
+
+    recs, settings = result.recommendations, result.settings
     header = (f"{len(recs)} workload containers, {result.source} ({result.how}), window {result.window_text()}, "
               f"target {settings.throttle_target:.0%} throttled periods")
-    return table_text(decision_table(recs), [f"{label(r)}: {r.reason}" for r in recs],
-                      header="\n".join([header, *result.notes]))
-
-
-def table_text(table, reasons: list[str], *, header: str) -> str:
-    """A plain terminal table (columns padded) followed by one reason per container."""
-    cols = table.columns
-    rows = [[str(v) for v in row] for row in table.iter_rows()]
-    widths = [max(len(c), *(len(r[i]) for r in rows)) if rows else len(c) for i, c in enumerate(cols)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
-    out = [header, "", line(cols), line(["-" * w for w in widths]), *map(line, rows), "", "Why:"]
-    out += [f"  {r}" for r in reasons]
-    return "\n".join(out) + "\n"
+    return (decision_table(recs), [f"{label(r)}: {r.reason}" for r in recs], "\n".join([header, *result.notes]),
+            EXTRAPOLATED_NOTE)

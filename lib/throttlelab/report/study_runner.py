@@ -212,7 +212,7 @@ def finished_line(out: RunOutcome, position: int, n: int, study: str, *, verbose
     """
     head = f"[{position}/{n}] {out.status:<7} {study}/{out.name}  {out.seconds:.0f} s  "
     if out.status != "ok":
-        return head + (out.error or "")
+        return head + html_export.one_line(out.error)
     doc = read_answer(out.folder)
     lines = [doc["answer"] or (doc["headlines"][0] if doc["headlines"] else "(no answer recorded)")]
     if verbose:

@@ -271,3 +271,23 @@ def test_line_stage_in_parts_equals_the_whole(fixtures):
         assert stage.blocks.equals(whole.blocks) and stage.top.equals(whole.top) and stage.headers.equals(whole.headers)
         got = assemble("joined.log", len(lines), stage, lines.text, False, "Asia/Seoul")
         assert got.frame.equals(ref.frame) and got.skipped == ref.skipped and got.lines_used == ref.lines_used
+
+
+@pytest.mark.parametrize("text", ["hello world\nthis is not a log\n1 2 3\n", "garbage\n", "a,b,c\n1,2,3\n"])
+def test_a_file_with_no_block_is_not_a_monitor_log(text):
+    """Nothing read as a monitor log: one line saying what was expected, not a row of nulls."""
+    with pytest.raises(InputError) as err:
+        parse_monitor_text(text, source="g.txt")
+    msg = str(err.value)
+    assert msg.startswith("g.txt: not a monitor log: none of its") and "expected '--- <time> ---' blocks" in msg
+    assert "\n" not in msg and len(msg) <= 200
+
+
+def test_garbage_under_format_monitor_exits_2(tmp_path, capsys):
+    from throttlelab.cli import main
+
+    f = tmp_path / "g.txt"
+    f.write_text("hello world\nthis is not a log\n1 2 3\n")
+    assert main(["ingest", "--format", "monitor", str(f), "-o", str(tmp_path / "o.parquet")]) == 2
+    err = capsys.readouterr().err
+    assert f"{f}: not a monitor log" in err and "expected" in err and not (tmp_path / "o.parquet").exists()

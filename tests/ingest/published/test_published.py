@@ -49,3 +49,11 @@ def test_missing_column_names_file_and_line(tmp_path):
     bad.write_text("requests_per_30s,stress\n150,0\n")
     with pytest.raises(InputError, match=r"bad.csv:1: missing column"):
         pub.load_contention(bad)
+
+
+def test_a_row_with_an_unquoted_thousands_separator_names_its_line(tmp_path):
+    f = tmp_path / "ffmpeg.csv"
+    f.write_text("experiment,cpu_limit_millicores,ffmpeg_threads,wall_seconds\nsweep,1000,auto,70.49\n"
+                 "sweep,1,500,auto,40.03\n")
+    with pytest.raises(InputError, match=r"ffmpeg.csv:3: 5 fields, expected 4 \(a number with a thousands separator"):
+        pub.load_ffmpeg_sweep(f)

@@ -53,3 +53,13 @@ def test_missing_file_and_unknown_name():
         read_published_runs("/nonexistent/x.csv")
     with pytest.raises(InputError, match="unknown published runs table"):
         load_runs("published:nope")
+
+
+@pytest.mark.parametrize("row, n", [("2000m,2,28,893.18", 4), ("2000m,2", 2)])
+def test_a_row_with_extra_or_missing_fields_names_its_line(tmp_path, row, n):
+    """An unquoted thousands separator gives a field too many: file:line: N fields, expected M (not AttributeError)."""
+    f = tmp_path / "t.csv"
+    f.write_text(f"limit,threads,throughput_rps\n2000m,1,28893.18\n{row}\n")
+    with pytest.raises(InputError) as err:
+        read_published_runs(f)
+    assert str(err.value).startswith(f"{f}:3: {n} fields, expected 3 (") and "\n" not in str(err.value)

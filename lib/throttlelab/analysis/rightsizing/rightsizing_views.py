@@ -39,26 +39,48 @@ def label(r: Rightsizing) -> str:
     return f"{r.namespace}/{r.workload_kind}/{r.workload}/{r.container}"
 
 
+def millicores(v: float | None) -> str:
+    """Cores as millicores, the unit of every CPU column of the decision table (``none``: not set).
+
+    >>> millicores(2.0), millicores(0.3), millicores(None)
+    ('2000m', '300m', 'none')
+    """
+    return "none" if v is None else f"{v * 1000:.0f}m"
+
+
+#: Decisions whose patch leaves the request and the limit as they are: their rows show no new number.
+UNCHANGED = ("keep", "too little data")
+
+
 def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
-    """The readable table: workload container, pods, decision, request and limit now -> recommended [interval],
-    usage, throttling."""
+    """The readable table: workload container, pods, decision, request and limit now and new (millicores, one unit per
+    column) with their 90% intervals, usage and throttling.
 
-    def cores(v):
-        return "none" if v is None else (f"{v * 1000:.0f}m" if v < 1 else f"{v:.2f}")
+    A ``keep`` row shows ``keep`` and no new number (the patch leaves it out), ``too little data`` shows ``?``; an
+    extrapolated recommendation (:attr:`Rightsizing.demand_censored`: throttled in most periods, demand above the
+    limit never observed) ends in ``*`` and its interval is open above where the node's size is unknown.
+    """
 
-    def span(r, lo, hi):
+    def new(r, value, kept):
+        if r.decision == "too little data":
+            return "?"
+        if r.decision == "keep" or kept:
+            return "keep"
+        return millicores(value) + ("*" if r.demand_censored else "")
+
+    def span(r, lo, hi, kept):
         a, b = getattr(r, lo), getattr(r, hi)
-        if a is not None and b is None and r.demand_censored:
-            return f" [{cores(a)}-open]"  # censored demand, node size unknown
-        return "" if a is None or b is None else f" [{cores(a)}-{cores(b)}]"
+        if r.decision in UNCHANGED or kept or a is None:
+            return ""
+        return f"{a * 1000:.0f}-{'open' if b is None else f'{b * 1000:.0f}'}m"
 
     def pct(v):
         return "n/a" if v is None else f"{100 * v:.1f}%"
 
     rows = []
     for r in recs:
-        if r.decision == "too little data":
-            r = dataclasses.replace(r, recommended_request_cores=None, recommended_limit_cores=None)
+        keep_limit = r.decision == "keep (policy)"
+        no_limit = r.decision == "no limit (policy)"
         rows.append({
             "namespace": r.namespace,
             "workload": f"{r.workload_kind}/{r.workload}",
@@ -66,19 +88,27 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
             "pods": r.pods,
             "pod-hours": f"{r.pod_hours:,.1f}",
             "decision": r.decision,
-            "request": f"{cores(r.current_request_cores)} -> {cores(r.recommended_request_cores) if r.recommended_request_cores else '?'}"
-                       + span(r, "recommended_request_low", "recommended_request_high"),
-            "limit": f"{cores(r.current_limit_cores)} -> {'?' if r.decision == 'too little data' else cores(r.recommended_limit_cores)}"
-                     + span(r, "recommended_limit_low", "recommended_limit_high"),
-            "usage p50/p95/p99/max": "/".join(cores(v) if v is not None else "n/a" for v in
-                                              (r.usage_p50_cores, r.usage_p95_cores, r.usage_p99_cores, r.usage_max_cores)),
+            "request now": millicores(r.current_request_cores),
+            "request new": new(r, r.recommended_request_cores, False),
+            "request 90% interval": span(r, "recommended_request_low", "recommended_request_high", False),
+            "limit now": millicores(r.current_limit_cores),
+            "limit new": "none" if no_limit else new(r, r.recommended_limit_cores, keep_limit),
+            "limit 90% interval": span(r, "recommended_limit_low", "recommended_limit_high", keep_limit or no_limit),
+            "usage p95": "n/a" if r.usage_p95_cores is None else millicores(r.usage_p95_cores),
+            "usage max": "n/a" if r.usage_max_cores is None else millicores(r.usage_max_cores),
             "throttled": pct(r.throttled_ratio),
             "p95 5-min": pct(r.throttled_ratio_p95_5m),
             "throttled s/h": "n/a" if r.throttled_seconds_per_hour is None else f"{r.throttled_seconds_per_hour:,.0f}",
-            "KRR-style req/lim": f"{cores(r.krr_request_cores)}/{cores(r.krr_limit_cores)}" if r.krr_request_cores else "n/a",
-            "VPA-style req/lim": f"{cores(r.vpa_request_cores)}/{cores(r.vpa_limit_cores)}" if r.vpa_request_cores else "n/a",
+            "KRR-style request": millicores(r.krr_request_cores) if r.krr_request_cores else "n/a",
+            "VPA-style request": millicores(r.vpa_request_cores) if r.vpa_request_cores else "n/a",
+            "VPA-style limit": millicores(r.vpa_limit_cores) if r.vpa_request_cores else "n/a",
         })
     return pl.DataFrame(rows)
+
+
+#: What the ``*`` of an extrapolated number means (said under every table that shows one).
+EXTRAPOLATED_NOTE = ("* extrapolated: throttled in most periods, so demand above the current limit was never observed; "
+                     "the number comes from usage plus throttled time through the burst model.")
 
 
 def _workload(c: WorkloadCPU | ContainerCPU) -> WorkloadCPU:

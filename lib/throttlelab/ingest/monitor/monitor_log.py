@@ -111,7 +111,16 @@ def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UT
         from throttlelab import tables
 
         return ingest_result(lines.path, stage.rc, lines.text, tables.empty("samples"), n, strict)
-    return assemble(lines.path, n, stage, lines.text, strict, tz)
+    result = assemble(lines.path, n, stage, lines.text, strict, tz)
+    if result.lines_used == 0:  # no block at all: not a monitor log, rather than a row of nulls
+        from throttlelab.errors import InputError
+
+        raise InputError(lines.path, None, f"not a monitor log: none of its {n:,} lines was read", NOT_A_LOG)
+    return result
+
+
+#: What a monitor log has (said when a file has none of it).
+NOT_A_LOG = "expected '--- <time> ---' blocks, cpu.stat lines such as 'usage_usec 123', or kubectl top rows"
 
 
 def _line_stage_in_parts(lines: LineFrame, tz: str, parts: int | None = None) -> LineStage:

@@ -44,8 +44,10 @@ def _read(path: Path, expected: dict[str, pl.DataType]) -> pl.DataFrame:
     input_log.record(path)
     try:
         df = pl.read_csv(path, schema_overrides=expected, infer_schema_length=0)
-    except pl.exceptions.PolarsError as exc:  # pragma: no cover - message passthrough
-        raise InputError(path, None, "not a readable CSV", str(exc).splitlines()[0]) from None
+    except pl.exceptions.PolarsError as exc:
+        from throttlelab.ingest.published.published_runs import field_count_error
+
+        raise (field_count_error(path) or InputError(path, None, "not a readable CSV", str(exc).splitlines()[0])) from None
     missing = [c for c in expected if c not in df.columns]
     if missing:
         raise InputError(path, 1, "missing column(s)", ", ".join(missing))

@@ -39,6 +39,8 @@ from throttlelab.errors import InputError
 
 REQUIRED = ("limit", "threads")
 LABELS = ("experiment", "workload", "node", "load", "note", "replicate")
+#: What a row with the wrong number of fields most often means.
+FIELDS_HINT = 'a number with a thousands separator must be quoted ("28,893.18") or written without it'
 
 
 def metric_columns(header: list[str]) -> dict[str, tuple[str, float]]:
@@ -61,6 +63,18 @@ def parse_limit(text: str) -> float | None:
     if not math.isfinite(cores) or cores <= 0:
         raise ValueError(text)
     return round(cores, 9)
+
+
+def field_count_error(path: str | Path) -> InputError | None:
+    """The first row of a CSV whose number of fields differs from its header's, as ``file:line: N fields, expected M``
+    (``None``: every row has the header's number of fields)."""
+    with Path(path).open(newline="") as fh:
+        reader = csv.reader(fh)
+        header = next(reader, [])
+        for row in reader:
+            if row and len(row) != len(header):
+                return InputError(path, reader.line_num, f"{len(row)} fields, expected {len(header)}", FIELDS_HINT)
+    return None
 
 
 def read_published_runs(path: str | Path) -> pl.DataFrame:
@@ -86,8 +100,11 @@ def read_published_runs(path: str | Path) -> pl.DataFrame:
             raise InputError(path, 1, "no metric column",
                              f"expected one of {', '.join(tables.RESPONSE_METRICS)} (or *_ms for times)")
         rows, seen = [], {}
-        for i, raw in enumerate(reader):
-            line = i + 2
+        for raw in reader:
+            line = reader.line_num
+            if None in raw or None in raw.values():  # extra fields (under None) or missing ones (None values)
+                n = len(header) + len(raw.get(None) or ()) - sum(v is None for v in raw.values())
+                raise InputError(path, line, f"{n} fields, expected {len(header)}", FIELDS_HINT)
             rec = {(k or "").strip(): (v or "").strip() for k, v in raw.items()}
             rows.append(_row(path, line, rec, metrics, seen))
     if not rows:
