@@ -10,7 +10,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PKG = REPO / "lib" / "throttlelab"
-RANK = {"tables": 0, "errors": 0, "results": 0, "result_tables": 0, "results_file": 0, "config_file": 0, "units": 0, "input_log": 0,
+RANK = {"core": 0, "tables": 0, "errors": 0, "results": 0, "result_tables": 0, "results_file": 0, "config_file": 0, "units": 0, "input_log": 0,
         "ingest": 1, "experiment": 2, "analysis": 3, "report": 4, "cli": 5, "__main__": 5}
 # What the analysis layer may import from the experiment layer: its public readers only.
 ANALYSIS_MAY_IMPORT = {"throttlelab.experiment.stores"}

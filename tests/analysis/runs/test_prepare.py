@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from throttlelab.analysis.runs.prepare import infer_machine_cores, iter_groups, limit_label, limit_summary, prepare_runs
+from throttlelab.analysis.runs.prepare import infer_machine_cores, iter_groups, limit_summary, prepare_runs
 from throttlelab.analysis.runs.runs_input import load_runs
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sweep.csv"
@@ -33,7 +33,6 @@ def test_unlimited_is_placed_at_machine_cores_or_left_out_of_fits():
 
 
 def test_labels_groups_and_summary():
-    assert limit_label(1.5) == "1500m" and limit_label(None) == "unlimited"
     assert infer_machine_cores(pl.DataFrame({"node": ["a (8 cores)", "b (8 cores)"]})) == 8
     p = prepare_runs(load_runs(""))
     groups = list(iter_groups(p.runs))

@@ -1,21 +1,36 @@
-"""Parsers of sweep-spec values: CPU cores."""
+"""Parsers of sweep-spec values: limits (read by the core's CPU quantity parser), threads."""
 
 from __future__ import annotations
 
 import pytest
 
-from throttlelab.experiment.sweeps.spec_values import parse_cores
+from throttlelab.errors import SpecError
+from throttlelab.experiment.sweeps.spec_values import parse_limits, parse_threads
 
 
-@pytest.mark.parametrize(
-    ("value", "cores"),
-    [(0.5, 0.5), (2, 2.0), ("1500m", 1.5), ("250m", 0.25), ("2", 2.0), ("unlimited", None), (None, None), ("max", None)],
-)
-def test_parse_cores(value, cores):
-    assert parse_cores(value) == cores
+def fail(key: str, msg: str) -> SpecError:
+    return SpecError(f"key '{key}': {msg}")
 
 
-@pytest.mark.parametrize("value", ["15OOm", -1, 0, "1.5 cores", True, "0m"])
-def test_parse_cores_rejects(value):
-    with pytest.raises(ValueError):
-        parse_cores(value)
+def test_parse_limits():
+    assert parse_limits([0.5, "1500m", "250m", 2, "unlimited", "max", 0.5], fail) == (0.5, 1.5, 0.25, 2.0, None)
+    assert parse_limits({"from": 0.25, "to": 1, "step": 0.25}, fail) == (0.25, 0.5, 0.75, 1.0)
+    assert parse_limits(None, fail) == (None,)
+
+
+@pytest.mark.parametrize("value, message", [
+    (["1", "15OOm"], "key 'limits[1]': cannot read '15OOm' as CPU cores (use 0.5, '1500m' or 'unlimited')"),
+    ([0.5, -1], "key 'limits[1]': CPU limit must be positive, got -1"),
+    (["0m"], "key 'limits[0]': CPU limit must be positive, got '0m'"),
+    ([True], "key 'limits[0]': cannot read True as CPU cores"),
+    ([], "key 'limits': needs at least one limit")])
+def test_parse_limits_rejects_naming_the_item(value, message):
+    with pytest.raises(SpecError) as err:
+        parse_limits(value, fail)
+    assert str(err.value) == message
+
+
+def test_parse_threads():
+    assert parse_threads([1, "2", "auto", 1], fail) == ("1", "2", "auto")
+    with pytest.raises(SpecError, match=r"threads\[1\]"):
+        parse_threads([1, 0], fail)

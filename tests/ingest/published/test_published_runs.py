@@ -8,7 +8,7 @@ import pytest
 from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.errors import InputError
 from throttlelab.ingest.published.published import load_automaxprocs
-from throttlelab.ingest.published.published_runs import parse_limit, read_published_runs
+from throttlelab.ingest.published.published_runs import read_published_runs
 
 
 def test_automaxprocs_table_is_a_runs_table():
@@ -28,7 +28,9 @@ def test_layout_with_replicates_and_units(tmp_path):
     r = load_runs(p)
     assert r["cpu_limit_cores"].to_list() == [1.0, 1.0, 0.5] and r["replicate"].to_list() == [0, 1, 0]
     assert r["latency_p99_seconds"].to_list() == [pytest.approx(0.01), None, pytest.approx(0.012)]
-    assert parse_limit("unlimited") is None and parse_limit("2000m") == 2.0
+    q = tmp_path / "u.csv"
+    q.write_text("limit,threads,wall_seconds\nunlimited,1,2\n2000m,1,3\n")
+    assert read_published_runs(q)["cpu_limit_cores"].to_list() == [None, 2.0]
 
 
 @pytest.mark.parametrize("text, where, what", [

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 
 import polars as pl
 
+from throttlelab.core.quantities import format_millicores
 from throttlelab.analysis.limits.active_time import ActiveTimeFit, slowdown_table
 from throttlelab.analysis.limits.cpu_limits import GroupAnalysis
 from throttlelab.analysis.limits.dead_zone_results import DeadZoneAnalysis
@@ -191,7 +192,7 @@ def active_time_results(data: pl.DataFrame, fit: ActiveTimeFit) -> ActiveTimeRes
     smallest = float(data["limit_share"].min())
     value, ci = fit.slowdown_factor(smallest)
     est = Estimate(value, ci.low, ci.high, fit.level, "1 / (slope x limit share), least squares through the origin",
-                   None, None, "ratio", f"wall time / CPU time at {1000 * smallest:.0f}m")
+                   None, None, "ratio", f"wall time / CPU time at {format_millicores(smallest)}")
     return ActiveTimeResults(fit=fit.as_fit(), table=table(slowdown_table(data, fit), ActiveTimeRow), smallest_limit_share=smallest,
                              slowdown_factor=est)
 

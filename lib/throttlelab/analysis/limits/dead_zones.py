@@ -45,12 +45,13 @@ import math
 import numpy as np
 import polars as pl
 
+from throttlelab.core.quantities import format_millicores
 from throttlelab.analysis.limits.dead_zone_results import TOO_FEW, DeadZoneAnalysis, LimitTest, group_zones
 from throttlelab.analysis.limits.dead_zone_tests import exact_limit_tests, limit_tests
 from throttlelab.analysis.stats import level_covariance, pooled_covariance
 from throttlelab.analysis.stats import ZERO_NOTE, ZERO_SIGMA
 from throttlelab.analysis.stats import PRIOR_CV, LimitEffects, NoiseModel, estimate_effects
-from throttlelab.analysis.runs import group_label, iter_groups, limit_label
+from throttlelab.analysis.runs import group_label, iter_groups
 from throttlelab.analysis.stats import flag_outliers
 from throttlelab.analysis.stats import replicates_needed
 
@@ -102,7 +103,7 @@ def find_dead_zones(
         log_y = frame["log_wall"].to_numpy()
         ids = frame["run_id"].cast(pl.String).to_list() if "run_id" in frame.columns else \
             [str(i) for i in range(frame.height)]
-        labels_of = {o: limit_label(c) for o, c in zip(frame["limit_order"], frame["cpu_limit_cores"])}
+        labels_of = {o: format_millicores(c) for o, c in zip(frame["limit_order"], frame["cpu_limit_cores"])}
         levels = {labels_of[o]: log_y[order == o] for o in sorted(set(order))}
         run_ids = {labels_of[o]: [i for i, k in zip(ids, order) if k == o] for o in sorted(set(order))}
         flagged = tuple(flag_outliers(levels, run_ids, values={k: np.exp(v) for k, v in levels.items()}, neighbours=1))
@@ -144,7 +145,7 @@ def analyse_effects(
     if correction not in ("maxt", "holm"):
         raise ValueError("correction must be 'maxt' or 'holm'")
     group = group or {}
-    labels = [limit_label(c) for c in limits_cores]
+    labels = [format_millicores(c) for c in limits_cores]
     mu, noise = effects.mean_log, effects.noise
     J = len(mu)
     procedure = PROCEDURES[correction]

@@ -9,7 +9,7 @@ from throttlelab.analysis.rightsizing.rightsizing_views import (
 )
 
 __all__ = [
-    'EXTRAPOLATED_NOTE', 'Rightsizing', 'Settings', 'decision_table', 'label', 'marks_frame', 'recommendations_frame',
-    'rightsize_all', 'run_results', 'run_rightsizing', 'throttled_ratio_frame',
+    'EXTRAPOLATED_NOTE', 'Rightsizing', 'Settings', 'decision_table', 'label', 'marks_frame',
+    'recommendations_frame', 'rightsize_all', 'run_results', 'run_rightsizing', 'throttled_ratio_frame',
     'usage_distribution_frame'
 ]

@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 import polars as pl
 
+from throttlelab.core.quantities import format_cpu, format_millicores
 from throttlelab.analysis.rightsizing.rightsizing import Rightsizing
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
@@ -45,7 +46,7 @@ def millicores(v: float | None) -> str:
     >>> millicores(2.0), millicores(0.3), millicores(None)
     ('2000m', '300m', 'none')
     """
-    return "none" if v is None else f"{v * 1000:.0f}m"
+    return format_millicores(v, unlimited="none")
 
 
 #: Decisions whose patch leaves the request and the limit as they are: their rows show no new number.

@@ -9,8 +9,7 @@ from throttlelab.analysis.runs.metric_views import (
     ResponseMetric, best_threads_view, cells_view, dead_zone_view, limits_view, recommendations_view
 )
 from throttlelab.analysis.runs.prepare import (
-    GROUP_KEYS, PreparedRuns, RESPONSE_METRICS, group_label, iter_groups, limit_label, limit_summary,
-    prepare_runs
+    GROUP_KEYS, PreparedRuns, RESPONSE_METRICS, group_label, iter_groups, limit_summary, prepare_runs
 )
 from throttlelab.analysis.runs.response_metric import (
     metric_change_ci, metric_change_pct, metric_ci, metric_value, resolve, worse_word
@@ -25,8 +24,8 @@ __all__ = [
     'CEILING_CV', 'FLOOR_CV', 'GROUP_KEYS', 'LiveSweep', 'MeasuredContention', 'MeasuredStages',
     'MeasuredWorkers', 'PreparedRuns', 'RESPONSE_METRICS', 'ResponseMetric', 'best_threads_view',
     'cells_view', 'critical_gap', 'dead_zone_view', 'group_label', 'ingest_summary', 'iter_groups',
-    'limit_label', 'limit_summary', 'limits_view', 'live_sweep', 'load_runs', 'measured_contention',
-    'measured_stages', 'measured_workers', 'merge_by_table', 'metric_change_ci', 'metric_change_pct',
-    'metric_ci', 'metric_value', 'near_best_threads', 'prepare_runs', 'recommendations_view', 'resolve',
+    'limit_summary', 'limits_view', 'live_sweep', 'load_runs', 'measured_contention', 'measured_stages',
+    'measured_workers', 'merge_by_table', 'metric_change_ci', 'metric_change_pct', 'metric_ci',
+    'metric_value', 'near_best_threads', 'prepare_runs', 'recommendations_view', 'resolve',
     'sigma_to_cv', 'single_number_verdicts', 'verdict_sentences', 'worse_word'
 ]

@@ -24,6 +24,7 @@ from typing import Iterator
 
 import polars as pl
 
+from throttlelab.core.quantities import format_millicores
 from throttlelab.analysis.runs.response_metric import RESPONSE_METRICS, ResponseMetric, resolve
 
 #: Columns that define a group of runs compared across CPU limits.
@@ -77,13 +78,6 @@ class PreparedRuns:
                 else "unlimited kept in tables, charts and dead-zone tests (right-most), left out of fits"
             ),
         }
-
-
-def limit_label(cores: float | None) -> str:
-    """``1.5 -> "1500m"``, ``None -> "unlimited"``."""
-    if cores is None or (isinstance(cores, float) and math.isnan(cores)):
-        return "unlimited"
-    return f"{round(cores * 1000):d}m"
 
 
 def infer_machine_cores(runs: pl.DataFrame) -> float | None:
@@ -149,7 +143,7 @@ def prepare_runs(runs: pl.DataFrame, *, machine_cores: float | None = None,
     kept = kept.with_columns(
         pl.col("threads").cast(pl.String).fill_null("auto"),
         pl.col("contention").fill_null(0.0),
-        limit.map_elements(limit_label, return_dtype=pl.String, skip_nulls=False).alias("limit_label"),
+        limit.map_elements(format_millicores, return_dtype=pl.String, skip_nulls=False).alias("limit_label"),
         limit.fill_null(math.inf).alias("limit_order"),
         (limit.fill_null(machine_cores) if machine_cores else limit).cast(pl.Float64).alias("limit_x"),
     )

@@ -13,6 +13,7 @@ import shlex
 from importlib import resources
 from typing import Any
 
+from throttlelab.core.quantities import format_cores, format_millicores
 from throttlelab.errors import SpecError
 
 from .labels import dns_name, labels
@@ -42,7 +43,7 @@ def service_env(threads: str) -> dict[str, str]:
 
 def cpu_quantity(cores: float) -> str:
     """Cores as a millicore quantity (``0.5`` -> ``'500m'``)."""
-    return f"{max(1, round(cores * 1000))}m"
+    return format_millicores(max(cores, 0.001))
 
 
 def sampler_script() -> str:
@@ -188,7 +189,7 @@ def run_pod(
     ]
     annotations = {
         **options.annotations,
-        "throttlelab.io/cpu-limit-cores": "unlimited" if limit_cores is None else f"{limit_cores:g}",
+        "throttlelab.io/cpu-limit-cores": format_cores(limit_cores),
         "throttlelab.io/threads": threads,
     }
     return _pod(name=name, options=options, pod_labels=labels(experiment, session, "run", run_id),

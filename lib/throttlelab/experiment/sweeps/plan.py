@@ -11,6 +11,8 @@ re-running a spec resumes where it stopped.
 
 from __future__ import annotations
 
+from throttlelab.core.quantities import format_millicores
+
 import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -144,7 +146,7 @@ def make_run_id(limit: float | None, threads: str, contention: Contention, repli
     replicate 0); ``c50w2`` is a neighbour at 50 % of the machine with 2 workers;
     ``lunl`` is unlimited; warm-ups have ``w<n>`` instead of ``r<n>``.
     """
-    lim = "unl" if limit is None else f"{round(limit * 1000)}m"
+    lim = format_millicores(limit, unlimited="unl")
     con = f"{round(contention.share * 100)}w{contention.workers}" if contention.active else "0"
     return f"l{lim}-t{threads}-c{con}-{'w' if warmup else 'r'}{replicate}-{config_hash}"
 

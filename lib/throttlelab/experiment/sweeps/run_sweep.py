@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from throttlelab.core.quantities import format_cores
 from throttlelab.experiment.sweeps.backends import Backend, get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 
@@ -202,7 +203,7 @@ def _execute(backend: Backend, plan: RunPlan, store: RunStore) -> dict:
 def _postfix(row: dict) -> str:
     wall = row.get("wall_seconds")
     lim = row.get("cpu_limit_cores")
-    text = f"{'unl' if lim is None else f'{lim:g}c'} t={row.get('threads')}"
+    text = f"{format_cores(lim, unlimited='unl', suffix='c')} t={row.get('threads')}"
     if wall is not None:
         text += f" {wall:.1f}s"
     return text + ("" if row.get("status") == "ok" else f" {row.get('status')}")

@@ -1,21 +1,20 @@
-"""Parsers of a sweep spec's values: CPU cores, limits, thread counts, contention, workload.
+"""Parsers of a sweep spec's values: limits, thread counts, contention, workload.
 
 Each ``parse_*`` function reads one key's YAML value into the form
 :class:`~throttlelab.experiment.sweeps.spec.SweepSpec` holds.  Problems are reported
 through ``fail(key, message)``, which returns the
 :class:`~throttlelab.errors.SpecError` to raise (it names the file and the
-key, e.g. ``limits[2]``); :func:`parse_cores` alone raises ``ValueError``, so it
-also serves outside specs.
+key, e.g. ``limits[2]``).  CPU cores are read by :func:`throttlelab.core.quantities.parse_cores`.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from throttlelab.core.quantities import parse_cores
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, Workload
@@ -25,30 +24,6 @@ WORKLOADS = ("ffmpeg", "burner", "go", "service", "command")
 
 Fail = Callable[[str, str], SpecError]
 """``fail(key, message)``: the error to raise for a bad value of ``key``."""
-
-
-def parse_cores(value: Any) -> float | None:
-    """Cores from ``0.5``, ``'1500m'``, ``'2'`` or ``'unlimited'`` (-> ``None``).
-
-    Raises
-    ------
-    ValueError
-        For anything else, or a non-positive value.
-    """
-    if value is None or (isinstance(value, str) and value.strip().lower() in ("unlimited", "none", "max")):
-        return None
-    if isinstance(value, bool):
-        raise ValueError(f"cannot read {value!r} as CPU cores")
-    if isinstance(value, (int, float)):
-        cores = float(value)
-    elif isinstance(value, str) and re.fullmatch(r"\s*\d+(\.\d+)?m?\s*", value):
-        v = value.strip()
-        cores = float(v[:-1]) / 1000 if v.endswith("m") else float(v)
-    else:
-        raise ValueError(f"cannot read {value!r} as CPU cores (use 0.5, '1500m' or 'unlimited')")
-    if not math.isfinite(cores) or cores <= 0:
-        raise ValueError(f"CPU limit must be positive, got {value!r}")
-    return cores
 
 
 def parse_limits(value: Any, fail: Fail) -> tuple[float | None, ...]:

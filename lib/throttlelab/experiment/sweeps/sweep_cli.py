@@ -74,13 +74,14 @@ def _adaptive(spec, store, args) -> int:
 
 
 def _dry_run(spec, plan, todo: set[str]) -> int:
+    from throttlelab.core.quantities import format_cores
     from throttlelab.experiment.sweeps.backends import get_backend
 
     print(f"experiment {spec.name}: {len(plan)} runs ({len(plan) - len(todo)} done, {len(todo)} to do), "
           f"backend {spec.backend}, workload {spec.workload.kind}, data in {spec.experiment_dir}")
     print(f"{'order':>5}  {'run_id':<36} {'limit':>8} {'threads':>7} {'neighbour':>9} {'rep':>3}  state")
     for p in plan:
-        lim = "unlim" if p.limit_cores is None else f"{p.limit_cores:g}"
+        lim = format_cores(p.limit_cores, unlimited="unlim")
         state = ("todo" if p.run_id in todo else "done") + (" (warm-up)" if p.warmup else "")
         print(f"{p.order:>5}  {p.run_id:<36} {lim:>8} {p.threads:>7} {p.contention.label:>9} {p.replicate:>3}  {state}")
     ok, reason = get_backend(spec.backend).available()

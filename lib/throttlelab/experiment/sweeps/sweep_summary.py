@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from throttlelab.core.quantities import cores_text
 from throttlelab import tables
 from throttlelab.experiment.sweeps.run_store import RunStore
 
@@ -43,8 +44,7 @@ def sweep_summary(runs: pl.DataFrame, *, include_warmup: bool = False) -> pl.Dat
             *[c(n).filter(ok).median().alias(f"median_{n}") for n in service],
         )
         .with_columns(
-            limit=pl.when(c("cpu_limit_cores").is_null()).then(pl.lit("unlimited"))
-            .otherwise(c("cpu_limit_cores").round(3).cast(pl.String)),
+            limit=cores_text(c("cpu_limit_cores"), decimals=3),
             throttled_ratio=pl.when(c("throttled_ratio").is_nan()).then(None).otherwise(c("throttled_ratio")),
         )
         .sort("contention", "cpu_limit_cores", "threads", nulls_last=True)

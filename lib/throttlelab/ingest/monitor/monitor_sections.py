@@ -13,7 +13,7 @@ import polars as pl
 
 from throttlelab.ingest.monitor.monitor_file import NO_KEY, STAT_KEYS
 from throttlelab.ingest.monitor.monitor_skips import R
-from throttlelab.ingest.quantities import cpu_cores, memory_bytes
+from throttlelab.core.quantities import cores_expr, memory_bytes
 
 STAT = 2  # the cpu.stat section's code in the line stage's ``kind``
 _TOP_ROW = r"^(\S+) +(\S+) +(\S+)(?: +(\S+))?$"
@@ -122,7 +122,7 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> p
         mem_q=pl.when(four).then(c("4")).otherwise(c("3")),
     )
     # quantities repeat: parse each distinct one once
-    cpu = rows.select(c("cpu_q").unique()).with_columns(cpu=cpu_cores(c("cpu_q")))
+    cpu = rows.select(c("cpu_q").unique()).with_columns(cpu=cores_expr(c("cpu_q")))
     mem = rows.select(c("mem_q").unique()).with_columns(mem=memory_bytes(c("mem_q")))
     rows = rows.join(cpu, on="cpu_q", how="left", maintain_order="left", nulls_equal=True).join(
         mem, on="mem_q", how="left", maintain_order="left", nulls_equal=True).drop("cpu_q", "mem_q")

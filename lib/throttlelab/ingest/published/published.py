@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from throttlelab import input_log, tables
+from throttlelab.core.quantities import cores_expr
 from throttlelab.errors import InputError
 
 #: Folder of the bundled datasets in a checkout (``<repo>/data/published``).
@@ -59,15 +60,6 @@ def _scaled(col: str, divisor: float) -> pl.Expr:
     return (pl.col(col).cast(pl.Float64) / divisor).round(9)
 
 
-def _millicores_to_cores(col: str) -> pl.Expr:
-    """'1500' -> 1.5 cores; 'unlimited' -> null."""
-    return (
-        pl.when(pl.col(col).str.to_lowercase() == "unlimited")
-        .then(None)
-        .otherwise((pl.col(col).str.strip_suffix("m").cast(pl.Float64) / 1000.0).round(9))
-    )
-
-
 def load_ffmpeg_sweep(path: str | Path | None = None) -> pl.DataFrame:
     """The ffmpeg CPU-limit sweep (seed 000) as a canonical runs table.
 
@@ -81,7 +73,7 @@ def load_ffmpeg_sweep(path: str | Path | None = None) -> pl.DataFrame:
         pl.format("{}-{}", pl.col("experiment"), pl.col("row")).alias("run_id"),
         pl.lit("published").alias("backend"),
         pl.lit("ffmpeg").alias("workload"),
-        _millicores_to_cores("cpu_limit_millicores").alias("cpu_limit_cores"),
+        cores_expr(pl.col("cpu_limit_millicores"), bare="m").alias("cpu_limit_cores"),
         pl.lit(100_000).alias("cpu_period_us"),
         pl.col("ffmpeg_threads").alias("threads"),
         pl.lit(0.0).alias("contention"),

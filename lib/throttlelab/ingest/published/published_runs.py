@@ -35,6 +35,7 @@ from pathlib import Path
 import polars as pl
 
 from throttlelab import tables
+from throttlelab.core.quantities import parse_cores
 from throttlelab.errors import InputError
 
 REQUIRED = ("limit", "threads")
@@ -52,17 +53,6 @@ def metric_columns(header: list[str]) -> dict[str, tuple[str, float]]:
         elif col.endswith("_ms") and f"{col[:-3]}_seconds" in tables.RESPONSE_METRICS:
             out[col] = (f"{col[:-3]}_seconds", 1e-3)
     return out
-
-
-def parse_limit(text: str) -> float | None:
-    """``"2000m"`` -> 2.0, ``"2"`` -> 2.0, ``"unlimited"`` -> None; ``ValueError`` otherwise."""
-    t = text.strip().lower()
-    if t == "unlimited":
-        return None
-    cores = float(t[:-1]) / 1000.0 if t.endswith("m") else float(t)
-    if not math.isfinite(cores) or cores <= 0:
-        raise ValueError(text)
-    return round(cores, 9)
 
 
 def field_count_error(path: str | Path) -> InputError | None:
@@ -116,7 +106,7 @@ def read_published_runs(path: str | Path) -> pl.DataFrame:
 
 def _row(path: Path, line: int, rec: dict, metrics: dict, seen: dict) -> dict:
     try:
-        limit = parse_limit(rec["limit"])
+        limit = parse_cores(rec["limit"])
     except ValueError:
         raise InputError(path, line, f"bad limit {rec['limit']!r}", "expected cores (2), millicores (2000m) or unlimited") from None
     threads = rec["threads"].lower()

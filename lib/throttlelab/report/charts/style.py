@@ -10,6 +10,8 @@ import math
 import re
 from collections.abc import Iterable
 
+from throttlelab.core.quantities import parse_cores
+
 #: Okabe-Ito: distinguishable with every common colour-vision deficiency.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
 #: Diverging scheme for effects (blue = faster/better, orange = slower/worse), colour-blind safe.
@@ -38,8 +40,13 @@ def label_value(label: object) -> float:
     m = _NUMBER.match(text)
     if not m:
         return math.inf
-    value = float(m.group(1))
-    return value / 1000 if m.group(2) == "m" else value * 1000 if m.group(2) == "k" else value
+    number, unit = m.groups()
+    if unit == "k":
+        return float(number) * 1000
+    try:  # a CPU quantity: cores or millicores
+        return parse_cores(number + ("m" if unit == "m" else ""))
+    except ValueError:  # zero or a sign: a number all the same
+        return float(number)
 
 
 def numeric_order(labels: Iterable[object]) -> list[str]:

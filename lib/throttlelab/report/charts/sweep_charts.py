@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from throttlelab.core.quantities import cores_text
 from throttlelab.report.charts.style import PANEL_WIDTH, WIDTH, numeric_order
 
 
@@ -20,8 +21,7 @@ def limit_wall_chart(runs: pl.DataFrame, *, title: str = "Wall time by CPU limit
     unl_x = float(top) * 1.5 if top is not None else 1.0
     df = df.with_columns(
         cores=c("cpu_limit_cores").fill_null(unl_x),
-        limit=pl.when(c("cpu_limit_cores").is_null()).then(pl.lit("unlimited"))
-        .otherwise(c("cpu_limit_cores").cast(pl.String) + " cores"),
+        limit=cores_text(c("cpu_limit_cores"), suffix=" cores"),
     ).select("run_id", "cores", "limit", "threads", "replicate", "wall_seconds", "cpu_seconds", "nr_periods",
              "nr_throttled")
     med = df.group_by("cores", "limit", "threads").agg(c("wall_seconds").median().alias("median_wall_seconds"))

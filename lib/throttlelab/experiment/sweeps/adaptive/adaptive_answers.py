@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from throttlelab.experiment.sweeps.adaptive.adaptive_cells import AdaptiveSettings, Cell, Layout, limit_label
+from throttlelab.core.quantities import format_cores
+from throttlelab.experiment.sweeps.adaptive.adaptive_cells import AdaptiveSettings, Cell, Layout
 
 
 def acceptable(x: np.ndarray, layout: Layout, settings: AdaptiveSettings) -> dict[tuple, np.ndarray]:
@@ -47,7 +48,7 @@ def acceptable(x: np.ndarray, layout: Layout, settings: AdaptiveSettings) -> dic
 def answer_text(kind: str, index: int, layout: Layout) -> str:
     """An answer as it is written: a limit (knee), ``yes``/``no`` (dead zone) or a thread count."""
     if kind == "knee":
-        return limit_label(layout.limits[index])
+        return format_cores(layout.limits[index])
     if kind == "dead_zone":
         return ("yes", "no")[index]
     return layout.threads[index]

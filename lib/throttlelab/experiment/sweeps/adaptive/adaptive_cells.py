@@ -5,6 +5,8 @@ See :mod:`~throttlelab.experiment.sweeps.adaptive.adaptive_decisions` for the mo
 
 from __future__ import annotations
 
+from throttlelab.core.quantities import format_cores
+
 import functools
 import math
 from collections.abc import Mapping, Sequence
@@ -79,15 +81,10 @@ class Layout:
         return len(self.contentions), len(self.limits), len(self.threads)
 
 
-def limit_label(limit: float | None) -> str:
-    """``'1.5'`` or ``'unlimited'``."""
-    return "unlimited" if limit is None else f"{limit:g}"
-
-
 def cell_label(cell: Cell) -> str:
     """``'1.5 cores x 4 threads'`` (with ``', contention 0.5'``)."""
     c, lim, t = cell
-    return f"{limit_label(lim)} cores x {t} threads" + (f", contention {c:g}" if c else "")
+    return f"{format_cores(lim)} cores x {t} threads" + (f", contention {c:g}" if c else "")
 
 
 def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveSettings) -> dict[Cell, CellStats]:

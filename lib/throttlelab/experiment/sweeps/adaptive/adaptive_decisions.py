@@ -68,6 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from throttlelab.core.quantities import format_cores
 from throttlelab.experiment.sweeps.adaptive.adaptive_answers import acceptable, answer_text, dead_zone_slowdown
 from throttlelab.experiment.sweeps.adaptive.adaptive_cells import (  # noqa: F401 - re-exported: one import for users
     AdaptiveSettings,
@@ -77,7 +78,6 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_cells import (  # noqa: F40
     cell_label,
     cell_stats,
     dominated_cells,
-    limit_label,
     pooled_sd,
 )
 
@@ -101,8 +101,8 @@ class Decision:
     @property
     def subject(self) -> str:
         """``'knee'``, ``'dead zone at 1.5'``, ``'threads at 2'`` (with ``' | contention 0.5'``)."""
-        base = {"knee": "knee", "dead_zone": f"dead zone at {limit_label(self.limit)}",
-                "best_threads": f"threads at {limit_label(self.limit)}"}[self.kind]
+        base = {"knee": "knee", "dead_zone": f"dead zone at {format_cores(self.limit)}",
+                "best_threads": f"threads at {format_cores(self.limit)}"}[self.kind]
         return base + (f" | contention {self.contention:g}" if self.contention else "")
 
 

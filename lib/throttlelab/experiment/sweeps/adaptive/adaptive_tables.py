@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from throttlelab.core.quantities import cores_text, format_cores
 from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveStatus
-from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import limit_label
 
 
 def run_order_table(runs: pl.DataFrame) -> pl.DataFrame:
@@ -28,8 +28,7 @@ def run_order_table(runs: pl.DataFrame) -> pl.DataFrame:
         .with_row_index("step", offset=1)
         .with_columns(
             step=c("step").cast(pl.Int64),
-            limit=pl.when(c("cpu_limit_cores").is_null()).then(pl.lit("unlimited"))
-            .otherwise(c("cpu_limit_cores").round(3).cast(pl.String)),
+            limit=cores_text(c("cpu_limit_cores"), decimals=3),
             chosen_because=c("chosen_because").fill_null("full grid"),
         )
         .select("step", "limit", "threads", "contention", "replicate", "status", "wall_seconds", "warmup",
@@ -48,7 +47,7 @@ def decisions_table(status: AdaptiveStatus) -> pl.DataFrame:
     rows = [{
         "decision": d.kind.replace("_", " "),
         "contention": d.contention,
-        "limit": "" if d.kind == "knee" else limit_label(d.limit),
+        "limit": "" if d.kind == "knee" else format_cores(d.limit),
         "answer": d.answer,
         "confidence": d.confidence,
         "target": d.target,

@@ -1,0 +1,71 @@
+"""Tests of throttlelab.core.quantities: CPU quantities read and written one way, memory quantities as polars expressions."""
+
+from __future__ import annotations
+
+import doctest
+
+import polars as pl
+import pytest
+
+from throttlelab.core import quantities
+from throttlelab.core.quantities import (cores_expr, cores_text, format_cores, format_cpu, format_millicores, memory_bytes,
+                                         parse_cores)
+
+
+@pytest.mark.parametrize(
+    ("value", "cores"),
+    [(0.5, 0.5), (2, 2.0), ("1500m", 1.5), ("250m", 0.25), ("2", 2.0), ("unlimited", None), (None, None), ("max", None),
+     (" None ", None), ("500000u", 0.5), ("2000000000n", 2.0), ("333m", 0.333), (0.1234567891, 0.123456789)],
+)
+def test_parse_cores(value, cores):
+    assert parse_cores(value) == cores
+
+
+@pytest.mark.parametrize("value", ["15OOm", -1, 0, "1.5 cores", True, "0m", "1e3", "-1", "+2", ".5", "3k", "inf",
+                                   float("nan"), float("inf"), [1]])
+def test_parse_cores_rejects(value):
+    with pytest.raises(ValueError):
+        parse_cores(value)
+
+
+def test_the_text_a_value_reads_back_to_it():
+    for cores in (0.001, 0.25, 0.5, 1.0, 1.5, 2.0, 12.0, 0.333):
+        assert parse_cores(format_millicores(cores)) == cores
+        assert parse_cores(format_cores(cores)) == cores
+    assert parse_cores(format_millicores(None)) is None and parse_cores(format_cores(None)) is None
+
+
+def test_formats():
+    assert [format_millicores(c) for c in (1.5, 0.0005, float("nan"), None)] == ["1500m", "0m", "unlimited", "unlimited"]
+    assert format_cores(1.0, unlimited="unl", suffix="c") == "1c" and format_cores(None, unlimited="unl") == "unl"
+    assert [format_cpu(c) for c in (0.999, 1.0, 12.345, None)] == ["999m", "1.00 cores", "12.35 cores", "no limit"]
+
+
+def test_cores_expr_matches_parse_cores_on_quantities():
+    texts = ["250m", "1", "1.5", "500000u", "2000000000n", "x", "-1", "1e3", None, "3k", "unlimited", "1.5 cores"]
+    got = pl.select(cores_expr(pl.lit(pl.Series("q", texts, pl.String)))).to_series().to_list()
+    assert got == [0.25, 1.0, 1.5, 0.5, 2.0, None, None, None, None, None, None, None]
+    for text, cores in zip(texts, got):
+        if cores is not None:
+            assert parse_cores(text) == cores
+
+
+def test_cores_expr_reads_a_column_of_millicores():
+    got = pl.select(cores_expr(pl.lit(pl.Series(["1500", "128", "250m", "unlimited", "UNLIMITED"])), bare="m")).to_series()
+    assert got.to_list() == [1.5, 0.128, 0.25, None, None]
+
+
+def test_cores_text():
+    s = pl.Series([0.5, 2.0, None])
+    assert pl.select(cores_text(pl.lit(s), suffix=" cores")).to_series().to_list() == ["0.5 cores", "2.0 cores", "unlimited"]
+
+
+def test_memory_bytes():
+    s = pl.Series("q", ["512Mi", "1Gi", "1000", "2k", "1.5Ki", "1M", "7Qi", "", "Mi"])
+    got = pl.select(memory_bytes(pl.lit(s))).to_series().to_list()
+    assert got == [512 * 2**20, 2**30, 1000, 2000, 1536, 10**6, None, None, None]
+
+
+def test_the_examples_hold():
+    result = doctest.testmod(quantities, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 10 and result.failed == 0
