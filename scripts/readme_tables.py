@@ -48,11 +48,14 @@ def notebooks_section() -> str:
 def config_section() -> str:
     from throttlelab.config_file import reference_markdown
     from throttlelab.experiment.latency.latency_sweep import LatencySweepFile
-    from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, SweepSpecFile
+    from throttlelab.experiment.sweeps.spec import SweepSpec
+    from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS
     from throttlelab.report.study import StudyFile
 
-    return "\n" + "\n".join(reference_markdown(m) for m in (StudyFile, SweepSpecFile, *[m for m in WORKLOAD_OPTIONS.values()
-                                                                                if m.model_fields], LatencySweepFile))
+    # the sweep spec's table keeps the title the README has always given it (the keys of a spec file)
+    return "\n" + "\n".join([reference_markdown(StudyFile), reference_markdown(SweepSpec, title="SweepSpecFile"),
+                              *(reference_markdown(m) for m in WORKLOAD_OPTIONS.values() if m.model_fields),
+                              reference_markdown(LatencySweepFile)])
 
 
 # section name -> (page it lives in, generator)

@@ -26,8 +26,23 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 from throttlelab.errors import SpecError
 
 M = TypeVar("M", bound="ConfigModel")
-KeyLines = dict[tuple, int]
-"""Line (1-based) of each key path, e.g. ``("runs", 0, "notebook") -> 7``."""
+KeyLines = dict[tuple, int | str]
+"""Line (1-based) of each key path, e.g. ``("runs", 0, "notebook") -> 7``; or, for a value that did not come
+from the file, a text saying where it came from (e.g. ``"x.yaml (overridden)"``), named instead of ``file:line``."""
+
+
+class ValueAt(ValueError):
+    """A bad value a model's validator found at a key below the one it validates (e.g. ``limits[2]``).
+
+    Raised inside a validator, it becomes one pydantic error; :func:`validate` names the key
+    ``path`` (relative to the field the validator checks, or to the model with ``absolute``) and
+    reports such errors after every plain type error of the document, in field order.
+    """
+
+    def __init__(self, path: tuple, message: str, *, absolute: bool = False):
+        super().__init__(message)
+        self.path = tuple(path)
+        self.absolute = absolute
 
 
 def _simple_name(value: str) -> str:
@@ -104,6 +119,8 @@ def where(source: str | Path | None, lines: KeyLines | None, path: tuple) -> str
     src = str(source) if source is not None else "<config>"
     for n in range(len(path), 0, -1):
         line = (lines or {}).get(tuple(path[:n]))
+        if isinstance(line, str):
+            return line
         if line:
             return f"{src}:{line}"
     return src
@@ -124,9 +141,19 @@ def validate(model: type[M], doc: Any, *, source: str | Path | None = None, line
     try:
         return model.model_validate(dict(doc))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = (*prefix, *err["loc"])
-        raise config_error(source, lines, loc, _message(model, err, prefix)) from None
+        loc, message = first_problem(model, exc)
+        raise config_error(source, lines, (*prefix, *loc), message) from None
+
+
+def first_problem(model: type[ConfigModel], exc: ValidationError) -> tuple[tuple, str]:
+    """The key path and message of the problem to report: the first type error, else the first :class:`ValueAt`."""
+    errors = exc.errors()
+    plain = [e for e in errors if not isinstance((e.get("ctx") or {}).get("error"), ValueAt)]
+    err = (plain or errors)[0]
+    found = (err.get("ctx") or {}).get("error")
+    if isinstance(found, ValueAt):
+        return (found.path if found.absolute else (*err["loc"], *found.path)), str(found)
+    return tuple(err["loc"]), _message(model, err, ())
 
 
 def _message(model: type[ConfigModel], err: dict, prefix: tuple) -> str:
@@ -177,9 +204,10 @@ def load_config(path: str | Path, model: type[M]) -> tuple[M, KeyLines]:
     return validate(model, doc, source=path, lines=lines), lines
 
 
-def reference_markdown(model: type[ConfigModel], *, level: int = 4) -> str:
-    """A model (and the models nested in it) as Markdown tables: key, type, default, meaning."""
-    out, seen, todo = [], set(), [(model.__name__, model)]
+def reference_markdown(model: type[ConfigModel], *, level: int = 4, title: str | None = None) -> str:
+    """A model (and the models nested in it) as Markdown tables: key, type, default, meaning (``title``: the
+    heading of the model's own table, default its class name)."""
+    out, seen, todo = [], set(), [(title or model.__name__, model)]
     while todo:
         title, m = todo.pop(0)
         if m in seen:

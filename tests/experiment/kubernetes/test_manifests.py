@@ -7,7 +7,7 @@ import pytest
 from throttlelab.errors import SpecError
 from throttlelab.experiment.kubernetes import labels as lb
 from throttlelab.experiment.kubernetes import manifests as mf
-from throttlelab.experiment.kubernetes.options import parse_options
+from throttlelab.experiment.sweeps.kubernetes_options import parse_options
 
 
 def test_run_pod_has_limits_labels_sampler_and_pinning():

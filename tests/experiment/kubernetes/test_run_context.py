@@ -6,7 +6,7 @@ import pytest
 
 from throttlelab.errors import EnvironmentProblem
 from throttlelab.experiment.kubernetes.client import Cluster
-from throttlelab.experiment.kubernetes.options import KubernetesOptions
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 from throttlelab.experiment.kubernetes.run_context import RunContext, node_cores
 
 from .conftest import NODE_CPUS, NODES

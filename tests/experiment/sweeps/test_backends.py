@@ -21,10 +21,10 @@ def test_builtin_backends_are_registered_and_unknown_names_list_them():
 
 def test_string_factories_are_imported_when_asked_for(monkeypatch):
     monkeypatch.setattr(backends, "_REGISTRY", dict(backends._REGISTRY))  # leave the real registry as it was
-    register_backend("spec-file-model", "throttlelab.experiment.sweeps.spec_file:SweepSpecFile")
+    register_backend("spec-file-model", "throttlelab.experiment.sweeps.spec_file:LocalOptions")
     assert "spec-file-model" in backend_names()
     made = get_backend("spec-file-model")  # any zero-argument factory: here a model with defaults
-    assert type(made).__name__ == "SweepSpecFile"
+    assert type(made).__name__ == "LocalOptions"
 
 
 def test_base_row_identifies_the_run_and_starts_failed():

@@ -140,3 +140,35 @@ def test_simulated_truth_is_part_of_the_run_ids():
     assert draw_seconds(ta, ra, 1.0, "1")[0] != draw_seconds(tb, rb, 1.0, "1")[0]
     local = spec_from_mapping({**base, "backend": "local"})
     assert local.config_hash() == spec_from_mapping({**base, "backend": "local"}).config_hash()
+
+
+def test_an_overridden_spec_keeps_the_lines_of_its_file(tmp_path):
+    """Overrides (a notebook's parameters) rebuild the spec: a problem in a key from the file still names its
+    line, one in an overridden key says it was overridden."""
+    path = write(tmp_path, "name: o\ndesign: adaptive\nadaptive: {budget: 4}\nlimits: [1, 2]\nthreads: [1]\n")
+    with pytest.raises(SpecError) as err:
+        spec_from(path, threads=[1, 2, 4])
+    assert str(err.value) == (f"{path}:3: key 'adaptive.budget': must be at least the number of cells (6): "
+                              "the initial design runs every cell once")
+    with pytest.raises(SpecError) as err:
+        spec_from(load_spec(path), limits=[1, "x"])
+    assert str(err.value).startswith(f"{path} (overridden): key 'limits[1]': cannot read 'x' as CPU cores")
+    spec = spec_from(path, replicates=3)
+    assert spec.replicates == 3 and spec.source == path and spec.source_lines[("limits",)] == 4
+    assert spec.source_lines[("replicates",)] == f"{path} (overridden)"
+
+
+def test_the_spec_is_one_pydantic_model_holding_the_parsed_values():
+    from throttlelab.config_file import ConfigModel
+    from throttlelab.experiment.sweeps.plan import Workload
+    from throttlelab.experiment.sweeps.spec import SweepSpec
+
+    spec = spec_from_mapping(BASE)
+    assert isinstance(spec, SweepSpec) and isinstance(spec, ConfigModel)
+    assert spec.limits == (0.5, 1.5, None) and spec.threads == ("1", "auto")
+    assert spec.workload == Workload("burner", None, {"cpu_seconds": 0.2})
+    old = spec_from_mapping({"experiment": "old", "limits": [1]})
+    assert old.name == "old" and old.experiment_dir.name == "old"
+    assert spec.replace(replicates=5).replicates == 5 and spec.replace(replicates=5) != spec
+    with pytest.raises(TypeError):
+        spec.replace(replicate=5)

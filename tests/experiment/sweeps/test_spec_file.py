@@ -1,4 +1,4 @@
-"""Tests of throttlelab.experiment.sweeps.spec_file: the keys a sweep spec may have."""
+"""Tests of throttlelab.experiment.sweeps.spec_file: the blocks of a sweep spec, validated as part of the spec."""
 
 from __future__ import annotations
 
@@ -6,15 +6,17 @@ import pytest
 
 from throttlelab.config_file import validate
 from throttlelab.errors import SpecError
-from throttlelab.experiment.sweeps.spec import load_spec
-from throttlelab.experiment.sweeps.spec_file import SweepSpecFile
+from throttlelab.experiment.sweeps.plan import Workload
+from throttlelab.experiment.sweeps.spec import SweepSpec, load_spec
+from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, AdaptiveOptions
 
 
 def test_defaults():
-    spec = validate(SweepSpecFile, {"name": "x"})
+    spec = validate(SweepSpec, {"name": "x"})
     assert (spec.backend, spec.workload, spec.threads, spec.replicates, spec.order) == (
-        "local", "burner", "auto", 1, "random")
-    assert spec.period_us == 100_000 and spec.data_root == "data/raw"
+        "local", Workload("burner"), ("auto",), 1, "random")
+    assert spec.period_us == 100_000 and str(spec.data_root) == "data/raw" and spec.limits == (None,)
+    assert spec.adaptive.confidence == AdaptiveOptions().confidence and set(WORKLOAD_OPTIONS) >= {"ffmpeg", "burner"}
 
 
 @pytest.mark.parametrize("workload, message", [
@@ -50,6 +52,6 @@ def test_workload_options_are_checked_per_kind_with_their_line(tmp_path, workloa
 ])
 def test_bad_keys_are_named(doc, message):
     with pytest.raises(SpecError) as err:
-        validate(SweepSpecFile, doc, source="s.yaml", lines={("name",): 1})
+        validate(SweepSpec, doc, source="s.yaml", lines={("name",): 1})
     assert message in str(err.value)
     assert str(err.value).startswith("s.yaml")

@@ -40,6 +40,6 @@ The ``kubernetes`` package itself is imported only when a cluster is used.
 from __future__ import annotations
 
 from .kube_backend import KubernetesBackend
-from .options import KubernetesOptions, parse_options
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions, parse_options
 
 __all__ = ["KubernetesBackend", "KubernetesOptions", "parse_options"]

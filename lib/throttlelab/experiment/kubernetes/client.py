@@ -13,7 +13,7 @@ from typing import Any
 
 from throttlelab.errors import EnvironmentProblem
 
-from .options import KubernetesOptions
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 
 
 @dataclass

@@ -21,7 +21,7 @@ from . import cleanup
 from . import manifests as mf
 from .client import Cluster, api_error_message, connect
 from .labels import new_session, selector
-from .options import KubernetesOptions, parse_options
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions, parse_options
 from .pod_runner import execute_run
 from .run_context import RunContext
 

@@ -17,7 +17,7 @@ from throttlelab.core.quantities import format_cores, format_millicores
 from throttlelab.errors import SpecError
 
 from .labels import dns_name, labels
-from .options import KubernetesOptions
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 
 CONTAINER = "workload"
 SAMPLER_DIR = "/throttlelab/bin"

@@ -17,7 +17,7 @@ from throttlelab.errors import EnvironmentProblem
 
 from . import manifests as mf
 from .latency_pods import IMAGE, NAMESPACE, PodService, _kubeconfig, container_cgroup, read_counters
-from .options import KubernetesOptions
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 
 RUN_LABEL = "throttlelab.io/run-id"
 

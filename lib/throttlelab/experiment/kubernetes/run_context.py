@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from throttlelab.errors import EnvironmentProblem
 
 from .client import Cluster, api_error_message, api_exception
-from .options import KubernetesOptions
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 
 
 @dataclass

@@ -34,14 +34,16 @@ A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
 With ``design: adaptive`` the runs are chosen one at a time where a decision
 is still uncertain (:mod:`~throttlelab.experiment.sweeps.adaptive.adaptive`).
 
-:func:`load_spec` reads and validates a file against
-:class:`~throttlelab.experiment.sweeps.spec_file.SweepSpecFile` (every problem is a
-:class:`~throttlelab.errors.SpecError` naming the file, the line and the key; the values'
-parsers are in :mod:`~throttlelab.experiment.sweeps.spec_values`);
-:meth:`SweepSpec.plan` expands the grid into
-:class:`~throttlelab.experiment.sweeps.plan.RunPlan` objects with deterministic run
-ids (:mod:`~throttlelab.experiment.sweeps.plan`), so re-running a spec resumes where
-it stopped.
+:class:`SweepSpec` is the one type of a spec: a pydantic model whose fields are the file's keys
+(their types are what the file may say; the README's reference is generated from it) and
+whose validators read each value into the form the sweep uses (``limits`` a tuple of cores,
+``workload`` a :class:`~throttlelab.experiment.sweeps.plan.Workload`, ...; the parsers are in
+:mod:`~throttlelab.experiment.sweeps.spec_values`).  Every problem is a
+:class:`~throttlelab.errors.SpecError` naming the file, the line and the key, also for a spec
+with overrides (:func:`spec_from`): keys from the file keep their lines, overridden ones say so.
+:meth:`SweepSpec.plan` expands the grid into :class:`~throttlelab.experiment.sweeps.plan.RunPlan`
+objects with deterministic run ids (:mod:`~throttlelab.experiment.sweeps.plan`), so re-running a
+spec resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -49,17 +51,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from throttlelab.config_file import KeyLines, config_error, read_yaml, validate
-from throttlelab.errors import SpecError
+from pydantic import AfterValidator, Field, PrivateAttr, StrictInt, model_validator
+
+from throttlelab.config_file import ConfigModel, KeyLines, SimpleName, ValueAt, read_yaml, validate
 from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
-from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, SweepSpecFile
+from throttlelab.experiment.sweeps.spec_file import AdaptiveOptions, LocalOptions, Number, SimulatedOptions
 from throttlelab.experiment.sweeps.spec_values import (
     parse_adaptive,
     parse_contention,
@@ -68,35 +70,110 @@ from throttlelab.experiment.sweeps.spec_values import (
     parse_workload,
 )
 
+Cores = Number | str | None
+#: What defines a spec's meaning (its equality); the file's other keys (``experiment``, ``description``) do not.
+VALUES = ("name", "backend", "backend_options", "workload", "limits", "threads", "replicates", "warmup", "cooldown_s",
+          "order", "seed", "timeout_s", "period_us", "burst_us", "sampling_interval_s", "contention", "data_root",
+          "design", "adaptive")
 
-@dataclass(frozen=True)
-class SweepSpec:
-    """A CPU-limit x thread-count x contention sweep (see the module docstring).
 
-    Build one with :func:`load_spec` (YAML file) or :func:`spec_from_mapping`.
+def _as_float(value: float) -> float:
+    return float(value)
+
+
+def _as_path(value: str) -> Path:
+    return Path(value)
+
+
+def _name_given(value: str | None, info) -> str | None:
+    if value is None and info.data.get("name") is None:
+        raise ValueAt(("name",), "required: an experiment name of letters, digits, '_', '-' or '.'", absolute=True)
+    return value
+
+
+class SweepSpec(ConfigModel):
+    """A sweep spec (``studies/sweeps/*.yaml``): what a CPU-limit x thread-count sweep runs.
+
+    Build one with :func:`load_spec` (YAML file), :func:`spec_from_mapping` or :func:`spec_from`.  Each
+    field is a key of the file; after validation it holds the value in the form the sweep uses (see the
+    module docstring): ``name`` a text, ``workload`` a :class:`~throttlelab.experiment.sweeps.plan.Workload`,
+    ``limits`` a tuple of cores (``None``: unlimited), ``threads`` a tuple of texts, ``contention`` a tuple of
+    :class:`~throttlelab.experiment.sweeps.plan.Contention`, ``adaptive`` the
+    :class:`~throttlelab.experiment.sweeps.adaptive.AdaptiveSettings`, times floats, ``data_root`` a path.
+    :attr:`backend_options` is the chosen backend's block as written.
     """
 
-    name: str
-    backend: str = "local"
-    backend_options: dict[str, Any] = field(default_factory=dict)
-    workload: Workload = field(default_factory=lambda: Workload("burner"))
-    limits: tuple[float | None, ...] = (None,)
-    threads: tuple[str, ...] = ("auto",)
-    replicates: int = 1
-    warmup: int = 0
-    cooldown_s: float = 0.0
-    order: str = "random"
-    seed: int = 0
-    timeout_s: float = 600.0
-    period_us: int = 100_000
-    burst_us: int | None = None
-    sampling_interval_s: float = 1.0
-    contention: tuple[Contention, ...] = (Contention(),)
-    data_root: Path = Path("data/raw")
-    design: str = "grid"
-    adaptive: AdaptiveSettings = field(default_factory=AdaptiveSettings)
-    source: Path | None = field(default=None, compare=False)
-    source_lines: dict | None = field(default=None, compare=False, repr=False)
+    name: SimpleName | None = Field(None, description="experiment name: data go to <data_root>/<name>/ (required)")
+    experiment: Annotated[SimpleName | None, AfterValidator(_name_given)] = Field(
+        None, validate_default=True, description="older spelling of `name`")
+    description: str = Field("", description="free text")
+    backend: Literal["local", "kubernetes", "simulated"] = Field(
+        "local", description="where runs execute (simulated: drawn from a ground-truth curve with realistic noise)")
+    local: LocalOptions | None = Field(None, description="local backend options")
+    kubernetes: KubernetesOptions | None = Field(None, description="Kubernetes backend options")
+    simulated: SimulatedOptions | None = Field(None, description="simulated backend: the true curve and its noise")
+    design: Literal["grid", "adaptive"] = Field(
+        "grid", description="grid: every cell x replicates; adaptive: runs chosen where decisions are uncertain")
+    adaptive: Annotated[AdaptiveOptions | None, AfterValidator(parse_adaptive)] = Field(
+        None, validate_default=True, description="adaptive design settings")
+    workload: Annotated[str | dict[str, Any], AfterValidator(parse_workload)] = Field(
+        "burner", validate_default=True,
+        description="ffmpeg / burner / go / service / command, or a mapping with `kind`, `command` and that "
+                    "kind's options (`FfmpegOptions`, `BurnerOptions`, `GoOptions`, `ServiceOptions`)")
+    limits: Annotated[list[Cores] | Cores | dict[str, Number], AfterValidator(parse_limits)] = Field(
+        None, validate_default=True, description="CPU limits: 0.5, '1500m', 'unlimited', or {from, to, step}")
+    threads: Annotated[list[StrictInt | str] | StrictInt | str, AfterValidator(parse_threads)] = Field(
+        "auto", validate_default=True, description="thread counts: integers or 'auto'")
+    replicates: StrictInt = Field(1, ge=1, description="measured runs per cell")
+    warmup: StrictInt = Field(0, ge=0, description="warm-up runs (recorded, not analysed)")
+    cooldown_s: Annotated[Number, AfterValidator(_as_float)] = Field(0.0, ge=0, description="pause between runs (s)")
+    order: Literal["random", "sequential"] = Field("random", description="run order (random: blocked by replicate)")
+    seed: StrictInt = Field(0, description="seed of the random order")
+    timeout_s: Annotated[Number, AfterValidator(_as_float)] = Field(600.0, gt=0, description="per-run timeout (s)")
+    period_us: StrictInt = Field(100_000, ge=1000, le=1_000_000, description="CFS period (us)")
+    burst_us: StrictInt | None = Field(None, ge=0, description="CFS burst (us); null: none")
+    sampling_interval_s: Annotated[Number, AfterValidator(_as_float)] = Field(
+        1.0, ge=0.1, description="monitor sampler interval (s)")
+    contention: Annotated[list[Number | dict[str, Any]] | Number, AfterValidator(parse_contention)] = Field(
+        0, validate_default=True, description="noisy-neighbour levels: shares 0-1, or {share, workers}")
+    data_root: Annotated[str, AfterValidator(_as_path)] = Field(
+        "data/raw", validate_default=True, description="where run stores live (relative: to the project root)")
+
+    _source: Path | None = PrivateAttr(None)
+    _lines: KeyLines | None = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _whole(self) -> SweepSpec:
+        if self.name is None:  # written as ``experiment:``
+            self.__dict__["name"] = self.experiment
+        cells = len(self.limits) * len(self.threads) * len(self.contention)
+        if self.design == "adaptive" and self.adaptive.budget is not None and self.adaptive.budget < cells:
+            raise ValueAt(("adaptive", "budget"), f"must be at least the number of cells ({cells}): the initial "
+                                                  "design runs every cell once", absolute=True)
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SweepSpec):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in VALUES)
+
+    __hash__ = None  # type: ignore[assignment]  # (its workload options and backend block are mappings)
+
+    @property
+    def source(self) -> Path | None:
+        """The file the spec was read from (``None``: built from a mapping)."""
+        return self._source
+
+    @property
+    def source_lines(self) -> KeyLines | None:
+        """The line of each key in :attr:`source` (or where an overridden value came from)."""
+        return self._lines
+
+    @property
+    def backend_options(self) -> dict[str, Any]:
+        """The chosen backend's block (``local:``, ``kubernetes:`` or ``simulated:``) with the keys written."""
+        opts = getattr(self, self.backend)
+        return dict(opts.model_dump(exclude_unset=True, by_alias=True)) if opts else {}
 
     @property
     def experiment_dir(self) -> Path:
@@ -104,8 +181,12 @@ class SweepSpec:
         return Path(self.data_root) / self.name
 
     def replace(self, **changes: Any) -> SweepSpec:
-        """A copy with some fields changed (e.g. ``data_root``)."""
-        return dataclasses.replace(self, **changes)
+        """A copy with some values changed, given in their parsed form (e.g. ``data_root=Path(...)``); keeps the
+        source and its lines."""
+        unknown = set(changes) - set(type(self).model_fields)
+        if unknown:
+            raise TypeError(f"SweepSpec has no field(s) {', '.join(sorted(unknown))}")
+        return self.model_copy(update=changes)
 
     def config_hash(self) -> str:
         """Six hex digits identifying what defines a measurement (workload, period, burst; the
@@ -132,7 +213,7 @@ class SweepSpec:
         return plan_runs(self)
 
     def to_mapping(self) -> dict[str, Any]:
-        """The spec as a YAML-ready mapping (``spec_from_mapping`` reads it back)."""
+        """The spec as a YAML-ready mapping (``spec_from_mapping`` reads it back; a run store keeps it as ``spec.yaml``)."""
         out: dict[str, Any] = {
             "name": self.name,
             "backend": self.backend,
@@ -188,48 +269,13 @@ def load_spec(path: str | Path, *, data_root: str | Path | None = None) -> Sweep
 
 
 def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyLines | None = None) -> SweepSpec:
-    """Build and validate a :class:`SweepSpec` from a parsed mapping.
-
-    The keys and their types are those of
-    :class:`~throttlelab.experiment.sweeps.spec_file.SweepSpecFile`; values with
-    a grammar of their own (limits, threads, contention, workload) are read by
-    :mod:`~throttlelab.experiment.sweeps.spec_values`.  Relative ``data_root``
-    values are left relative (to the caller's working folder).
+    """Build and validate a :class:`SweepSpec` from a parsed mapping (``source`` and ``lines`` name the file and
+    the line of each key in errors).  Relative ``data_root`` values are left relative (to the caller's working
+    folder).
     """
-    def fail(key: str, msg: str) -> SpecError:
-        path = tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", key) if p)
-        return config_error(source, lines, path, msg)
-
-    model = validate(SweepSpecFile, doc, source=source, lines=lines)
-    name = model.name or model.experiment
-    if name is None:
-        raise fail("name", "required: an experiment name of letters, digits, '_', '-' or '.'")
-    opts = getattr(model, model.backend) or {}
-    if opts:  # validated by the backend's options model: keep what was written
-        opts = opts.model_dump(exclude_unset=True, by_alias=True)
-    kw: dict[str, Any] = {"name": name, "backend": model.backend, "backend_options": dict(opts),
-                          "source": Path(source) if source is not None else None, "source_lines": lines}
-    kw["workload"] = parse_workload(model.workload, fail)
-    validate(WORKLOAD_OPTIONS[kw["workload"].kind], kw["workload"].options, source=source, lines=lines,
-             prefix=("workload",))
-    if "limits" in doc:
-        kw["limits"] = parse_limits(model.limits, fail)
-    if "threads" in doc:
-        kw["threads"] = parse_threads(model.threads, fail)
-    if "contention" in doc:
-        kw["contention"] = parse_contention(model.contention, fail)
-    for key in ("replicates", "warmup", "seed", "period_us", "burst_us", "order", "design"):
-        kw[key] = getattr(model, key)
-    for key in ("cooldown_s", "timeout_s", "sampling_interval_s"):
-        kw[key] = float(getattr(model, key))
-    if model.adaptive is not None:
-        kw["adaptive"] = parse_adaptive(model.adaptive)
-    kw["data_root"] = Path(model.data_root)
-    spec = SweepSpec(**kw)
-    cells = len(spec.limits) * len(spec.threads) * len(spec.contention)
-    if spec.design == "adaptive" and spec.adaptive.budget is not None and spec.adaptive.budget < cells:
-        raise fail("adaptive.budget", f"must be at least the number of cells ({cells}): the initial design "
-                                      "runs every cell once")
+    spec = validate(SweepSpec, doc, source=source, lines=lines)
+    spec._source = Path(source) if source is not None else None
+    spec._lines = lines
     return spec
 
 
@@ -238,19 +284,19 @@ def spec_from(value: str | Path | Mapping[str, Any] | SweepSpec, **overrides: An
 
     ``overrides`` are spec keys as in YAML (``limits=[0.5, 1]``); ``None`` values
     are ignored, so notebook parameters can default to "keep the file's value".
+    A problem in a key from the file still names its line; one in an overridden
+    key names the file as ``<file> (overridden)``.
     """
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    if isinstance(value, SweepSpec):
-        base = value.to_mapping()
-        src = value.source
-    elif isinstance(value, Mapping):
-        base, src = dict(value), None
-    else:
-        spec = load_spec(value)
-        base, src = spec.to_mapping(), spec.source
-    if not overrides and isinstance(value, SweepSpec):
-        return value
-    return spec_from_mapping({**base, **overrides}, source=src)
+    spec = load_spec(value) if isinstance(value, (str, Path)) else value
+    if not isinstance(spec, SweepSpec):
+        return spec_from_mapping({**spec, **overrides})
+    if not overrides:
+        return spec
+    lines = {k: v for k, v in (spec.source_lines or {}).items() if k[0] not in overrides}
+    if spec.source is not None:
+        lines.update({(k,): f"{spec.source} (overridden)" for k in overrides})
+    return spec_from_mapping({**spec.to_mapping(), **overrides}, source=spec.source, lines=lines)
 
 
 def _project_root(start: Path) -> Path | None:

@@ -1,32 +1,37 @@
 """Parsers of a sweep spec's values: limits, thread counts, contention, workload.
 
 Each ``parse_*`` function reads one key's YAML value into the form
-:class:`~throttlelab.experiment.sweeps.spec.SweepSpec` holds.  Problems are reported
-through ``fail(key, message)``, which returns the
-:class:`~throttlelab.errors.SpecError` to raise (it names the file and the
-key, e.g. ``limits[2]``).  CPU cores are read by :func:`throttlelab.core.quantities.parse_cores`.
+:class:`~throttlelab.experiment.sweeps.spec.SweepSpec` holds; they are the model's validators.  A bad
+value raises :class:`~throttlelab.config_file.ValueAt` naming the key below the spec (e.g. ``limits[2]``),
+which :func:`~throttlelab.config_file.validate` turns into one line naming the file and the line.
+CPU cores are read by :func:`throttlelab.core.quantities.parse_cores`.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
+from throttlelab.config_file import ValueAt, first_problem
 from throttlelab.core.quantities import parse_cores
-from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, Workload
-from throttlelab.experiment.sweeps.spec_file import AdaptiveOptions
+from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, AdaptiveOptions
 
 WORKLOADS = ("ffmpeg", "burner", "go", "service", "command")
 
-Fail = Callable[[str, str], SpecError]
-"""``fail(key, message)``: the error to raise for a bad value of ``key``."""
+
+def fail(key: str, message: str) -> ValueAt:
+    """The error for a bad value at ``key`` of the spec (``limits[2]``, ``workload.kind``)."""
+    return ValueAt(tuple(int(p) if p.isdigit() else p for p in re.split(r"[.\[\]]+", key) if p), message, absolute=True)
 
 
-def parse_limits(value: Any, fail: Fail) -> tuple[float | None, ...]:
+def parse_limits(value: Any) -> tuple[float | None, ...]:
     """CPU limits from a list (or one value) of cores, or a ``{from, to, step}`` range; duplicates dropped."""
     if isinstance(value, Mapping):  # {from: 0.25, to: 2, step: 0.25}
         try:
@@ -49,7 +54,7 @@ def parse_limits(value: Any, fail: Fail) -> tuple[float | None, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def parse_threads(value: Any, fail: Fail) -> tuple[str, ...]:
+def parse_threads(value: Any) -> tuple[str, ...]:
     """Thread counts (``'auto'`` or positive integers) as text; duplicates dropped."""
     items = _as_list(value)
     if not items:
@@ -67,7 +72,7 @@ def parse_threads(value: Any, fail: Fail) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def parse_contention(value: Any, fail: Fail) -> tuple[Contention, ...]:
+def parse_contention(value: Any) -> tuple[Contention, ...]:
     """Noisy-neighbour levels from shares or ``{share, workers}`` mappings; duplicates dropped.
 
     A share without ``workers`` gets one worker per CPU of this machine.
@@ -91,7 +96,7 @@ def parse_contention(value: Any, fail: Fail) -> tuple[Contention, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def parse_workload(value: Any, fail: Fail) -> Workload:
+def parse_workload(value: Any) -> Workload:
     """A workload from a kind name or a mapping with ``kind`` (and ``command``, options)."""
     if isinstance(value, str):
         value = {"kind": value}
@@ -111,11 +116,19 @@ def parse_workload(value: Any, fail: Fail) -> Workload:
     elif command is not None:
         raise fail("workload.command", f"only the 'command' workload takes a command, not {kind!r}")
     options = {k: v for k, v in value.items() if k not in ("kind", "command")}
+    try:  # the kind's own options (WORKLOAD_OPTIONS)
+        WORKLOAD_OPTIONS[kind].model_validate(options)
+    except ValidationError as exc:
+        loc, message = first_problem(WORKLOAD_OPTIONS[kind], exc)
+        raise ValueAt(("workload", *loc), message, absolute=True) from None
     return Workload(kind=kind, command=command, options=options)
 
 
-def parse_adaptive(value: AdaptiveOptions) -> AdaptiveSettings:
-    """The validated ``adaptive:`` mapping (:class:`~throttlelab.experiment.sweeps.spec_file.AdaptiveOptions`)."""
+def parse_adaptive(value: AdaptiveOptions | None) -> AdaptiveSettings:
+    """The validated ``adaptive:`` mapping (:class:`~throttlelab.experiment.sweeps.spec_file.AdaptiveOptions`) as the
+    adaptive design's settings (numbers as floats); none: the defaults."""
+    if value is None:
+        return AdaptiveSettings()
     counts = {"budget", "max_replicates", "min_replicates", "draws", "model"}
     return AdaptiveSettings(**{k: v if k in counts or v is None else float(v)
                                for k, v in value.model_dump(exclude_unset=True).items()})

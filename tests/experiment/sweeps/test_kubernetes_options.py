@@ -1,11 +1,11 @@
-"""Tests of throttlelab.experiment.kubernetes.options: the kubernetes: block validated (no cluster needed)."""
+"""Tests of throttlelab.experiment.sweeps.kubernetes_options: the kubernetes: block validated (no cluster needed)."""
 
 from __future__ import annotations
 
 import pytest
 
 from throttlelab.errors import SpecError
-from throttlelab.experiment.kubernetes.options import parse_options
+from throttlelab.experiment.sweeps.kubernetes_options import parse_options
 
 
 def test_options_defaults_and_validation():
