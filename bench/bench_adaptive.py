@@ -114,6 +114,7 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
     """Sweep one scenario as the grid and adaptively; what each got right and how many runs it took."""
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
     from throttlelab.experiment.sweeps.adaptive import decide
+    from throttlelab.experiment.registry import get_backend
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
@@ -124,10 +125,10 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
     design = AdaptiveDesign(grid.replace(design="adaptive"))
     _, true_times, truth = ground_truth(doc, design)
     try:
-        g_runs = run_sweep(grid, progress=False)
+        g_runs = run_sweep(grid, get_backend(grid.backend), progress=False)
         g_design = AdaptiveDesign(grid.replace(design="adaptive"), g_runs)
         g_dec = decide(g_design.times, design.layout, grid.adaptive, seed=grid.seed)  # the same decision code
-        a_runs = run_sweep(adap, progress=False)
+        a_runs = run_sweep(adap, get_backend(adap.backend), progress=False)
         a_status = AdaptiveDesign(adap, a_runs).status()
     finally:
         shutil.rmtree(grid.experiment_dir, ignore_errors=True)

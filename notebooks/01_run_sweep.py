@@ -45,9 +45,10 @@ example_run: str = ""  # run whose monitor intervals are shown; "": the most thr
 import polars as pl
 from IPython.display import Markdown, display
 
+from throttlelab.core import format_cores
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.adaptive import decisions_table, run_order_table
-from throttlelab.experiment.sweeps.backends import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from
 from throttlelab.experiment.sweeps.sweep_results import sweep_results
@@ -68,14 +69,15 @@ sweep = spec_from(spec or inline, **{**(inline if spec else {}), "data_root": da
 store = RunStore(sweep.experiment_dir)
 plan = sweep.plan()
 todo = pending_runs(sweep, store, retry_failed=retry_failed)
-available, reason = get_backend(sweep.backend).available()
+backend = get_backend(sweep.backend)
+available, reason = backend.available()
 adaptive = sweep.design == "adaptive"
 design = AdaptiveDesign(sweep, store.read_runs()) if adaptive else None
 size = (f"adaptive design: **at most {design.budget} runs** (the full grid would be {design.grid_runs}), "
         f"{design.runs_used} already stored" if adaptive else f"**{len(plan)} runs, {len(plan) - len(todo)} already stored**")
 display(Markdown(
     f"Experiment **{sweep.name}**: {sweep.workload.kind} workload, limits "
-    f"{', '.join('unlimited' if v is None else f'{v:g}' for v in sweep.limits)} cores, threads "
+    f"{', '.join(format_cores(v) for v in sweep.limits)} cores, threads "
     f"{', '.join(sweep.threads)}, {sweep.replicates} replicate(s), {sweep.warmup} warm-up run(s): "
     f"{size} in `{store.directory}`. "
     f"Backend `{sweep.backend}`: " + ("available." if available else f"**not available here**: {reason}")))
@@ -88,7 +90,7 @@ display(Markdown(
 # %%
 skipped_reason = None
 if run and todo and available:
-    runs = run_sweep(sweep, progress=True, retry_failed=retry_failed)
+    runs = run_sweep(sweep, backend, progress=True, retry_failed=retry_failed)
 else:
     skipped_reason = None if not todo else (reason if not available else "run=False")
     runs = store.read_runs()

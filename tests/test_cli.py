@@ -27,9 +27,28 @@ def test_user_errors_are_one_line_without_traceback(tmp_path, capsys):
 
 
 def test_a_subcommand_whose_module_is_missing_says_so(monkeypatch, capsys):
-    monkeypatch.setitem(cli.COMMANDS, "gone", ("throttlelab.no_such_module_cli", "not built"))
+    def gone():
+        import throttlelab.no_such_module_cli  # noqa: F401
+
+    monkeypatch.setitem(cli.COMMANDS, "gone", (gone, "not built"))
     assert cli.main(["gone"]) == 2
     assert "'gone' is not available in this build (throttlelab.no_such_module_cli missing)" in capsys.readouterr().err
+
+
+def test_a_missing_dependency_of_a_subcommand_is_not_hidden(monkeypatch):
+    def broken():
+        import no_such_dependency_of_throttlelab  # noqa: F401
+
+    monkeypatch.setitem(cli.COMMANDS, "broken", (broken, "needs a missing library"))
+    with pytest.raises(ModuleNotFoundError):
+        cli.build_parser()
+
+
+def test_help_imports_neither_polars_nor_numpy():
+    code = "import sys; from throttlelab import cli; cli.build_parser().format_help(); " \
+           "print(sorted(m for m in ('polars', 'numpy', 'scipy', 'pandas') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
 def test_the_console_entry_point_runs():

@@ -1,6 +1,10 @@
-"""Imports go one way (ingest -> experiment -> analysis -> report), with no cycles, even inside functions.
+"""Imports go one way (core -> ingest -> experiment -> analysis -> report), with no cycles, even inside functions.
 
-Concept packages are entered through their faces, and the subpackages of a package import one way too.
+Below every layer sit the domain core (``core/``: imports no layer) and ``tables``, ``results``, ``errors``; every
+layer may import them.  Nothing is imported by a name in a string (``import_module``, ``__import__``), so this test
+sees every import; and the subpackages of a layer import each other one way only.
+
+Concept packages are entered through their faces.
 """
 
 import ast
@@ -116,6 +120,68 @@ def find_cycles(edges: dict[str, list[str]]) -> list[list[str]]:
         if v not in index:
             visit(v)
     return out
+
+
+def test_the_core_imports_no_layer():
+    bad = [f"{name}:{line} imports {target}" for name, targets in graph().items() if layer_of(name) == "core"
+           for target, line in targets if RANK.get(layer_of(target), 0) > 0]
+    assert bad == []
+
+
+def string_imports(path: Path) -> list[int]:
+    """Lines of ``path`` that import a module by a name given at run time (``import_module``, ``__import__``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if name in ("import_module", "__import__"):
+                out.append(node.lineno)
+    return out
+
+
+def test_nothing_is_imported_by_a_name_in_a_string():
+    bad = [f"{path.relative_to(PKG.parent)}:{line}" for path in sorted(PKG.rglob("*.py")) for line in string_imports(path)]
+    assert bad == [], "import the module with an import statement (inside a function to keep it lazy)"
+
+
+def test_the_string_import_finder_finds_them(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text("import importlib\nm = importlib.import_module('x.y')\nn = __import__('scipy')\n"
+                 "from importlib import import_module\nk = import_module(name)\nimport importlib.metadata\n")
+    assert string_imports(p) == [2, 3, 5]
+
+
+def subpackage_of(module: str) -> str | None:
+    """``throttlelab.experiment.sweeps.plan`` -> ``throttlelab.experiment.sweeps``; a layer's own modules
+    (``throttlelab.experiment.registry``) are units of their own; ``None`` outside the layers."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[1] not in RANK or RANK[parts[1]] == 0:
+        return None
+    return ".".join(parts[:3])
+
+
+def both_ways(edges: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{a} <-> {b}" for a in edges for b in edges[a] if a < b and a in edges.get(b, set()))
+
+
+def test_the_subpackages_of_a_layer_import_each_other_one_way():
+    edges: dict[str, set[str]] = {}
+    where: dict[tuple[str, str], str] = {}
+    for name, targets in graph().items():
+        a = subpackage_of(name)
+        for target, line in targets:
+            b = subpackage_of(target)
+            if a and b and a != b and layer_of(a) == layer_of(b):
+                edges.setdefault(a, set()).add(b)
+                where.setdefault((a, b), f"{name}:{line}")
+    bad = both_ways(edges)
+    assert bad == [], "; ".join(f"{p} ({where[tuple(p.split(' <-> '))]} and {where[tuple(reversed(p.split(' <-> ')))]})"
+                                for p in bad)
+
+
+def test_both_ways_finds_a_pair():
+    assert both_ways({"a": {"b"}, "b": {"a", "c"}, "c": set()}) == ["a <-> b"]
 
 
 def test_no_import_cycles():

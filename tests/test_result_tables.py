@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from throttlelab.result_tables import Rows, row_class, table
-from throttlelab.results_schema import field_docs, json_schema
+from throttlelab.report.results_schema import field_docs, json_schema
 
 Row = row_class("Row", "A row of a test table.", [("limit", str, "The limit's label."), ("runs", int, "Runs.")],
                 [("p90", float, "The p90 (optional).", None)])

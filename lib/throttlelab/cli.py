@@ -2,24 +2,64 @@
 
 Each subcommand lives in its layer's ``cli`` module, which exposes
 ``add_arguments(parser)`` and ``run(args) -> int`` and imports nothing heavy at
-module level (``throttlelab ingest`` must start fast).  Bad input raises
+module level (``throttlelab ingest`` must start fast).  The command table names
+each module by a function that imports it (a plain import, inside the function so
+only what a command needs is loaded).  Bad input raises
 :class:`~throttlelab.errors.ThrottlelabError` and is printed without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
+from collections.abc import Callable
+from types import ModuleType
 
-# name -> (module, one-line help)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "ingest": ("throttlelab.ingest.ingest_cli", "read monitor logs, cgroup files, k6, Prometheus and time output"),
-    "sweep": ("throttlelab.experiment.sweeps.sweep_cli", "run a CPU-limit x thread-count sweep from a spec"),
-    "run": ("throttlelab.report.study_cli", "run a study: execute its notebooks and publish HTML reports"),
-    "recommend": ("throttlelab.report.recommend_cli", "throttling-aware CPU requests and limits from a Prometheus"),
-    "index": ("throttlelab.report.index_cli", "rebuild reports/index.html from the reports on disk"),
-    "check": ("throttlelab.report.check_cli", "check in headless Chromium that reports render offline"),
+
+def _ingest() -> ModuleType:
+    import throttlelab.ingest.ingest_cli as module
+
+    return module
+
+
+def _sweep() -> ModuleType:
+    import throttlelab.experiment.sweep_cli as module
+
+    return module
+
+
+def _run() -> ModuleType:
+    import throttlelab.report.study_cli as module
+
+    return module
+
+
+def _recommend() -> ModuleType:
+    import throttlelab.report.recommend_cli as module
+
+    return module
+
+
+def _index() -> ModuleType:
+    import throttlelab.report.index_cli as module
+
+    return module
+
+
+def _check() -> ModuleType:
+    import throttlelab.report.check_cli as module
+
+    return module
+
+
+# name -> (the function importing its module, one-line help)
+COMMANDS: dict[str, tuple[Callable[[], ModuleType], str]] = {
+    "ingest": (_ingest, "read monitor logs, cgroup files, k6, Prometheus and time output"),
+    "sweep": (_sweep, "run a CPU-limit x thread-count sweep from a spec"),
+    "run": (_run, "run a study: execute its notebooks and publish HTML reports"),
+    "recommend": (_recommend, "throttling-aware CPU requests and limits from a Prometheus"),
+    "index": (_index, "rebuild reports/index.html from the reports on disk"),
+    "check": (_check, "check in headless Chromium that reports render offline"),
 }
 
 #: Examples shown under each subcommand's ``--help``.
@@ -61,14 +101,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_) in COMMANDS.items():
+    for name, (load, help_) in COMMANDS.items():
         p = sub.add_parser(name, help=help_, description=help_, formatter_class=argparse.RawDescriptionHelpFormatter)
         try:
-            importlib.import_module(module).add_arguments(p)
+            module = load()
         except ModuleNotFoundError as exc:
-            if exc.name != module:
+            if not (exc.name or "").startswith("throttlelab."):  # a missing dependency is a bug, not a smaller build
                 raise
-            p.set_defaults(_missing=f"'{name}' is not available in this build ({module} missing)")
+            p.set_defaults(_missing=f"'{name}' is not available in this build ({exc.name} missing)")
+            continue
+        module.add_arguments(p)
         if name in EXAMPLES:
             p.epilog = "examples:\n" + EXAMPLES[name] + (f"\n\n{p.epilog}" if p.epilog else "")
         p.set_defaults(_module=module)
@@ -92,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"throttlelab: error: {args._missing}", file=sys.stderr)
         return 2
     try:
-        return int(importlib.import_module(args._module).run(args) or 0)
+        return int(args._module.run(args) or 0)
     except ThrottlelabError as exc:
         print(f"throttlelab: error: {exc}", file=sys.stderr)
         return 2

@@ -2,7 +2,7 @@
 
 A row class is a frozen dataclass: its fields are the table's columns (types and
 numpydoc ``Attributes``), so the JSON Schema's row schema and its documentation
-are generated from it (:mod:`throttlelab.results_schema`) and :func:`table`
+are generated from it (:mod:`throttlelab.report.results_schema`) and :func:`table`
 gives a frame exactly those columns.  :func:`row_class` builds one from column
 groups that several tables share (e.g. the run-level test columns).
 """

@@ -8,7 +8,7 @@ parameters as estimates, goodness of fit, warnings such as a parameter at its
 bound).  :func:`to_jsonable` turns any result (and numpy or polars values inside
 it) into plain JSON for ``results.json``; the JSON Schema and
 ``docs/results_schema.md`` are generated from these classes
-(:mod:`throttlelab.results_schema`, ``scripts/results_schema.py``).
+(:mod:`throttlelab.report.results_schema`, ``scripts/results_schema.py``).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ and on the index page (``answer.json`` and ``headlines.json``).
 
 ``results.json`` is a :class:`~throttlelab.results_file.ResultsFile`: ``{"notebook": ..., "schema": 1,
 "result_class": ..., "results": ..., "tables": [...], "kernel_python": ...}``, where ``results`` is one
-instance of a documented result class (:data:`throttlelab.results_schema.NOTEBOOK_RESULTS`,
+instance of a documented result class (:data:`throttlelab.report.results_schema.NOTEBOOK_RESULTS`,
 ``docs/results_schema.md``), converted by :func:`throttlelab.results.to_jsonable`; the study runner
 adds provenance next to it (``run.json``).
 """
@@ -36,8 +36,8 @@ from typing import Any
 from throttlelab.report import offline
 from throttlelab.report.tables_display import show_table  # noqa: F401  (notebooks call tn.show_table)
 from throttlelab.results import to_jsonable
+from throttlelab.report.results_schema import result_class_names
 from throttlelab.results_file import ENVELOPE_VERSION, ResultsFile
-from throttlelab.results_schema import result_class_names
 
 _current: dict[str, Any] = {"out": None, "tables": [], "name": None, "answer": None, "rests_on": None,
                             "method": None, "headlines": [], "display_id": None}
@@ -103,7 +103,7 @@ def write_results(results: Any, *, notebook: str | None = None) -> None:
 
     name = type(results).__name__
     if not dataclasses.is_dataclass(results) or isinstance(results, type) or name not in result_class_names():
-        raise TypeError(f"results.json holds a documented result class (throttlelab.results_schema.RESULT_CLASSES), "
+        raise TypeError(f"results.json holds a documented result class (throttlelab.report.results_schema.RESULT_CLASSES), "
                         f"not {name}")
     out = output_dir()
     doc = ResultsFile(notebook=notebook or _current["name"], schema=ENVELOPE_VERSION, result_class=name,

@@ -6,7 +6,6 @@ and the index says why. Checks in :data:`PARAMETER_CHECKS` look at the run's own
 
 from __future__ import annotations
 
-import importlib
 import shutil
 from typing import Callable
 
@@ -15,8 +14,9 @@ Check = Callable[[], tuple[bool, str]]
 
 def _local_cgroup() -> tuple[bool, str]:
     try:
-        mod = importlib.import_module("throttlelab.experiment.local_cgroup.local_backend")
-        return mod.local_backend_available()
+        from throttlelab.experiment.local_cgroup.local_backend import local_backend_available
+
+        return local_backend_available()
     except ImportError as exc:
         return False, f"local backend not available ({exc})"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
 from .cluster_helpers import labelled, make_spec
@@ -21,7 +22,7 @@ def test_the_role_is_enough_and_nothing_outside_it_is_allowed(control_plane, adm
     token = service_account_token(control_plane, namespace)
     kubeconfig = control_plane.kubeconfig_for_token(token, tmp_path / "runner.kubeconfig")
     spec = make_spec(tmp_path, namespace, kubeconfig)
-    rows = run_sweep(spec, progress=False)
+    rows = run_sweep(spec, get_backend("kubernetes"), progress=False)
     assert rows.height == 4 and rows["status"].to_list() == ["ok"] * 4, rows["error"].to_list()
     assert labelled(admin, namespace) == []
 
@@ -55,10 +56,12 @@ def test_the_kubeconfig_context_is_selectable_and_errors_are_clear(control_plane
     kubeconfig = tmp_path / "two-contexts.kubeconfig"
     kubeconfig.write_text(yaml.safe_dump(doc))
     spec = make_spec(tmp_path, namespace, kubeconfig, context="lab").replace(limits=(0.5,), threads=("1",))
-    assert run_sweep(spec, progress=False)["status"].to_list() == ["ok"]
+    assert run_sweep(spec, get_backend("kubernetes"), progress=False)["status"].to_list() == ["ok"]
 
     with pytest.raises(EnvironmentProblem, match="cannot reach the Kubernetes API at https://127.0.0.1") as err:
-        run_sweep(make_spec(tmp_path, namespace, kubeconfig, experiment="other"), progress=False)
+        run_sweep(make_spec(tmp_path, namespace, kubeconfig, experiment="other"), get_backend("kubernetes"),
+                  progress=False)
     assert control_plane.admin_token not in str(err.value)  # no credentials in messages
     with pytest.raises(EnvironmentProblem, match="context 'nope'"):
-        run_sweep(make_spec(tmp_path, namespace, kubeconfig, context="nope", experiment="other"), progress=False)
+        run_sweep(make_spec(tmp_path, namespace, kubeconfig, context="nope", experiment="other"),
+                  get_backend("kubernetes"), progress=False)

@@ -12,6 +12,7 @@ import yaml
 
 from throttlelab.experiment.kubernetes import KubernetesBackend
 from throttlelab.experiment.sweeps.run_store import RunStore
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
@@ -33,7 +34,7 @@ def test_parallel_runs_use_different_nodes(control_plane, admin, namespace, tmp_
     assert len(results) == 4 and all(r["status"] == "ok" for _, r in results)
     assert {r["node"] for _, r in results} == set(NODES)
     # the same through run_sweep (which uses execute_many when the backend has lanes)
-    rows = run_sweep(spec.replace(name="kubetest-par"), progress=False)
+    rows = run_sweep(spec.replace(name="kubetest-par"), get_backend("kubernetes"), progress=False)
     assert rows.height == 4 and set(rows["status"]) == {"ok"} and set(rows["node"]) == set(NODES)
     assert labelled(admin, namespace) == []
 
@@ -56,7 +57,7 @@ def test_an_adaptive_sweep_runs_on_kubernetes_with_the_same_spec(control_plane, 
 
     base = make_spec(tmp_path, namespace, control_plane.kubeconfig)
     spec = spec_from_mapping({**base.to_mapping(), "design": "adaptive", "adaptive": {"budget": 5}})
-    rows = run_sweep(spec, progress=False)
+    rows = run_sweep(spec, get_backend("kubernetes"), progress=False)
     assert 4 <= rows.height <= 5 and (rows["backend"] == "kubernetes").all()
     assert all(rows["chosen_because"].to_list())
     assert rows.sort("started_at")["chosen_because"][0].startswith("initial design")

@@ -24,6 +24,7 @@ import pytest
 from throttlelab.experiment.kubernetes.cadvisor import agreement
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
 from .node_cluster import BUSYBOX_IMAGE, CLUSTER_DIR, NAMESPACE, NODE_NAME, cli, leftovers, pid_alive
@@ -66,7 +67,7 @@ def raw_rows(spec) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def burner_runs(node_cluster, tmp_path_factory):
     spec = node_spec(tmp_path_factory.mktemp("node-sweep"), node_cluster, "node_burner", [LIMIT, "unlimited"], [2])
-    table = run_sweep(spec, progress=False)
+    table = run_sweep(spec, get_backend("kubernetes"), progress=False)
     assert table.height == 2
     return raw_rows(spec)
 
@@ -106,7 +107,7 @@ def test_an_unlimited_pod_is_not_throttled(burner_runs):
 
 def test_a_pod_above_allocatable_stays_pending(node_cluster, tmp_path):
     spec = node_spec(tmp_path, node_cluster, "node_pending", [3], [1], pending_timeout_s=4)
-    table = run_sweep(spec, progress=False)
+    table = run_sweep(spec, get_backend("kubernetes"), progress=False)
     row = table.row(0, named=True)
     assert row["status"] == "timeout", row
     assert "Insufficient cpu" in (row["error"] or ""), row["error"]
@@ -185,7 +186,7 @@ def service_runs(node_cluster, tmp_path_factory):
     """The built-in Go service as pods: limits 0.5 and unlimited x GOMAXPROCS 1 and 4, driven from this machine."""
     spec = node_spec(tmp_path_factory.mktemp("node-service"), node_cluster, "node_service", [0.5, "unlimited"],
                      SERVICE_THREADS, workload={"kind": "service", **SERVICE_LOAD})
-    table = run_sweep(spec, progress=False)
+    table = run_sweep(spec, get_backend("kubernetes"), progress=False)
     assert table.height == 4
     rows = [json.loads(p.read_text()) for p in RunStore(spec.experiment_dir).row_files()]
     return spec, {(("unlimited" if r["cpu_limit_cores"] is None else f"{r['cpu_limit_cores']:g}"), r["threads"]): r

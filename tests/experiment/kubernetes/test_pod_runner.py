@@ -7,6 +7,7 @@ import pytest
 from throttlelab.experiment.kubernetes import KubernetesBackend, cleanup
 from throttlelab.experiment.kubernetes import labels as lb
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
 from .cluster_helpers import labelled, make_spec
@@ -70,7 +71,7 @@ def test_failures_become_failed_runs_with_their_reason(control_plane, admin, nam
     # kwok test stages (kwok_stages/) play the kubelet's part from these annotations
     spec = make_spec(tmp_path, namespace, control_plane.kubeconfig, annotations=annotations)
     spec = spec.replace(limits=(0.5,), threads=("1",))
-    rows = run_sweep(spec, progress=False)
+    rows = run_sweep(spec, get_backend("kubernetes"), progress=False)
     row = rows.row(0, named=True)
     assert (row["status"], row["error"][: len(error)]) == (status, error), row["error"]
     assert labelled(admin, namespace) == []

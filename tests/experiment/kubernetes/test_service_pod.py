@@ -10,6 +10,7 @@ import pytest
 
 from throttlelab.errors import SpecError
 from throttlelab.experiment.kubernetes.service_pod import cgroup_counters, http_json
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
 from .cluster_helpers import labelled, make_spec
@@ -63,7 +64,7 @@ def test_a_service_pod_that_cannot_be_reached_fails_with_its_reason(control_plan
     spec = spec_from_mapping({**spec.to_mapping(), "workload": {"kind": "service", "ready_timeout_s": 2,
                                                               "window_s": 1, "warmup_s": 0}})
     t0 = time.monotonic()
-    row = run_sweep(spec, progress=False).row(0, named=True)
+    row = run_sweep(spec, get_backend("kubernetes"), progress=False).row(0, named=True)
     assert row["status"] == "failed", row
     assert row["error"].startswith("the service pod ") and ("not on a pod network of this machine" in row["error"]
                                                            or "ended before the load generator" in row["error"]), row

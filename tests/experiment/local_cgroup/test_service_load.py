@@ -68,7 +68,7 @@ def test_short_service_sweep_end_to_end(cgroup_layout, tmp_path):
         "timeout_s": 30, "sampling_interval_s": 0.2, "data_root": str(tmp_path), "local": {"parent_weight_tasks": 8},
     })
     backend = LocalBackend(cgroup_layout)
-    run_sweep(spec, backend=backend, progress=False)
+    run_sweep(spec, backend, progress=False)
     runs = RunStore(tmp_path / "svc").read_runs()
     assert runs.height == 2 and runs["status"].to_list() == ["ok", "ok"], runs["error"].to_list()
     for r in runs.iter_rows(named=True):

@@ -9,7 +9,7 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.errors import SpecError
-from throttlelab.experiment.sweeps.backends import get_backend
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.simulation.simulated_backend import (
     SimulatedTruth,
     draw_seconds,
@@ -77,14 +77,14 @@ def test_a_grid_sweep_on_the_simulated_backend(tmp_path):
                               "limits": [0.5, 1, 2, "unlimited"], "threads": [1, 2], "replicates": 3,
                               "data_root": str(tmp_path)})
     assert get_backend("simulated").available() == (True, "")
-    df = run_sweep(spec, progress=False)
+    df = run_sweep(spec, get_backend(spec.backend), progress=False)
     assert df.height == 24 and (df["status"] == "ok").all()
     assert tables.validate(df, "runs") == []
     med = {lim: df.filter(df["cpu_limit_cores"] == lim)["wall_seconds"].median() for lim in (0.5, 2)}
     truth = truth_from_options(spec.backend_options)
     true_ratio = true_seconds(truth, 0.5, "1") / statistics.median(true_seconds(truth, 2, t) for t in ("1", "2"))
     assert true_ratio > 2.5 and abs(med[0.5] / med[2] / true_ratio - 1) < 0.25  # the limit's effect, within the noise
-    again = run_sweep(spec, progress=False)  # resumes: nothing new, same rows
+    again = run_sweep(spec, get_backend(spec.backend), progress=False)  # resumes: nothing new, same rows
     assert again.sort("run_id")["wall_seconds"].to_list() == df.sort("run_id")["wall_seconds"].to_list()
 
 

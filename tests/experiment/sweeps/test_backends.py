@@ -1,4 +1,4 @@
-"""Tests of throttlelab.experiment.sweeps.backends: the backend registry and the identifying row."""
+"""Tests of throttlelab.experiment.sweeps.backends: the protocol, the registry backends add themselves to, the identifying row."""
 
 from __future__ import annotations
 
@@ -8,23 +8,38 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.experiment.sweeps import backends
-from throttlelab.experiment.sweeps.backends import (backend_names, base_row, get_backend, local_node_name,
-                                                    register_backend)
+from throttlelab.experiment.sweeps.backends import Backend, base_row, local_node_name, register_backend, registered_backends
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
 
-def test_builtin_backends_are_registered_and_unknown_names_list_them():
-    assert {"local", "kubernetes"} <= set(backend_names())
-    with pytest.raises(KeyError, match="unknown backend 'nope'; known: local, kubernetes"):
-        get_backend("nope")
+def test_a_backend_registers_a_factory_and_nothing_else(monkeypatch):
+    monkeypatch.setattr(backends, "_REGISTRY", registered_backends())  # leave the real registry as it was
 
+    class Quiet:
+        name = "quiet"
 
-def test_string_factories_are_imported_when_asked_for(monkeypatch):
-    monkeypatch.setattr(backends, "_REGISTRY", dict(backends._REGISTRY))  # leave the real registry as it was
-    register_backend("spec-file-model", "throttlelab.experiment.sweeps.spec_file:LocalOptions")
-    assert "spec-file-model" in backend_names()
-    made = get_backend("spec-file-model")  # any zero-argument factory: here a model with defaults
-    assert type(made).__name__ == "LocalOptions"
+        def available(self):
+            return True, ""
+
+        def prepare(self, spec):
+            pass
+
+        def execute(self, plan, monitor_log):
+            return base_row(plan, self.name) | {"status": "ok", "error": None}
+
+        def cleanup(self, spec):
+            pass
+
+        def find_orphans(self):
+            return []
+
+        def remove_orphans(self):
+            return []
+
+    register_backend("quiet", Quiet)
+    assert registered_backends()["quiet"] is Quiet and isinstance(Quiet(), Backend)
+    with pytest.raises(TypeError, match="callable"):
+        register_backend("by-name", "some.module:Backend")  # no loading by string
 
 
 def test_base_row_identifies_the_run_and_starts_failed():

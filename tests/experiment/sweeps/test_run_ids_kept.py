@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from throttlelab.experiment.sweeps.backends import get_backend
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 from throttlelab.experiment.sweeps.spec import load_spec, spec_from
@@ -50,7 +50,7 @@ def test_a_run_store_written_by_earlier_code_resumes(tmp_path, name, stored, tot
     if spec.design == "grid":  # every stored run is one of the plan: only the others are pending
         assert set(before["run_id"]) <= {p.run_id for p in spec.plan()}
         assert len(pending_runs(spec, store)) == total - stored
-    after = run_sweep(spec, backend=get_backend(spec.backend), progress=False).sort("run_id", "started_at")
+    after = run_sweep(spec, get_backend(spec.backend), progress=False).sort("run_id", "started_at")
     want = json.loads((FIXTURES / "run_stores" / "after_resume.json").read_text())[name]
     assert after.height == total
     assert after["run_id"].to_list() == want["run_ids"]

@@ -12,7 +12,8 @@ import polars as pl
 import pytest
 
 from throttlelab import tables
-from throttlelab.experiment.sweeps.backends import Backend, base_row, get_backend, register_backend
+from throttlelab.experiment.registry import get_backend
+from throttlelab.experiment.sweeps.backends import Backend, base_row, register_backend, registered_backends
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
@@ -61,7 +62,10 @@ def small_spec(tmp_path, **kw):
                               "data_root": str(tmp_path), **kw})
 
 
-def test_registry():
+def test_registry(monkeypatch):
+    from throttlelab.experiment.sweeps import backends
+
+    monkeypatch.setattr(backends, "_REGISTRY", registered_backends())  # leave the real registry as it was
     assert isinstance(RecordingBackend(), Backend)
     register_backend("recording", RecordingBackend)
     assert get_backend("recording").name == "recording"
@@ -73,7 +77,7 @@ def test_registry():
 def test_runs_everything_once_then_resumes_nothing(tmp_path):
     spec = small_spec(tmp_path)
     b = RecordingBackend()
-    df = run_sweep(spec, backend=b, progress=False)
+    df = run_sweep(spec, b, progress=False)
     assert tables.validate(df, "runs") == []
     assert sorted(df["run_id"]) == sorted(p.run_id for p in spec.plan())
     assert b.calls == [p.run_id for p in spec.plan()]  # in plan order
@@ -82,7 +86,7 @@ def test_runs_everything_once_then_resumes_nothing(tmp_path):
     assert (spec.experiment_dir / "spec.yaml").exists()
     assert b.prepared == b.cleaned == 1
     b2 = RecordingBackend()
-    run_sweep(spec, backend=b2, progress=True)
+    run_sweep(spec, b2, progress=True)
     assert b2.calls == [] and b2.prepared == 0
 
 
@@ -90,7 +94,7 @@ def test_failures_are_rows_and_can_be_retried(tmp_path):
     spec = small_spec(tmp_path)
     ids = [p.run_id for p in spec.plan()]
     b = RecordingBackend(fail_on={ids[1]}, raise_on={ids[2]})
-    df = run_sweep(spec, backend=b, progress=False)
+    df = run_sweep(spec, b, progress=False)
     by_id = {r["run_id"]: r for r in df.iter_rows(named=True)}
     assert by_id[ids[1]]["status"] == "failed" and by_id[ids[1]]["error"] == "exit code 1"
     assert by_id[ids[2]]["status"] == "failed" and "RuntimeError: backend broke" in by_id[ids[2]]["error"]
@@ -98,7 +102,7 @@ def test_failures_are_rows_and_can_be_retried(tmp_path):
     assert pending_runs(spec) == []
     assert [p.run_id for p in pending_runs(spec, retry_failed=True)] == ids[1:3]
     b2 = RecordingBackend()
-    df2 = run_sweep(spec, backend=b2, progress=False, retry_failed=True)
+    df2 = run_sweep(spec, b2, progress=False, retry_failed=True)
     assert b2.calls == ids[1:3]
     assert df2.height == len(ids) and (df2["status"] == "ok").all()
     assert RunStore(spec.experiment_dir).read_runs(all_attempts=True).height == len(ids) + 2
@@ -109,18 +113,18 @@ def test_interrupt_cleans_up_and_writes_no_row(tmp_path):
     ids = [p.run_id for p in spec.plan()]
     b = RecordingBackend(interrupt_on={ids[3]})
     with pytest.raises(KeyboardInterrupt):
-        run_sweep(spec, backend=b, progress=False)
+        run_sweep(spec, b, progress=False)
     assert b.cleaned == 1
     assert RunStore(spec.experiment_dir).completed_run_ids() == set(ids[:3])
     b2 = RecordingBackend()
-    run_sweep(spec, backend=b2, progress=False, max_runs=2)
+    run_sweep(spec, b2, progress=False, max_runs=2)
     assert b2.calls == ids[3:5]
 
 
 def test_cooldown_between_runs(tmp_path):
     spec = small_spec(tmp_path, cooldown_s=0.05, limits=[1], threads=[1], replicates=3, warmup=0)
     t0 = time.monotonic()
-    run_sweep(spec, backend=RecordingBackend(), progress=False)
+    run_sweep(spec, RecordingBackend(), progress=False)
     assert time.monotonic() - t0 >= 0.1
 
 
@@ -128,8 +132,9 @@ def test_cooldown_between_runs(tmp_path):
 SWEEP_SCRIPT = """
 import json, sys
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
-run_sweep(spec_from_mapping(json.loads(sys.argv[1])), progress=False)
+run_sweep(spec_from_mapping(json.loads(sys.argv[1])), get_backend("local"), progress=False)
 """
 
 
@@ -154,7 +159,7 @@ def test_sigkilled_sweep_resumes_without_duplicates_or_leftovers(cgroup_layout, 
     killed_dirs = [d for d in cgroup_layout.parent.iterdir() if d.name.startswith(f"o{proc.pid}-")]
     assert killed_dirs, "the killed sweep's cgroups should still be there before the resume"
 
-    df = run_sweep(spec, progress=False)
+    df = run_sweep(spec, get_backend(spec.backend), progress=False)
     ids = [p.run_id for p in spec.plan()]
     assert sorted(df["run_id"]) == sorted(ids)
     assert (df["status"] == "ok").all()

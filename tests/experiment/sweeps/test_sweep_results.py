@@ -5,6 +5,7 @@ from __future__ import annotations
 from tests.notebooks.results_schemas import validate_object
 from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.run_store import RunStore
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
 from throttlelab.experiment.sweeps.sweep_results import sweep_results
@@ -20,7 +21,7 @@ def _spec(tmp_path, **kw):
 
 def test_grid_sweep_document(tmp_path):
     spec = _spec(tmp_path)
-    runs = run_sweep(spec, progress=False)
+    runs = run_sweep(spec, get_backend(spec.backend), progress=False)
     doc = validate_object(sweep_results(spec, RunStore(spec.experiment_dir), spec.plan(), runs, sweep_summary(runs)))
     assert doc["experiment"] == "sr" and doc["design"] == "grid" and doc["decisions"] is None
     assert doc["planned_runs"] == len(spec.plan()) and doc["stored_runs"] == runs.height
@@ -39,7 +40,7 @@ def test_nothing_run_says_why(tmp_path):
 
 def test_adaptive_sweep_lists_its_decisions(tmp_path):
     spec = _spec(tmp_path, design="adaptive", replicates=3, seed=2)
-    runs = run_sweep(spec, progress=False)
+    runs = run_sweep(spec, get_backend(spec.backend), progress=False)
     status = AdaptiveDesign(spec, runs).status()
     doc = validate_object(sweep_results(spec, RunStore(spec.experiment_dir), spec.plan(), runs, sweep_summary(runs),
                                         adaptive_status=status))

@@ -169,12 +169,14 @@ def compare_row(s: Scenario, reps: int, seed: int, requests: int = 100) -> dict:
 
 def quantile_rows(reps: int, seed: int) -> list[dict]:
     """Coverage of order-statistic intervals for p50/p95/p99 of lognormal samples, and how often n is too small."""
+    from scipy import stats as st
+
     rng = np.random.default_rng(seed)
     out = []
     for n in (50, 400, 2000):
         for stat in ("p50", "p95", "p99"):
             q = float(stat[1:]) / 100
-            truth = math.exp(0.5 * __import__("scipy").stats.norm.ppf(q))
+            truth = math.exp(0.5 * st.norm.ppf(q))
             cov = given = boot = 0
             for _ in range(reps):
                 x = np.exp(0.5 * rng.standard_normal(n))

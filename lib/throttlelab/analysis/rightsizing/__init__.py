@@ -1,7 +1,7 @@
 """Right-sizing running containers: throttling-aware requests and limits from Prometheus series."""
 
 from throttlelab.analysis.rightsizing.rightsizing import Rightsizing, Settings, rightsize_all
-from throttlelab.analysis.rightsizing.rightsizing_results import run_results
+from throttlelab.analysis.rightsizing.rightsizing_results import RightsizingResults, run_results
 from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
 from throttlelab.analysis.rightsizing.rightsizing_views import (
     EXTRAPOLATED_NOTE, decision_table, label, marks_frame, recommendations_frame, throttled_ratio_frame,
@@ -9,7 +9,7 @@ from throttlelab.analysis.rightsizing.rightsizing_views import (
 )
 
 __all__ = [
-    'EXTRAPOLATED_NOTE', 'Rightsizing', 'Settings', 'decision_table', 'label', 'marks_frame',
-    'recommendations_frame', 'rightsize_all', 'run_results', 'run_rightsizing', 'throttled_ratio_frame',
-    'usage_distribution_frame'
+    'EXTRAPOLATED_NOTE', 'Rightsizing', 'RightsizingResults', 'Settings', 'decision_table', 'label',
+    'marks_frame', 'recommendations_frame', 'rightsize_all', 'run_results', 'run_rightsizing',
+    'throttled_ratio_frame', 'usage_distribution_frame'
 ]

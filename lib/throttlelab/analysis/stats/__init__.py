@@ -15,17 +15,20 @@ from throttlelab.analysis.stats.quantile_intervals import (
     ONE_RUN, PooledEstimate, across_runs, pooled_quantile_interval, quantile_interval, split_runs
 )
 from throttlelab.analysis.stats.run_level import (
-    ReplicatesNeeded, TOO_FEW, compare_runs, replicates_needed, run_level_columns, runs_of
+    ReplicatesNeeded, RunComparison, TOO_FEW, compare_runs, replicates_needed, run_level_columns,
+    runs_of
 )
-from throttlelab.analysis.stats.selection import posterior_best, worse_than_best, worse_than_best_critical
+from throttlelab.analysis.stats.selection import (
+    BestChoice, posterior_best, worse_than_best, worse_than_best_critical
+)
 
 __all__ = [
-    'LimitEffects', 'NoiseModel', 'ONE_RUN', 'OutlyingRun', 'PRIOR_CV', 'PooledEstimate',
-    'ReplicatesNeeded', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'across_runs', 'bound_warnings',
-    'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics', 'flag_outliers', 'holm',
-    'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend', 'null_configuration',
-    'per_limit_covariance', 'percentile_interval', 'pooled_covariance', 'pooled_quantile_interval',
-    'posterior_best', 'profile_interval', 'quantile_interval', 'replicates_needed',
-    'residual_bootstrap', 'run_level_columns', 'runs_of', 'satterthwaite_df', 'split_runs',
-    'worse_than_best', 'worse_than_best_critical'
+    'BestChoice', 'LimitEffects', 'NoiseModel', 'ONE_RUN', 'OutlyingRun', 'PRIOR_CV', 'PooledEstimate',
+    'ReplicatesNeeded', 'RunComparison', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'across_runs',
+    'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics',
+    'flag_outliers', 'holm', 'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend',
+    'null_configuration', 'per_limit_covariance', 'percentile_interval', 'pooled_covariance',
+    'pooled_quantile_interval', 'posterior_best', 'profile_interval', 'quantile_interval',
+    'replicates_needed', 'residual_bootstrap', 'run_level_columns', 'runs_of', 'satterthwaite_df',
+    'split_runs', 'worse_than_best', 'worse_than_best_critical'
 ]

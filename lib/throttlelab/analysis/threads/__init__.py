@@ -2,10 +2,14 @@
 
 from throttlelab.analysis.threads.thread_advice import advice_sentences, thread_advice
 from throttlelab.analysis.threads.thread_choice import selection_adjusted
-from throttlelab.analysis.threads.thread_count_results import single_number_table, thread_count_results
+from throttlelab.analysis.threads.thread_choice_metric import LimitThreads
+from throttlelab.analysis.threads.thread_count_results import (
+    ThreadCountResults, single_number_table, thread_count_results
+)
 from throttlelab.analysis.threads.thread_counts import ThreadCountAnalysis, analyse_thread_counts
 
 __all__ = [
-    'ThreadCountAnalysis', 'advice_sentences', 'analyse_thread_counts', 'selection_adjusted',
-    'single_number_table', 'thread_advice', 'thread_count_results'
+    'LimitThreads', 'ThreadCountAnalysis', 'ThreadCountResults', 'advice_sentences',
+    'analyse_thread_counts', 'selection_adjusted', 'single_number_table', 'thread_advice',
+    'thread_count_results'
 ]

@@ -2,8 +2,6 @@
 
 Modules
 -------
-options
-    The spec's ``kubernetes:`` mapping, validated.
 client
     Connecting with a kubeconfig (context selectable) or in-cluster config.
 run_context
@@ -19,21 +17,21 @@ pod_status, pod_log, pod_summary
     Reading a pod's status, splitting its log, totals from its samples.
 pod_watch
     Waiting for a pod to run or end; why it is still Pending.
-pod_runner
-    One run: pods created, watched, read and deleted.
-service_pod
-    A ``service`` run: the built-in Go service in the run pod, driven by the
-    load generator on this machine over the pod network.
+pod_runner, run_context
+    One run: pods created, watched, read and deleted; what the runs of a sweep share.
+pod_placement, latency_pods, service_pod
+    Latency experiments and the ``service`` workload on the cluster: the built-in Go service in a pod, driven
+    by the load generator on this machine over the pod network.
 cadvisor
-    The run pod's counters as cAdvisor saw them, through Prometheus (a second opinion).
-latency_pods, pod_placement
-    Latency points on the one-node cluster: the service Deployment, stress-pod
-    neighbours, and where a point runs.
+    A run pod's counters as cAdvisor saw them, through Prometheus.
 cleanup
     Finding and deleting labelled objects (session cleanup, orphans).
 kube_backend
-    :class:`KubernetesBackend`, the :class:`~throttlelab.experiment.sweeps.backends.Backend`.
+    :class:`KubernetesBackend`, the :class:`~throttlelab.experiment.sweeps.backends.Backend`; it registers
+    itself as ``kubernetes``.
 
+The spec's ``kubernetes:`` block is validated by
+:class:`~throttlelab.experiment.sweeps.kubernetes_options.KubernetesOptions` (part of the sweep spec).
 The ``kubernetes`` package itself is imported only when a cluster is used.
 """
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from throttlelab.errors import EnvironmentProblem
+from throttlelab.experiment.sweeps.backends import base_row, register_backend
 
 from . import cleanup
 from . import manifests as mf
@@ -156,8 +157,6 @@ class KubernetesBackend:
                 raise
             except Exception as exc:  # noqa: BLE001 - one run's error is its failed row
                 log.exception("run %s failed in the backend", plan.run_id)
-                from throttlelab.experiment.sweeps.backends import base_row
-
                 row = base_row(plan, self.name)
                 row.update(node=node, status="failed", error=f"{type(exc).__name__}: {exc}")
                 return row
@@ -235,3 +234,6 @@ def _is_connection_error(exc: BaseException) -> bool:
     import urllib3.exceptions
 
     return isinstance(exc, (urllib3.exceptions.HTTPError, ConnectionError, OSError))
+
+
+register_backend('kubernetes', KubernetesBackend)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from throttlelab.errors import SpecError
-from throttlelab.experiment.latency.loadgen import Labels, require_loopback
+from throttlelab.experiment.local_cgroup.loadgen import Labels, require_loopback
 from throttlelab.experiment.local_cgroup.cgroups import Counters
 from throttlelab.experiment.local_cgroup.service_load import drive_service, service_options
 

@@ -1,1 +1,1 @@
-"""Latency experiments: the target service, the load generator, contention sweeps."""
+"""Latency experiments: the target service and contention x rate sweeps (the load generator is in local_cgroup)."""

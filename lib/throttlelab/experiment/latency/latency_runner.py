@@ -6,7 +6,7 @@ cgroup (it joins before exec; see :mod:`.latency_placement`), warm it up, start
 the noisy neighbour (:class:`~throttlelab.experiment.local_cgroup.neighbour.NoisyNeighbour`,
 a sibling cgroup of busy workers capped at ``contention`` of the machine), let
 it settle, drive the service with the load generator
-(:mod:`throttlelab.experiment.latency.loadgen`), then stop everything and remove the
+(:mod:`throttlelab.experiment.local_cgroup.loadgen`), then stop everything and remove the
 cgroups.  Each point gives one runs-table row (CPU and throttling counters of
 the service's cgroup), and its requests and stage timings.
 
@@ -46,7 +46,7 @@ import polars as pl
 from throttlelab.errors import SpecError
 from throttlelab.experiment.latency.latency_placement import Placement
 from throttlelab.experiment.latency.latency_sweep import LatencyPoint, LatencySweep
-from throttlelab.experiment.latency.loadgen import ClosedLoop, Labels, LoadResult, run_load
+from throttlelab.experiment.local_cgroup.loadgen import ClosedLoop, Labels, LoadResult, run_load
 
 BACKENDS = ("local", "none", "kubernetes")
 

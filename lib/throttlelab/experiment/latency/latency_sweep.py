@@ -16,7 +16,7 @@ from pydantic import Field, create_model
 
 from throttlelab.config_file import ConfigModel, KeyLines, config_error, validate
 from throttlelab.errors import SpecError
-from throttlelab.experiment.latency.loadgen import ClosedLoop, OpenLoop
+from throttlelab.experiment.local_cgroup.loadgen import ClosedLoop, OpenLoop
 from throttlelab.experiment.latency.service import PipelineConfig
 
 ENDPOINTS = ("cpu", "pipeline")

@@ -1,1 +1,1 @@
-"""The local cgroup backend: CPU cgroups on this machine, workloads, the sampler, neighbours."""
+"""The local cgroup backend: CPU cgroups on this machine, workloads, the sampler, neighbours, the load generator."""

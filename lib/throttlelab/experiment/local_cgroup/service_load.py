@@ -39,7 +39,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.errors import SpecError
-from throttlelab.experiment.latency.loadgen import ClosedLoop, Labels, OpenLoop, run_load
+from throttlelab.experiment.local_cgroup.loadgen import ClosedLoop, Labels, OpenLoop, run_load
 from throttlelab.experiment.local_cgroup.cgroup_process import CgroupProcess
 from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
 

@@ -1,10 +1,13 @@
-"""The backend interface every experiment backend implements, and their registry.
+"""The backend interface every experiment backend implements, and the registry each backend adds itself to.
 
 A backend runs one :class:`~throttlelab.experiment.sweeps.plan.RunPlan` at a time
 and returns one row of the canonical runs table (:data:`throttlelab.tables.RUNS`)
-as a dict.  :func:`~throttlelab.experiment.sweeps.run_sweep.run_sweep` drives it::
+as a dict.  Each backend's module registers it under its name with
+:func:`register_backend`; :mod:`throttlelab.experiment.registry` imports those
+modules and hands out instances by name.
+:func:`~throttlelab.experiment.sweeps.run_sweep.run_sweep` drives one::
 
-    backend = get_backend(spec.backend)
+    backend = get_backend(spec.backend)   # throttlelab.experiment.registry
     backend.remove_orphans()          # leftovers of a crashed sweep
     backend.prepare(spec)
     for plan in spec.plan():          # minus completed runs
@@ -27,7 +30,6 @@ Rules for ``execute``
 
 from __future__ import annotations
 
-import importlib
 import os
 import socket
 from collections.abc import Callable
@@ -83,40 +85,20 @@ class Backend(Protocol):
         ...
 
 
-#: backend name -> "module:attribute" of a zero-argument factory (a class).
-_REGISTRY: dict[str, str | Callable[[], Backend]] = {
-    "local": "throttlelab.experiment.local_cgroup.local_backend:LocalBackend",
-    "kubernetes": "throttlelab.experiment.kubernetes:KubernetesBackend",
-    "simulated": "throttlelab.experiment.simulation.simulated_backend:SimulatedBackend",
-}
+#: backend name -> a zero-argument factory (its class), as each backend's module registered it.
+_REGISTRY: dict[str, Callable[[], Backend]] = {}
 
 
-def register_backend(name: str, factory: str | Callable[[], Backend]) -> None:
-    """Register a backend factory (a callable, or ``"module:attribute"`` imported lazily)."""
+def register_backend(name: str, factory: Callable[[], Backend]) -> None:
+    """Register a backend's factory under ``name`` (a backend's module calls this for itself)."""
+    if not callable(factory):
+        raise TypeError(f"a backend factory must be callable, not {type(factory).__name__}")
     _REGISTRY[name] = factory
 
 
-def backend_names() -> list[str]:
-    """Names of the registered backends."""
-    return list(_REGISTRY)
-
-
-def get_backend(name: str) -> Backend:
-    """A fresh backend instance by name; its module is imported only now.
-
-    Raises
-    ------
-    KeyError
-        For an unknown name.
-    """
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        raise KeyError(f"unknown backend {name!r}; known: {', '.join(_REGISTRY)}") from None
-    if isinstance(factory, str):
-        module, _, attr = factory.partition(":")
-        factory = getattr(importlib.import_module(module), attr)
-    return factory()
+def registered_backends() -> dict[str, Callable[[], Backend]]:
+    """The backends registered so far, by name (:mod:`throttlelab.experiment.registry` makes sure all are)."""
+    return dict(_REGISTRY)
 
 
 def base_row(plan: RunPlan, backend: str) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """Run a sweep: every planned run not yet in the run store, with cleanup on any exit.
 
-:func:`run_sweep` is what ``throttlelab sweep`` and notebook ``01_run_sweep`` call.
+:func:`run_sweep` is what ``throttlelab sweep`` and notebook ``01_run_sweep`` call, with the backend
+instance to run on (:func:`throttlelab.experiment.registry.get_backend` gives one by name).
 It resumes (runs whose id already has a row are skipped), shows a progress bar
 with an ETA (``tqdm.auto``: a widget in notebooks, text in a terminal), pauses
 ``cooldown_s`` between runs, turns SIGTERM into the same clean stop as Ctrl-C
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from throttlelab.core.quantities import format_cores
-from throttlelab.experiment.sweeps.backends import Backend, get_backend
+from throttlelab.experiment.sweeps.backends import Backend, base_row
 from throttlelab.experiment.sweeps.run_store import RunStore
 
 if TYPE_CHECKING:
@@ -57,8 +58,8 @@ def pending_runs(spec: SweepSpec, store: RunStore | None = None, *, retry_failed
 
 def run_sweep(
     spec: SweepSpec,
+    backend: Backend,
     *,
-    backend: Backend | None = None,
     progress: bool = True,
     retry_failed: bool = False,
     max_runs: int | None = None,
@@ -70,7 +71,8 @@ def run_sweep(
     spec
         The sweep (see :mod:`throttlelab.experiment.sweeps.spec`).
     backend
-        A backend instance; default ``get_backend(spec.backend)``.
+        The backend instance to run on (e.g. ``get_backend(spec.backend)`` from
+        :mod:`throttlelab.experiment.registry`).
     progress
         Show a progress bar with ETA.
     retry_failed
@@ -93,7 +95,6 @@ def run_sweep(
     """
     store = RunStore(spec.experiment_dir)
     store.remove_temporaries()
-    backend = backend or get_backend(spec.backend)
     if spec.design == "adaptive":
         return _run_adaptive(spec, backend, store, progress, max_runs)
     all_todo = pending_runs(spec, store, retry_failed=retry_failed)
@@ -192,8 +193,6 @@ def _execute(backend: Backend, plan: RunPlan, store: RunStore) -> dict:
         raise
     except Exception as exc:  # noqa: BLE001 - recorded, never dropped
         log.exception("run %s failed in the backend", plan.run_id)
-        from throttlelab.experiment.sweeps.backends import base_row
-
         row = base_row(plan, getattr(backend, "name", "?"))
         row.update(status="failed", error=f"{type(exc).__name__}: {exc}")
     row.setdefault("monitor_log", store.relative(monitor) if monitor.exists() else None)

@@ -17,6 +17,7 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_model import initial_cells
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds, truth_from_options
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 
 SIM = {"parallelism": 1.5, "knee_sharpness": 8, "oversubscription_pct": 40, "noise_cv": 0.05, "outlier_rate": 0.03,
@@ -31,7 +32,7 @@ def adaptive_spec(tmp_path, **kw):
 
 def test_simulated_adaptive_sweep_end_to_end(tmp_path):
     spec = adaptive_spec(tmp_path)
-    df = run_sweep(spec, progress=False)
+    df = run_sweep(spec, get_backend(spec.backend), progress=False)
     design = AdaptiveDesign(spec, df)
     assert tables.validate(df, "runs") == []
     assert design.budget == math.ceil(36 * DEFAULT_BUDGET_SHARE) and df.height <= design.budget  # of the 36-run grid
@@ -52,13 +53,13 @@ def test_simulated_adaptive_sweep_end_to_end(tmp_path):
     right = [d.answer in truth[(d.kind, d.contention, d.limit)] for d in status.decisions]
     assert sum(right) >= len(right) - 1, [(d.subject, d.answer) for d in status.decisions]
     assert {d.subject for d in status.open} <= {d.subject for d in status.decisions}
-    assert run_sweep(spec, progress=False).height == df.height  # finished: nothing more to run
+    assert run_sweep(spec, get_backend(spec.backend), progress=False).height == df.height  # finished: nothing more to run
 
 
 def test_a_generous_budget_stops_when_every_decision_is_sure(tmp_path):
     spec = adaptive_spec(tmp_path, adaptive={"budget": 200, "max_replicates": 20, "resolution_pct": 10},
                          simulated={**SIM, "noise_cv": 0.02, "outlier_rate": 0.0})
-    df = run_sweep(spec, progress=False)
+    df = run_sweep(spec, get_backend(spec.backend), progress=False)
     status = AdaptiveDesign(spec, df).status()
     assert df.height < 200 and not status.open, status.stop_reason
     assert "every decision" in status.stop_reason
@@ -66,7 +67,7 @@ def test_a_generous_budget_stops_when_every_decision_is_sure(tmp_path):
 
 def test_a_clear_sweep_stops_confident_before_its_budget_with_pivotal_cells_replicated(tmp_path):
     spec = adaptive_spec(tmp_path, adaptive={"budget": 36}, simulated={**SIM, "noise_cv": 0.02, "outlier_rate": 0.0})
-    df = run_sweep(spec, progress=False)
+    df = run_sweep(spec, get_backend(spec.backend), progress=False)
     design = AdaptiveDesign(spec, df)
     status = design.status()
     assert status.confident and status.joint >= 0.95 and not status.open, status.stop_reason
@@ -119,12 +120,12 @@ def test_sweeps_that_stop_confident_are_all_right_at_least_at_the_stated_confide
 def test_resume_from_the_store_continues_the_same_sequence(tmp_path):
     whole = adaptive_spec(tmp_path / "a")
     parts = adaptive_spec(tmp_path / "b")
-    ref = run_sweep(whole, progress=False).sort("started_at")
-    first = run_sweep(parts, progress=False, max_runs=7)
+    ref = run_sweep(whole, get_backend(whole.backend), progress=False).sort("started_at")
+    first = run_sweep(parts, get_backend(parts.backend), progress=False, max_runs=7)
     assert first.height == 7
     assert 1 <= len(pending_runs(parts, RunStore(parts.experiment_dir))) <= 5  # the initial design's rest
-    run_sweep(parts, progress=False, max_runs=6)
-    done = run_sweep(parts, progress=False).sort("started_at")
+    run_sweep(parts, get_backend(parts.backend), progress=False, max_runs=6)
+    done = run_sweep(parts, get_backend(parts.backend), progress=False).sort("started_at")
     assert done["run_id"].to_list() == ref["run_id"].to_list()
     assert done["chosen_because"].to_list() == ref["chosen_because"].to_list()
     assert done["wall_seconds"].to_list() == ref["wall_seconds"].to_list()
@@ -132,9 +133,9 @@ def test_resume_from_the_store_continues_the_same_sequence(tmp_path):
 
 def test_grid_rows_count_for_an_adaptive_sweep_of_the_same_spec(tmp_path):
     grid = adaptive_spec(tmp_path, design="grid", replicates=1)
-    run_sweep(grid, progress=False)
+    run_sweep(grid, get_backend(grid.backend), progress=False)
     spec = adaptive_spec(tmp_path)
-    df = run_sweep(spec, progress=False)
+    df = run_sweep(spec, get_backend(spec.backend), progress=False)
     assert df.filter(pl.col("chosen_because").is_null()).height == 12  # the grid's runs, reused
     assert not any(r.startswith("initial design") for r in df["chosen_because"].drop_nulls())
 
@@ -170,7 +171,7 @@ def test_adaptive_sweep_on_the_local_cgroup_backend(cgroup_layout, tmp_path):
     spec = spec_from_mapping({**base.to_mapping(), "design": "adaptive", "adaptive": {"budget": 5},
                               "workload": {"kind": "burner", "cpu_seconds": 0.2}, "data_root": str(tmp_path)})
     assert spec.backend == "local"
-    df = run_sweep(spec, progress=False)
+    df = run_sweep(spec, get_backend(spec.backend), progress=False)
     assert 2 <= df.height <= 5 and (df["status"] == "ok").all()
     assert all(df["chosen_because"].to_list())
     status = AdaptiveDesign(spec, df).status()

@@ -8,6 +8,7 @@ import polars as pl
 
 from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.adaptive.adaptive_tables import answer_sentences, decisions_table, run_order_table
+from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
@@ -29,7 +30,7 @@ def test_run_order_follows_start_times_and_names_full_grid_runs():
 def test_decisions_table_of_a_simulated_sweep(tmp_path):
     spec = spec_from_mapping({"name": "tables", "backend": "simulated", "simulated": SIM, "limits": [0.5, 1, 2],
                               "threads": [1, 2], "replicates": 2, "design": "adaptive", "data_root": str(tmp_path)})
-    runs = run_sweep(spec, progress=False)
+    runs = run_sweep(spec, get_backend(spec.backend), progress=False)
     t = decisions_table(AdaptiveDesign(spec, runs).status())
     assert t.height > 0 and set(t["state"]) <= {"decided", "open"}
     assert "knee" in t["decision"].to_list()
@@ -40,7 +41,7 @@ def test_decisions_table_of_a_simulated_sweep(tmp_path):
 def test_answer_sentences_put_the_decisions_first(tmp_path):
     spec = spec_from_mapping({"name": "answer", "backend": "simulated", "simulated": SIM, "limits": [0.5, 1, 2],
                               "threads": [1, 2], "replicates": 2, "design": "adaptive", "data_root": str(tmp_path)})
-    runs = run_sweep(spec, progress=False)
+    runs = run_sweep(spec, get_backend(spec.backend), progress=False)
     status = AdaptiveDesign(spec, runs).status()
     text, rests_on = answer_sentences(status, runs)
     assert text.startswith("knee: ") and " cores (" in text and "sure" in text

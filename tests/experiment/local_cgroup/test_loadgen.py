@@ -9,7 +9,7 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.errors import SpecError
-from throttlelab.experiment.latency.loadgen import ClosedLoop, Labels, OpenLoop, require_loopback, run_load
+from throttlelab.experiment.local_cgroup.loadgen import ClosedLoop, Labels, OpenLoop, require_loopback, run_load
 from throttlelab.experiment.latency.service import PipelineConfig, ServiceProcess
 from throttlelab.experiment.latency.service.work import CHUNK
 
@@ -131,7 +131,7 @@ def test_targets_on_a_project_interface_are_allowed_others_refused():
     import subprocess
 
     from throttlelab.errors import SpecError
-    from throttlelab.experiment.latency.loadgen import require_loopback
+    from throttlelab.experiment.local_cgroup.loadgen import require_loopback
 
     if os.geteuid() != 0:
         pytest.skip("needs root to create an interface")

@@ -8,9 +8,9 @@ from pathlib import Path
 import jsonschema
 
 from throttlelab.results import Estimate, Fit, to_jsonable
-from throttlelab.results_schema import json_schema, load_classes
+from throttlelab.report.results_schema import RESULT_CLASSES, json_schema
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _script():
@@ -61,14 +61,14 @@ def test_every_result_class_dumps_to_valid_json():
     fit = Fit("amdahl", {"serial_seconds": Estimate(2.0, 1.0, 3.0)}, {"aic": -3.0}, 8, warnings=("at bound",))
     for cls, obj in ((Fit, fit), (Estimate, Estimate(None, None, None))):
         jsonschema.validate(json.loads(json.dumps(to_jsonable(obj))), {"$defs": s["$defs"], "$ref": f"#/$defs/{cls.__name__}"})
-    assert len(load_classes()) >= 15
+    assert len(RESULT_CLASSES) >= 15
 
 
 def test_every_notebook_writes_its_documented_class_built_in_the_package():
     """Each notebooks/NN_x.py ends with ``tn.write_results(<builder>(...))`` or a name bound to one; no dict literals."""
     import ast
 
-    from throttlelab.results_schema import NOTEBOOK_RESULTS, RESULT_CLASSES
+    from throttlelab.report.results_schema import NOTEBOOK_RESULTS, RESULT_CLASSES
 
     scripts = {p.stem: p for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.py"))}
     assert set(NOTEBOOK_RESULTS) == set(scripts), "NOTEBOOK_RESULTS must name every notebook"

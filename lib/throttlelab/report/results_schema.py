@@ -1,9 +1,9 @@
 """JSON Schema and Markdown reference generated from the result classes (the one source of the contract).
 
 The envelope of ``results.json`` is :class:`~throttlelab.results_file.ResultsFile`.
-:data:`RESULT_CLASSES` names every result class that ``results.json`` holds
-(as ``"module:Class"`` strings, imported on demand so this module stays in the
-bottom layer).  :func:`json_schema` maps each dataclass field's type to JSON
+:data:`RESULT_CLASSES` is every result class that ``results.json`` holds (this
+module sits in the report layer, above the analysis that defines them, and imports
+them).  :func:`json_schema` maps each dataclass field's type to JSON
 Schema (``float`` may be ``null``: NaN and infinity are written as ``null``);
 :func:`markdown` writes one table per class from the numpydoc ``Attributes``
 sections.  ``scripts/results_schema.py`` writes both into ``docs/``; a test
@@ -13,43 +13,46 @@ fails when the committed copies are stale.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import inspect
 import re
 import types
 import typing
 from typing import Any
 
+from throttlelab.analysis.capacity.capacity import CapacityProjection, UnitCost, VariantComparison
+from throttlelab.analysis.capacity.capacity_results import CapacityResults
+from throttlelab.analysis.latency.concurrency_results import ConcurrencyResults
+from throttlelab.analysis.latency.contention_results import ContentionResults
+from throttlelab.analysis.limits.cpu_limit_results import CpuLimitResults
+from throttlelab.analysis.limits.dead_zone_results import DeadZone, DeadZoneAnalysis, LimitTest
+from throttlelab.analysis.limits.recommend import Knee, Recommendation
+from throttlelab.analysis.rightsizing.rightsizing import Rightsizing
+from throttlelab.analysis.rightsizing.rightsizing_results import RightsizingResults
+from throttlelab.analysis.runs.ingest_summary import IngestSummary
+from throttlelab.analysis.stats.noise import NoiseModel
+from throttlelab.analysis.stats.outlying_runs import OutlyingRun
+from throttlelab.analysis.stats.run_level import ReplicatesNeeded, RunComparison
+from throttlelab.analysis.stats.selection import BestChoice
+from throttlelab.analysis.threads.thread_choice_metric import LimitThreads
+from throttlelab.analysis.threads.thread_count_results import ThreadCountResults
+from throttlelab.experiment.sweeps.sweep_results import SweepResults
+from throttlelab.results import Estimate, Fit
+
 #: Notebook -> the result class its ``results.json`` holds (``"results"``; the envelope names it in ``"result_class"``).
-NOTEBOOK_RESULTS = {
-    "01_run_sweep": "throttlelab.experiment.sweeps.sweep_results:SweepResults",
-    "02_ingest_logs": "throttlelab.analysis.runs.ingest_summary:IngestSummary",
-    "03_cpu_limits": "throttlelab.analysis.limits.cpu_limit_results:CpuLimitResults",
-    "04_thread_counts": "throttlelab.analysis.threads.thread_count_results:ThreadCountResults",
-    "05_contention": "throttlelab.analysis.latency.contention_results:ContentionResults",
-    "06_concurrency_limits": "throttlelab.analysis.latency.concurrency_results:ConcurrencyResults",
-    "07_capacity": "throttlelab.analysis.capacity.capacity_results:CapacityResults",
-    "08_recommend": "throttlelab.analysis.rightsizing.rightsizing_results:RightsizingResults",
+NOTEBOOK_RESULTS: dict[str, type] = {
+    "01_run_sweep": SweepResults,
+    "02_ingest_logs": IngestSummary,
+    "03_cpu_limits": CpuLimitResults,
+    "04_thread_counts": ThreadCountResults,
+    "05_contention": ContentionResults,
+    "06_concurrency_limits": ConcurrencyResults,
+    "07_capacity": CapacityResults,
+    "08_recommend": RightsizingResults,
 }
 #: Every result class in ``results.json``, in documentation order (the notebooks' classes last).
-RESULT_CLASSES = (
-    "throttlelab.results:Estimate",
-    "throttlelab.results:Fit",
-    "throttlelab.analysis.stats.run_level:RunComparison",
-    "throttlelab.analysis.stats.outlying_runs:OutlyingRun",
-    "throttlelab.analysis.stats.run_level:ReplicatesNeeded",
-    "throttlelab.analysis.stats.selection:BestChoice",
-    "throttlelab.analysis.stats.noise:NoiseModel",
-    "throttlelab.analysis.limits.dead_zone_results:LimitTest",
-    "throttlelab.analysis.limits.dead_zone_results:DeadZone",
-    "throttlelab.analysis.limits.dead_zone_results:DeadZoneAnalysis",
-    "throttlelab.analysis.limits.recommend:Knee",
-    "throttlelab.analysis.limits.recommend:Recommendation",
-    "throttlelab.analysis.threads.thread_choice_metric:LimitThreads",
-    "throttlelab.analysis.capacity.capacity:UnitCost",
-    "throttlelab.analysis.capacity.capacity:CapacityProjection",
-    "throttlelab.analysis.capacity.capacity:VariantComparison",
-    "throttlelab.analysis.rightsizing.rightsizing:Rightsizing",
+RESULT_CLASSES: tuple[type, ...] = (
+    Estimate, Fit, RunComparison, OutlyingRun, ReplicatesNeeded, BestChoice, NoiseModel, LimitTest, DeadZone,
+    DeadZoneAnalysis, Knee, Recommendation, LimitThreads, UnitCost, CapacityProjection, VariantComparison, Rightsizing,
     *NOTEBOOK_RESULTS.values(),
 )
 INTERVAL = {"type": "object", "required": ["low", "high"], "additionalProperties": False,
@@ -59,16 +62,7 @@ INTERVAL = {"type": "object", "required": ["low", "high"], "additionalProperties
 
 def result_class_names() -> set[str]:
     """Names of the classes :data:`RESULT_CLASSES` lists (what ``results.json`` may hold at its top)."""
-    return {spec.partition(":")[2] for spec in RESULT_CLASSES}
-
-
-def load_classes(names=RESULT_CLASSES) -> list[type]:
-    """The classes named ``"module:Class"``."""
-    out = []
-    for spec in names:
-        mod, _, cls = spec.partition(":")
-        out.append(getattr(importlib.import_module(mod), cls))
-    return out
+    return {cls.__name__ for cls in RESULT_CLASSES}
 
 
 def field_docs(cls: type) -> dict[str, str]:
@@ -161,11 +155,11 @@ def json_schema(classes: list[type] | None = None) -> dict:
     from throttlelab.results_file import ResultsFile
 
     defs: dict = {"ConfidenceInterval": INTERVAL}
-    notebooks = {nb: spec.partition(":")[2] for nb, spec in NOTEBOOK_RESULTS.items()}
+    notebooks = {nb: cls.__name__ for nb, cls in NOTEBOOK_RESULTS.items()}
     if classes is None:
         _add(ResultsFile, defs)
         defs["ResultsFile"]["allOf"] = ResultsFile.schema_rules(notebooks, sorted(result_class_names()))
-    for cls in classes or load_classes():
+    for cls in classes or RESULT_CLASSES:
         _add(cls, defs)
     doc = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "throttlelab-results",
            "title": "throttlelab results.json (generated by scripts/results_schema.py; do not edit)",

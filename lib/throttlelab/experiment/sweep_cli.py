@@ -24,9 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import logging
 
+    from throttlelab.experiment.registry import get_backend
     from throttlelab.experiment.sweeps.run_store import RunStore
-    from throttlelab.experiment.sweeps.spec import load_spec
     from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
+    from throttlelab.experiment.sweeps.spec import load_spec
 
     logging.basicConfig(level=logging.WARNING, format="throttlelab: %(message)s")
     spec = load_spec(args.spec, data_root=args.data_root)
@@ -37,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
         return _adaptive(spec, store, args)
     if args.dry_run:
         return _dry_run(spec, plan, {p.run_id for p in todo})
-    df = run_sweep(spec, progress=not args.no_progress, retry_failed=args.retry_failed, max_runs=args.max_runs)
+    df = run_sweep(spec, get_backend(spec.backend), progress=not args.no_progress, retry_failed=args.retry_failed,
+                   max_runs=args.max_runs)
     mine = df.filter(df["run_id"].is_in([p.run_id for p in plan]))
     counts = mine["status"].value_counts(sort=True)
     summary = ", ".join(f"{n} {s}" for s, n in counts.iter_rows())
@@ -47,8 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _adaptive(spec, store, args) -> int:
     """Run (or, with --dry-run, only describe) an adaptive sweep; print its decisions and what is open."""
+    from throttlelab.experiment.registry import get_backend
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.backends import get_backend
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
     if args.dry_run:
@@ -60,7 +62,8 @@ def _adaptive(spec, store, args) -> int:
               + (f"{nxt[0].run_id} ({nxt[1]})" if nxt else "nothing (finished)"))
         print(f"backend {spec.backend}: " + ("available" if ok else f"NOT available: {reason}"))
         return 0
-    df = run_sweep(spec, progress=not args.no_progress, retry_failed=args.retry_failed, max_runs=args.max_runs)
+    df = run_sweep(spec, get_backend(spec.backend), progress=not args.no_progress, retry_failed=args.retry_failed,
+                   max_runs=args.max_runs)
     status = AdaptiveDesign(spec, df).status()
     print(f"{spec.name}: adaptive, {status.runs_used} runs of a {status.budget}-run budget "
           f"({status.grid_runs} in the full grid); {status.stop_reason}; data in {store.directory}")
@@ -75,7 +78,7 @@ def _adaptive(spec, store, args) -> int:
 
 def _dry_run(spec, plan, todo: set[str]) -> int:
     from throttlelab.core.quantities import format_cores
-    from throttlelab.experiment.sweeps.backends import get_backend
+    from throttlelab.experiment.registry import get_backend
 
     print(f"experiment {spec.name}: {len(plan)} runs ({len(plan) - len(todo)} done, {len(todo)} to do), "
           f"backend {spec.backend}, workload {spec.workload.kind}, data in {spec.experiment_dir}")
