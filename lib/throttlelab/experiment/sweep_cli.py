@@ -77,7 +77,7 @@ def _adaptive(spec, store, args) -> int:
 
 
 def _dry_run(spec, plan, todo: set[str]) -> int:
-    from throttlelab.core.quantities import format_cores
+    from throttlelab.core import format_cores
     from throttlelab.experiment.registry import get_backend
 
     print(f"experiment {spec.name}: {len(plan)} runs ({len(plan) - len(todo)} done, {len(todo)} to do), "
