@@ -5,7 +5,13 @@ Every analysis returns frozen dataclasses with named fields and a
 states: :class:`Estimate` (a value, its interval, level, method, p-value where
 there is one and the number of runs behind it) and :class:`Fit` (a fitted model:
 parameters as estimates, goodness of fit, warnings such as a parameter at its
-bound).  :func:`to_jsonable` turns any result (and numpy or polars values inside
+bound).
+
+The fit family: each model an analysis fits has its own class for computing with
+it (``ScalingFit`` and ``USLFit``, ``ActiveTimeFit``, ``ResponseCurveFit``,
+``LoadFit``: predictions, bands, bootstrap draws), and every one is a
+:class:`FittedModel` whose :meth:`~FittedModel.as_fit` states it as the one
+:class:`Fit` results hold, built by :meth:`Fit.of`.  :func:`to_jsonable` turns any result (and numpy or polars values inside
 it) into plain JSON for ``results.json``; the JSON Schema and
 ``docs/results_schema.md`` are generated from these classes
 (:mod:`throttlelab.report.results_schema`, ``scripts/results_schema.py``).
@@ -17,7 +23,8 @@ import dataclasses
 import datetime as dt
 import math
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 
 class ConfidenceInterval(NamedTuple):
@@ -110,6 +117,47 @@ class Fit:
     def confidence_interval(self, parameter: str) -> ConfidenceInterval:
         """Interval of one parameter (or of a derived quantity)."""
         return (self.parameters.get(parameter) or self.derived[parameter]).confidence_interval()
+
+    @classmethod
+    def of(cls, model: str, values: Mapping[str, float], intervals: Mapping[str, tuple[float, float]], *, level: float,
+           method: str, goodness: Mapping[str, float], n: int, warnings: tuple[str, ...] = (),
+           derived: Mapping[str, Estimate] | None = None, units: Mapping[str, str] | None = None,
+           n_samples: int | None = None) -> Fit:
+        """A fit from its parameters' values and intervals, each made an :class:`Estimate` at ``level`` by ``method``
+        (with its unit from ``units`` and ``n_samples``).
+
+        Examples
+        --------
+        >>> f = Fit.of("linear", {"slope": 0.9}, {"slope": (0.8, 1.0)}, level=0.95, method="least squares",
+        ...            goodness={"r_squared": 0.97}, n=12)
+        >>> f.parameters["slope"].confidence_interval(), f.interval_method, f.derived
+        (ConfidenceInterval(low=0.8, high=1.0), 'least squares', {})
+        """
+        params = {k: Estimate(v, intervals[k][0], intervals[k][1], level, method, unit=(units or {}).get(k, ""),
+                              n_samples=n_samples) for k, v in values.items()}
+        return cls(model, params, dict(goodness), n, level, method, tuple(warnings), dict(derived or {}))
+
+
+@runtime_checkable
+class FittedModel(Protocol):
+    """A member of the fit family: a fitted model of one kind, with what computing with it needs, stated as a :class:`Fit`.
+
+    Attributes
+    ----------
+    n, level
+        Points fitted; confidence level of its intervals.
+    """
+
+    n: int
+    level: float
+
+    def as_fit(self) -> Fit:
+        """The fit as the :class:`Fit` results hold (parameters as estimates, goodness, warnings, derived quantities)."""
+        ...
+
+    def confidence_interval(self, *args: Any, **kwargs: Any) -> Any:
+        """Its headline interval (a parameter's, or the one quantity it is fitted for)."""
+        ...
 
 
 def to_jsonable(obj: Any) -> Any:

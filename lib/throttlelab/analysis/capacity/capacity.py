@@ -31,7 +31,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from throttlelab.results import ConfidenceInterval, Estimate
+from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,13 @@ class LoadFit:
 
     def confidence_interval(self) -> ConfidenceInterval:
         return self.per_unit_ci
+
+    def as_fit(self) -> Fit:
+        """The fit as the shared :class:`~throttlelab.results.Fit` (``fixed`` and ``per_unit``, t intervals)."""
+        return Fit.of("linear_load", {"fixed": self.fixed, "per_unit": self.per_unit},
+                      {"fixed": self.fixed_ci, "per_unit": self.per_unit_ci}, level=self.level,
+                      method="least squares, t interval", goodness={"residual_sd": self.residual_sd}, n=self.n,
+                      n_samples=self.n)
 
     def predict(self, load: float) -> tuple[float, ConfidenceInterval]:
         """Usage at ``load`` with a prediction interval (a new measurement at that load)."""

@@ -86,12 +86,16 @@ class ResponseCurveFit:
 
     def as_fit(self) -> Fit:
         """The fit as the shared :class:`~throttlelab.results.Fit` (knee, doubling and pole as derived estimates)."""
-        level, method = self.knee.level, self.knee.method
-        params = {k: Estimate(v, self.param_low[k], self.param_high[k], level, method, n_samples=self.n)
-                  for k, v in self.params.items()}
-        return Fit(self.model, params, {"rss": self.rss, "aic": self.aic, "r_squared": self.r2}, self.n, level,
-                   method, tuple(w for w in self.note.split("; ") if w),
-                   {"knee": self.knee, "doubling": self.doubling, "pole": self.pole})
+        intervals = {k: (self.param_low[k], self.param_high[k]) for k in self.params}
+        return Fit.of(self.model, self.params, intervals, level=self.knee.level, method=self.knee.method,
+                      goodness={"rss": self.rss, "aic": self.aic, "r_squared": self.r2}, n=self.n,
+                      warnings=tuple(w for w in self.note.split("; ") if w),
+                      derived={"knee": self.knee, "doubling": self.doubling, "pole": self.pole}, n_samples=self.n)
+
+    @property
+    def level(self) -> float:
+        """Confidence level of its intervals (the knee's)."""
+        return self.knee.level
 
 
 

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
-from throttlelab.results import ConfidenceInterval, Estimate, Fit
+from throttlelab.results import ConfidenceInterval, Fit
 
 
 @dataclass(frozen=True)
@@ -57,13 +57,12 @@ class ActiveTimeFit:
     def as_fit(self) -> Fit:
         """The fit as the shared :class:`~throttlelab.results.Fit` (``slope``, and ``intercept`` unless forced to 0)."""
         method = "least squares, t interval" + (" (through the origin)" if self.through_origin else "")
-        params = {"slope": Estimate(self.slope, self.slope_ci.low, self.slope_ci.high, self.level, method,
-                                    n_samples=self.n, unit="active share per limit share")}
+        values, intervals = {"slope": self.slope}, {"slope": self.slope_ci}
         if not self.through_origin and self.intercept_ci is not None:
-            params["intercept"] = Estimate(self.intercept, self.intercept_ci.low, self.intercept_ci.high, self.level,
-                                           method, n_samples=self.n, unit="active share")
-        return Fit("active_share_linear", params, {"r_squared": self.r_squared, "residual_sd": self.residual_sd},
-                   self.n, self.level, method)
+            values["intercept"], intervals["intercept"] = self.intercept, self.intercept_ci
+        return Fit.of("active_share_linear", values, intervals, level=self.level, method=method,
+                      goodness={"r_squared": self.r_squared, "residual_sd": self.residual_sd}, n=self.n,
+                      units={"slope": "active share per limit share", "intercept": "active share"}, n_samples=self.n)
 
     def predict(self, share) -> np.ndarray:
         return self.intercept + self.slope * np.asarray(share, float)

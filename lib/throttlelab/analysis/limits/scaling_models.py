@@ -26,7 +26,7 @@ import numpy as np
 from scipy import stats
 
 from throttlelab.analysis.stats import percentile_interval
-from throttlelab.results import ConfidenceInterval, Estimate, Fit
+from throttlelab.results import ConfidenceInterval, Fit
 
 
 def usl_throughput(n, alpha: float, beta: float, gamma: float):
@@ -108,10 +108,8 @@ class ScalingFit:
 
     def as_fit(self) -> Fit:
         """The fit as the shared :class:`~throttlelab.results.Fit` result type."""
-        params = {k: Estimate(v, self.intervals[k].low, self.intervals[k].high, self.level, self.interval_method)
-                  for k, v in self.parameters.items()}
-        return Fit(self.model, params, {"aic": self.aic, "aicc": self.aicc, "rss": self.rss}, self.n, self.level,
-                   self.interval_method, self.warnings)
+        return Fit.of(self.model, self.parameters, self.intervals, level=self.level, method=self.interval_method,
+                      goodness={"aic": self.aic, "aicc": self.aicc, "rss": self.rss}, n=self.n, warnings=self.warnings)
 
     @property
     def _boot(self) -> np.ndarray | None:
