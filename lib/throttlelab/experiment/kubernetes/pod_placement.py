@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from throttlelab.core.quantities import parse_cores
 from throttlelab.errors import EnvironmentProblem
 
 from . import manifests as mf
@@ -87,7 +88,6 @@ class PodPlacement:
 
     def __enter__(self) -> PodPlacement:
         from kubernetes import client, config
-        from kubernetes.utils import parse_quantity
 
         path = _kubeconfig()
         try:
@@ -97,7 +97,7 @@ class PodPlacement:
         self.core, self.apps = client.CoreV1Api(self.api), client.AppsV1Api(self.api)
         self.discovery = client.DiscoveryV1Api(self.api)
         node = self.core.read_node(self.node)
-        self.node_cpus = float(parse_quantity(node.status.allocatable["cpu"]))
+        self.node_cpus = parse_cores(node.status.allocatable["cpu"])
         self.delete_all()  # a point that was interrupted earlier
         return self
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from throttlelab.core.quantities import parse_cores
 from throttlelab.errors import EnvironmentProblem
 
 from .client import Cluster, api_error_message, api_exception
@@ -39,7 +40,5 @@ def node_cores(ctx: RunContext, node: str) -> float:
             raise EnvironmentProblem(
                 f"cannot read node {node} to size the noisy neighbour ({api_error_message(exc)}); "
                 "set kubernetes.node_cpus in the spec") from None
-        from kubernetes.utils import parse_quantity
-
-        ctx.node_cores[node] = float(parse_quantity((n.status.allocatable or {}).get("cpu", "1")))
+        ctx.node_cores[node] = parse_cores((n.status.allocatable or {}).get("cpu", "1"))
     return ctx.node_cores[node]
