@@ -4,12 +4,12 @@ from throttlelab.analysis.rightsizing.rightsizing import Rightsizing, Settings, 
 from throttlelab.analysis.rightsizing.rightsizing_results import run_results
 from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
 from throttlelab.analysis.rightsizing.rightsizing_views import (
-    decision_table, label, marks_frame, recommendations_frame, throttled_ratio_frame,
+    advice_sentences, decision_table, label, marks_frame, recommendations_frame, throttled_ratio_frame,
     usage_distribution_frame
 )
 
 __all__ = [
-    'Rightsizing', 'Settings', 'decision_table', 'label', 'marks_frame', 'recommendations_frame',
+    'Rightsizing', 'Settings', 'advice_sentences', 'decision_table', 'label', 'marks_frame', 'recommendations_frame',
     'rightsize_all', 'run_results', 'run_rightsizing', 'throttled_ratio_frame',
     'usage_distribution_frame'
 ]
