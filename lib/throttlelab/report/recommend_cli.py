@@ -92,7 +92,7 @@ def render(result, fmt: str) -> str:
     import io
     import json
 
-    from throttlelab.analysis.rightsizing import decision_table, label, recommendations_frame
+    from throttlelab.analysis.rightsizing import advice_sentences, decision_table, label, recommendations_frame
     from throttlelab.results import to_jsonable
 
     recs, settings = result.recommendations, result.settings
@@ -112,7 +112,7 @@ def render(result, fmt: str) -> str:
         return recommend_html(result)
     header = (f"{len(recs)} workload containers, {result.source} ({result.how}), window {result.window_text()}, "
               f"target {settings.throttle_target:.0%} throttled periods")
-    return table_text(decision_table(recs), [f"{label(r)}: {r.reason}" for r in recs],
+    return table_text(decision_table(recs), [" ".join([f"{label(r)}: {r.reason}", *advice_sentences(r)]) for r in recs],
                       header="\n".join([header, *result.notes]))
 
 

@@ -7,9 +7,10 @@ from throttlelab.analysis.rightsizing.rightsizing_views import (
     advice_sentences, decision_table, label, marks_frame, recommendations_frame, throttled_ratio_frame,
     usage_distribution_frame
 )
+from throttlelab.analysis.rightsizing.workload_advice import method_lines
 
 __all__ = [
-    'Rightsizing', 'Settings', 'advice_sentences', 'decision_table', 'label', 'marks_frame', 'recommendations_frame',
+    'Rightsizing', 'Settings', 'advice_sentences', 'decision_table', 'label', 'marks_frame', 'method_lines', 'recommendations_frame',
     'rightsize_all', 'run_results', 'run_rightsizing', 'throttled_ratio_frame',
     'usage_distribution_frame'
 ]

@@ -21,7 +21,7 @@ import numpy as np
 
 from throttlelab.analysis.rightsizing.hpa import hpa_scaling
 from throttlelab.analysis.rightsizing.rightsizing import Rightsizing
-from throttlelab.analysis.rightsizing.runtime_advice import RUNTIME_METRICS, runtime_advice
+from throttlelab.analysis.rightsizing.runtime_advice import RULES, RUNTIME_METRICS, runtime_advice
 
 HPA = "kube_horizontalpodautoscaler_"
 THREADS = "container_threads"
@@ -132,3 +132,44 @@ def with_advice(recs: list[Rightsizing], workloads, gauges: dict) -> tuple[list[
         notes.append("Runtime thread metrics were found but none joined a workload container by namespace, pod "
                      "and container.")
     return out, notes
+
+
+_NAMES = {"go": "Go", "jvm": "JVM", "dotnet": ".NET", "node": "Node.js", "llama.cpp": "llama.cpp/ollama",
+          "container_threads": "cAdvisor"}
+
+
+def automaxprocs_evidence() -> str:
+    """The shipped automaxprocs table's figure: the host's GOMAXPROCS against the quota's, under its 2-core quota."""
+    import csv
+
+    from throttlelab.ingest.published import published_path
+
+    path = published_path("automaxprocs")
+    with open(path) as fh:
+        rows = list(csv.DictReader(fh))
+    best = max(rows, key=lambda r: float(r["throughput_rps"]))
+    worst = max(rows, key=lambda r: int(r["threads"]))
+    loss = 1 - float(worst["throughput_rps"]) / float(best["throughput_rps"])
+    return (f"Evidence: in automaxprocs' published table (data/published/{path.name}), a Go load balancer under a "
+            f"{best['limit']} quota served {float(best['throughput_rps']):,.0f} requests/s with GOMAXPROCS "
+            f"{best['threads']} and {float(worst['throughput_rps']):,.0f}/s with GOMAXPROCS {worst['threads']} (the "
+            f"host's CPU count): {loss:.0%} less throughput, and nothing errored.")
+
+
+def method_lines() -> list[str]:
+    """How rows get their thread advice and HPA sentence, with each runtime's rule under a CPU quota."""
+    metrics = ", ".join(f"{_NAMES[rt]} {m}" for rt, m in RUNTIME_METRICS.items())
+    return [
+        f"Thread advice: where a container's own metrics say how many threads its runtime runs ({metrics}), joined "
+        "to the container by namespace and pod, and by container where the series has it, the largest of its pods' "
+        "last values is compared with the recommended limit; a runtime running more threads than the quota feeds "
+        "spends each period's quota early on all threads at once and is throttled for the rest of the period.",
+        *(f"{_NAMES[k]}: {rule}" for k, rule in RULES.items()),
+        ".NET, Node.js and llama.cpp/ollama export no such metric: their rule is stated here and no row is advised.",
+        automaxprocs_evidence(),
+        "Autoscaling: where kube-state-metrics shows a HorizontalPodAutoscaler scaling the workload on CPU "
+        "utilisation, its row says so and shows the replicas it asks for at the usage p95 (every pod and container "
+        "summed per step), ceil(usage / (target x request)) within its min and max, with today's and with the "
+        "recommended requests; nothing here changes the HPA. kube-state-metrics does not tell a ContainerResource "
+        "metric from a Resource one: the request is the pod's summed container requests.",
+    ]
