@@ -107,7 +107,7 @@ display(Markdown("\n".join(f"* {line}" for line in method_lines())))
 # %%
 from throttlelab.report.recommend_answer import recommend_answer
 
-lead, rests_on = recommend_answer(recs, settings, source=source)
+lead, rests_on = recommend_answer(recs, settings, source=run.source)
 tn.answer(lead, rests_on=rests_on)
 
 # %% [markdown]
