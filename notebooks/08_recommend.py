@@ -52,8 +52,8 @@ from IPython.display import HTML, Markdown, display
 from throttlelab.analysis.rightsizing import Settings
 from throttlelab.analysis.rightsizing import run_results
 from throttlelab.analysis.rightsizing import run_rightsizing
-from throttlelab.analysis.rightsizing import (decision_table, label, marks_frame, recommendations_frame,
-                                                    throttled_ratio_frame, usage_distribution_frame)
+from throttlelab.analysis.rightsizing import (advice_sentences, decision_table, label, marks_frame, method_lines,
+                                              recommendations_frame, throttled_ratio_frame, usage_distribution_frame)
 from throttlelab.ingest.prometheus import parse_duration
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import rightsizing_charts as charts
@@ -103,7 +103,17 @@ for r in recs:
         f"limit {r.current_limit_cores or 'none'} -> {r.recommended_limit_cores if r.recommended_limit_cores else 'none'} cores"
         f" (throttled {r.throttled_ratio:.0%})" if r.throttled_ratio is not None else r.reason))
 display(HTML(table_html(table)))
-display(Markdown("\n".join(f"* **{label(r)}** ({r.pods} pods, {r.pod_hours:,.1f} pod-hours): {r.reason}" for r in recs)))
+display(Markdown("\n".join(f"* **{label(r)}** ({r.pods} pods, {r.pod_hours:,.1f} pod-hours): {r.reason}"
+                            + "".join(f" **{s}**" for s in advice_sentences(r)) for r in recs)))
+
+# %% [markdown]
+# ## Threads and autoscalers
+# Where a container's runtime says how many threads it runs (Go's GOMAXPROCS, the JVM's available processors), its
+# row above ends with thread advice against the recommended limit; where an HPA scales its workload on CPU, with the
+# replicas the new requests imply. How, and each runtime's rule under a CPU quota:
+
+# %%
+display(Markdown("\n".join(f"* {line}" for line in method_lines())))
 
 # %% [markdown]
 # ## Usage distributions with requests and limits

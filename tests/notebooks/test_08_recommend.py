@@ -64,10 +64,16 @@ def test_08_read_directly_gives_the_same_answers(run_notebook, capsys):
 
 def test_08_shows_a_cluster_by_workload_as_the_cli_does(run_notebook, capsys, cluster_export):
     path, _ = cluster_export
-    _, results = run_notebook("08_recommend", openmetrics_path=str(path), namespace="", use_prometheus=False)
+    out, results = run_notebook("08_recommend", openmetrics_path=str(path), namespace="", use_prometheus=False)
     validate(results)
     rows = results["results"]["recommendations"]
     assert len(rows) == 8 and {r["workload_kind"] for r in rows} == {"Deployment", "StatefulSet", "DaemonSet",
                                                                        "CronJob", "Pod", "Job"}
+    api = next(r for r in rows if r["workload"] == "api")
+    assert api["runtime_advice"]["threads_seen"] == 8 and api["runtime_advice"]["action"] == "set threads"
+    assert [r["hpa"]["name"] for r in rows if r["hpa"]] == ["web", "web"]
+    shown = (out.parent / "08_recommend.out.ipynb").read_text()  # the notebook shows the sentences and the rules
+    assert api["runtime_advice"]["reason"].split(":")[0] in shown and "HPA web scales on CPU" in shown
+    assert "automaxprocs_gomaxprocs.csv" in shown and "llama.cpp/ollama" in shown
     assert main(["recommend", "--openmetrics", str(path), "--read-directly", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out) == rows

@@ -124,10 +124,10 @@ def render(result, fmt: str, *, width: int = 120) -> str:
 
 def table_parts(result) -> tuple:
     """The decision frame, the reasons and the header, and the footnote of the terminal table."""
-    from throttlelab.analysis.rightsizing import EXTRAPOLATED_NOTE, decision_table, label
+    from throttlelab.analysis.rightsizing import EXTRAPOLATED_NOTE, advice_sentences, decision_table, label
 
     recs, settings = result.recommendations, result.settings
     header = (f"{len(recs)} workload containers, {result.source} ({result.how}), window {result.window_text()}, "
               f"target {settings.throttle_target:.0%} throttled periods")
-    return (decision_table(recs), [f"{label(r)}: {r.reason}" for r in recs], "\n".join([header, *result.notes]),
-            EXTRAPOLATED_NOTE)
+    return (decision_table(recs), [" ".join([f"{label(r)}: {r.reason}", *advice_sentences(r)]) for r in recs],
+            "\n".join([header, *result.notes]), EXTRAPOLATED_NOTE)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import html
 
-from throttlelab.analysis.rightsizing import (decision_table, label, marks_frame, throttled_ratio_frame,
-                                                    usage_distribution_frame)
+from throttlelab.analysis.rightsizing import (advice_sentences, decision_table, label, marks_frame, method_lines,
+                                              throttled_ratio_frame, usage_distribution_frame)
 from throttlelab.report.charts.rightsizing_charts import throttled_ratio_chart, usage_distribution_chart
 from throttlelab.report.offline import chart_html
 
@@ -61,6 +61,7 @@ def recommend_html(run) -> str:
         name = label(r)
         pods = f"{r.pods} pod{'s' if r.pods != 1 else ''} (newest {r.pod}), {r.pod_hours:,.1f} pod-hours"
         parts.append(f"<h2>{e(name)}: {e(r.decision)}</h2><p class='why'>{e(pods)}. {e(r.reason)}</p>")
+        parts += [f"<p class='why advice'><b>{e(s)}</b></p>" for s in advice_sentences(r)]
         if c is None:
             continue
         dist = usage_distribution_chart(usage_distribution_frame(c), marks_frame(r), title=f"{name}: usage distribution")
@@ -70,5 +71,7 @@ def recommend_html(run) -> str:
         if ratio.height:
             ch = throttled_ratio_chart(ratio, target=settings.throttle_target, title=f"{name}: throttled ratio")
             parts.append(chart_html(ch.to_dict(), with_bundle=False, title=f"{name} throttled ratio"))
+    parts.append("<h2>Method: runtime threads and autoscalers</h2>")
+    parts += [f"<p class='why'>{e(line)}</p>" for line in method_lines()]
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -72,3 +72,55 @@ def test_each_limit_is_near_the_limit_that_meets_the_target(run, prometheus_clus
     shell = next(r for r in run.recommendations if r.workload == "debug-shell")
     assert shell.throttled_ratio < 0.001 and 0.8 <= ratios[_key(shell)] <= 1.6
     assert shell.recommended_limit_low <= truth[_key(shell)] <= shell.recommended_limit_high
+
+
+def _advice_and_hpa(run):
+    return {_key(r): (r.runtime_advice and r.runtime_advice.to_dict(), r.hpa and r.hpa.to_dict(),
+                      r.container_threads_max) for r in run.recommendations}
+
+
+def test_the_go_service_with_gomaxprocs_above_its_limit_gets_gomaxprocs_advice(run):
+    by = {_key(r): r for r in run.recommendations}
+    api = by[("shop", "Deployment", "api", "api")]
+    a = api.runtime_advice
+    print(f"api: limit {api.current_limit_cores} -> {api.recommended_limit_cores}: {a.reason}")
+    # its pods run on the 4- and 8-core nodes: Go before 1.25 sets GOMAXPROCS to the host's count, the largest is 8
+    assert a.runtime == "go" and a.threads_seen == 8 and a.action == "set threads"
+    assert a.limit_cores == api.recommended_limit_cores and a.advised_threads == int(api.recommended_limit_cores)
+    assert a.reason.startswith(f"GOMAXPROCS is 8 under a {api.recommended_limit_cores:g}-core limit: set GOMAXPROCS=")
+    assert "Today's 2-core limit" in a.reason
+    assert [k for k, r in by.items() if r.runtime_advice] == [("shop", "Deployment", "api", "api")]
+    assert api.container_threads_max == 12 and by[("shop", "StatefulSet", "db", "postgres")].container_threads_max == 10
+
+
+def test_the_hpa_row_shows_its_replicas_today_and_with_the_new_requests(run):
+    import math
+
+    import numpy as np
+
+    web = [r for r in run.recommendations if r.workload == "web"]
+    assert len(web) == 2 and web[0].hpa == web[1].hpa
+    assert not any(r.hpa for r in run.recommendations if r.workload != "web")
+    h = web[0].hpa
+    steps: dict[float, float] = {}
+    for c in run.fetched.containers:
+        if c.pod.startswith("web-"):
+            for t, u in zip(c.times, c.usage):
+                if np.isfinite(u):
+                    steps[t] = steps.get(t, 0.0) + u
+    p95 = float(np.quantile(list(steps.values()), 0.95))
+    now = sum(r.current_request_cores for r in web)
+    new = sum(r.recommended_request_cores for r in web)
+    print(f"HPA web: usage p95 {p95:.2f} cores, requests {now:.2f} -> {new:.2f}: {h.sentence}")
+    assert now == pytest.approx(0.55)
+    assert h.replicas_now == min(6, max(2, math.ceil(p95 / (0.7 * now))))
+    assert h.replicas_new == min(6, max(2, math.ceil(p95 / (0.7 * new))))
+    assert (h.name, h.min_replicas, h.max_replicas, h.replicas_observed, h.target_utilisation) == ("web", 2, 6, 2, 0.7)
+
+
+@pytest.mark.parametrize("read_directly", [True, False], ids=["read directly", "temporary Prometheus"])
+def test_an_export_read_either_way_gives_the_same_advice_and_hpa(run, cluster_export, read_directly):
+    path, _ = cluster_export
+    other = run_rightsizing(openmetrics_path=str(path), read_directly=read_directly)
+    assert other.how.startswith("read directly" if read_directly else "backfilled")
+    assert _advice_and_hpa(other) == _advice_and_hpa(run)

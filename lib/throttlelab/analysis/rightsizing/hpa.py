@@ -41,6 +41,8 @@ class HpaScaling:
         Replicas it will ask for with the new request at the same usage.
     sentence : str
         What changes, in plain words.
+    replicas_observed : int or None
+        Replicas running at the window's end (kube-state-metrics' ``status_current_replicas``; ``None``: not read).
     """
 
     name: str
@@ -51,6 +53,7 @@ class HpaScaling:
     replicas_now: int
     replicas_new: int
     sentence: str
+    replicas_observed: int | None = None
 
     def to_dict(self) -> dict:
         """The JSON field ``hpa``."""

@@ -51,8 +51,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from throttlelab.analysis.rightsizing.hpa import HpaScaling
 from throttlelab.analysis.rightsizing.rightsizing_draws import cells, limit_draws
 from throttlelab.analysis.rightsizing.rightsizing_reasons import capping_note, limit_decision, patch_note
+from throttlelab.analysis.rightsizing.runtime_advice import RuntimeAdvice
 from throttlelab.analysis.rightsizing.throttle_model import throttle_curve, throttled_seconds_from_periods
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
@@ -118,6 +120,15 @@ class Rightsizing:
         request: the p95 of usage) to the node's size (``null`` high end: open).
     reason
         One sentence a reader can act on.
+    runtime_advice
+        What the container's runtime metric (``go_sched_gomaxprocs_threads``, ``system_cpu_count``) says about its
+        threads under the recommended limit (``null``: no runtime metric joined the container).
+    container_threads_max
+        Largest cAdvisor ``container_threads`` of its pods in the window (every OS thread; reported, never advised
+        from; ``null``: not exported).
+    hpa
+        The HorizontalPodAutoscaler scaling its workload on CPU utilisation and the replicas the recommended requests
+        imply (``null``: none).
     """
 
     namespace: str
@@ -157,6 +168,9 @@ class Rightsizing:
     node_cores: float | None
     demand_censored: bool
     reason: str
+    runtime_advice: RuntimeAdvice | None = None
+    container_threads_max: int | None = None
+    hpa: HpaScaling | None = None
 
     def confidence_interval(self) -> ConfidenceInterval:
         """Interval of the recommended limit (90%, block bootstrap)."""

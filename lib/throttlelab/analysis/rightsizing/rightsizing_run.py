@@ -8,7 +8,9 @@ same input gives the same numbers in each of them:
 * a saved export is read whole (from its first to its last sample) unless ``since``
   or ``end`` say otherwise, through a temporary local Prometheus when the Debian
   ``prometheus`` package is installed (the live server's path), else directly;
-* the header states the window actually observed beside the one requested.
+* the header states the window actually observed beside the one requested;
+* each row carries its runtime's thread advice and its workload's HPA scaling
+  (:mod:`~throttlelab.analysis.rightsizing.workload_advice`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from throttlelab.analysis.rightsizing.rightsizing import Rightsizing, Settings, rightsize_all
+from throttlelab.analysis.rightsizing.workload_advice import GAUGES, with_advice
 from throttlelab.ingest.prometheus import Fetch
 
 
@@ -90,6 +93,6 @@ def run_rightsizing(*, prometheus_url: str | None = None, openmetrics_path: str 
         use_prometheus=not read_directly, window_s=parse_duration(since) if since else None, end=parse_time(end),
         namespace=namespace or None, selector=selector or None, step_s=parse_duration(step) if step else None,
         bearer_token_file=bearer_token_file or None, ca_file=ca_file or None,
-        insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout)
-    recs = rightsize_all(fetched.workloads, settings)
-    return RightsizingRun(fetched, source, how, settings, recs, tuple(fetched.notes))
+        insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout, gauges=GAUGES)
+    recs, notes = with_advice(rightsize_all(fetched.workloads, settings), fetched.workloads, fetched.gauges)
+    return RightsizingRun(fetched, source, how, settings, recs, tuple([*fetched.notes, *notes]))

@@ -27,12 +27,30 @@ from throttlelab.ingest.prometheus import WorkloadCPU, single
 COLUMNS = [f.name for f in dataclasses.fields(Rightsizing)]
 
 
+#: Fields holding an object: one JSON text per cell in the frame (and the CSV), the same object as in the JSON.
+NESTED = ("runtime_advice", "hpa")
+
+
 def recommendations_frame(recs: list[Rightsizing]) -> pl.DataFrame:
-    """One row per container, every field of :class:`Rightsizing` (None -> null)."""
-    schema = {f.name: (pl.String if f.type in ("str",) else pl.Float64) for f in dataclasses.fields(Rightsizing)}
-    schema.update(steps=pl.Int64, pods=pl.Int64, demand_censored=pl.Boolean)
-    rows = [dataclasses.asdict(r) for r in recs]
+    """One row per container, every field of :class:`Rightsizing` (None -> null; ``runtime_advice`` and ``hpa`` as
+    JSON text)."""
+    import json
+
+    schema = {f.name: (pl.String if f.type in ("str",) or f.name in NESTED else pl.Float64)
+              for f in dataclasses.fields(Rightsizing)}
+    schema.update(steps=pl.Int64, pods=pl.Int64, demand_censored=pl.Boolean, container_threads_max=pl.Int64)
+    rows = []
+    for r in recs:
+        row = {f.name: getattr(r, f.name) for f in dataclasses.fields(Rightsizing)}
+        for k in NESTED:
+            row[k] = None if row[k] is None else json.dumps(row[k].to_dict(), allow_nan=False)
+        rows.append(row)
     return pl.DataFrame(rows, schema=schema, orient="row") if rows else pl.DataFrame(schema=schema)
+
+
+def advice_sentences(r: Rightsizing) -> list[str]:
+    """The runtime's thread advice and the HPA's scaling of a row, in plain words (none where neither applies)."""
+    return [x for x in (r.runtime_advice and r.runtime_advice.reason, r.hpa and r.hpa.sentence) if x]
 
 
 def label(r: Rightsizing) -> str:

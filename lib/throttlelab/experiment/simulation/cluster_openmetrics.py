@@ -11,8 +11,11 @@ holds for :func:`~throttlelab.experiment.simulation.synthetic_cluster.cluster`:
   pause container (``container="POD"``);
 * kube-state-metrics: ``kube_pod_owner``, ``kube_replicaset_owner``, ``kube_job_owner`` (``job_name``),
   ``kube_pod_container_resource_requests`` / ``_limits`` (CPU and memory), ``kube_pod_labels``;
+* kube-state-metrics' HPAs (``kube_horizontalpodautoscaler_info``, ``_spec_target_metric``, ``_spec_min_replicas``,
+  ``_spec_max_replicas``, ``_status_current_replicas``);
 * nodes: ``machine_cpu_cores`` and ``kube_node_status_allocatable``; the Go service's
-  ``go_sched_gomaxprocs_threads`` (its node's CPU count: Go before 1.25 without automaxprocs).
+  ``go_sched_gomaxprocs_threads`` (its node's CPU count: Go before 1.25 without automaxprocs); cAdvisor's
+  ``container_threads`` per container (its threads plus four of the runtime's own).
 
 ``throttled_seconds=False`` leaves out ``container_cpu_cfs_throttled_seconds_total`` (kube-prometheus-stack drops
 it by default) and ``kube_state_metrics=False`` every kube-state-metrics series.
@@ -25,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from throttlelab.experiment.simulation.synthetic_cluster import NODES, Pod
+from throttlelab.experiment.simulation.synthetic_cluster import HPAS, NODES, Pod
 from throttlelab.experiment.simulation.synthetic_containers import simulate
 from throttlelab.experiment.simulation.synthetic_openmetrics import _instance, _lines
 
@@ -65,8 +68,9 @@ def pod_lines(pod: Pod, *, start: float, scrape_s: float, throttled_seconds: boo
                 if spec.limit is None and key != "usage" or (key == "throttled_s" and not throttled_seconds):
                     continue
                 out += _lines(metric, lab, times[sel], sim[key][sel], fmt)
-            if spec.limit is not None:  # the CFS quota and period (gauges; every 4th scrape here, to stay small)
-                t4 = times[sel][::4]
+            t4 = times[sel][::4]  # gauges: every 4th scrape here, to stay small
+            out += _lines("container_threads", lab, t4, np.full(len(t4), spec.threads + 4.0), ".0f")
+            if spec.limit is not None:  # the CFS quota and period
                 out += _lines("container_spec_cpu_quota", lab, t4, np.full(len(t4), spec.limit * 100_000), ".0f")
                 out += _lines("container_spec_cpu_period", lab, t4, np.full(len(t4), 100_000.0), ".0f")
         for _, key, _ in _COUNTERS[:3]:
@@ -112,6 +116,15 @@ def ksm_lines(pods: list[Pod], *, start: float, hours: float, every_s: float = 6
             gone = hours if p.owner_kind == "ReplicaSet" else min(hours, p.end_h + 6)  # 3 finished Jobs are kept
             top = ("<none>", "<none>") if p.workload[0] == "Job" else p.workload  # a Job of its own has no owner
             owners[key] = (*top, min(first, p.start_h), gone)
+    for ns, hpa, kind, name, target, lo, hi, now in HPAS:
+        lab = f'namespace="{ns}",horizontalpodautoscaler="{hpa}"'
+        one = np.ones(len(grid))
+        out += _lines("kube_horizontalpodautoscaler_info", f'{lab},scaletargetref_api_version="apps/v1",'
+                      f'scaletargetref_kind="{kind}",scaletargetref_name="{name}"', grid, one, "g")
+        out += _lines("kube_horizontalpodautoscaler_spec_target_metric",
+                      f'{lab},metric_name="cpu",metric_target_type="utilization"', grid, one * target, "g")
+        for metric, v in (("spec_min_replicas", lo), ("spec_max_replicas", hi), ("status_current_replicas", now)):
+            out += _lines(f"kube_horizontalpodautoscaler_{metric}", lab, grid, one * v, "g")
     for (ns, kind, name), (okind, oname, t0, t1) in owners.items():
         t = grid[(grid > start + t0 * 3600) & (grid <= start + t1 * 3600)]
         metric, label = ("kube_replicaset_owner", "replicaset") if kind == "ReplicaSet" else ("kube_job_owner", "job_name")

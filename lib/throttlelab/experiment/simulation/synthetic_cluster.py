@@ -7,7 +7,9 @@
 * StatefulSet ``db`` (``db-0``, ``db-1``; ``db-1`` restarts half-way);
 * DaemonSet ``node-agent`` (a pod per node);
 * CronJob ``report``, a 45-minute Job every 2 hours (36 runs in 72 hours);
-* Deployment ``api``, a Go service whose ``go_sched_gomaxprocs_threads`` is the node's CPU count;
+* Deployment ``api``, a Go service whose ``go_sched_gomaxprocs_threads`` is the node's CPU count (4 and 8 under
+  its 2-core limit: Go before 1.25 without automaxprocs);
+* an HPA ``web`` scaling Deployment ``web`` on CPU at 70% of the pod's requests, 2 to 6 replicas (:data:`HPAS`);
 * in namespace ``ops``, a bare Pod and a one-off Job.
 
 :func:`cluster_openmetrics` writes what cAdvisor exports (every container, the
@@ -29,6 +31,8 @@ import numpy as np
 from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, _burst_tables, _demand, _interp
 
 NODES = {"node-a": 4.0, "node-b": 8.0}
+#: HorizontalPodAutoscalers on CPU utilisation: (namespace, name, target kind, target name, target %, min, max, current)
+HPAS = (("shop", "web", "Deployment", "web", 70, 2, 6, 2),)
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 

@@ -79,6 +79,9 @@ class Fetch:
     notes: list[str] = field(default_factory=list)  # said once to the reader (how owners were found, missing metrics)
     owners: OwnerTables = field(default_factory=OwnerTables)  # kube-state-metrics' owner chain (empty: absent)
     workloads: list = field(default_factory=list)  # the containers pooled by workload (ingest.workload_cpu)
+    #: ``metric -> [(labels, value), ...]``: every series of the extra gauges asked for (runtime threads, HPAs),
+    #: its last (or largest) value over the window
+    gauges: dict[str, list[tuple[dict[str, str], float]]] = field(default_factory=dict)
 
     @property
     def observed_s(self) -> float:
@@ -132,8 +135,12 @@ def _label_name(k: str) -> str:
 
 
 def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None = None, namespace: str | None = None,
-                     selector: str | None = None, step_s: float | None = None, min_step_s: float = 60.0) -> Fetch:
+                     selector: str | None = None, step_s: float | None = None, min_step_s: float = 60.0,
+                     gauges: dict[str, str] | None = None) -> Fetch:
     """Read every matching container's CPU series over ``[end - window_s, end]``.
+
+    ``gauges`` (``metric -> "last" | "max"``) also reads every series of those metrics (in the namespace) over the
+    window, its last or largest value (``Fetch.gauges``): an application's runtime metrics, kube-state-metrics' HPAs.
 
     ``selector`` (``k=v,...``) selects pods by their Kubernetes labels through ``kube_pod_labels``
     (``label_<k>``); where kube-state-metrics exports no such label, ``k=v`` matches the cAdvisor series' own labels.
@@ -242,7 +249,28 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                                 throttled_periods=arrays["throttled_periods"],
                                 throttled_ratio_p95_5m=float(np.quantile(r5, 0.95)) if r5 is not None and len(r5) else None,
                                 node_cores=node_of(key), throttled_ratios_5m=r5))
-    return Fetch(out, start, end, step, api.queries - q0, promql, owners=owners)
+    extra = window_gauges(api, gauges or {}, namespace=namespace, window=w, end=end, promql=promql)
+    return Fetch(out, start, end, step, api.queries - q0, promql, owners=owners, gauges=extra)
+
+
+#: How a gauge is reduced over the window.
+REDUCERS = ("last", "max")
+
+
+def window_gauges(api: PrometheusAPI, gauges: dict[str, str], *, namespace: str | None, window: str, end: float,
+                  promql: list[str]) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """``metric -> [(labels, value)]``: each series' ``last_over_time`` or ``max_over_time`` over ``window``
+    (series absent from the server: an empty list)."""
+    out: dict[str, list[tuple[dict[str, str], float]]] = {}
+    ns = f"{{namespace={_quote(namespace)}}}" if namespace else ""
+    for metric, how in gauges.items():
+        if how not in REDUCERS:
+            raise ValueError(f"gauge {metric}: reducer {how!r}, expected one of {', '.join(REDUCERS)}")
+        q = f"{how}_over_time({metric}{ns}[{window}])"
+        promql.append(q)
+        out[metric] = [({k: v for k, v in x["metric"].items() if k != "__name__"}, float(x["value"][1]))
+                       for x in api.query(q, time=end)]
+    return out
 
 
 def _scrape_interval(api: PrometheusAPI, m: str, end: float, promql: list[str]) -> float:

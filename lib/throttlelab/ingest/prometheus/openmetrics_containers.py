@@ -40,8 +40,9 @@ def _open(path: Path):
     return gzip.open(path, "rt") if path.suffix == ".gz" else open(path)
 
 
-def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
+def _parse(path: Path, namespace: str | None, direct: dict[str, str], wanted=()):
     series: dict[tuple, list] = defaultdict(list)
+    extra: dict[tuple[str, str], list] = defaultdict(list)  # (metric, label text) -> [(ts, value)] of gauges asked for
     gauges: dict[tuple, tuple[float, float]] = {}
     nodes: dict[str, dict[tuple[str, str], float]] = {g: {} for g in _NODE_GAUGES}  # gauge -> (node, instance) -> cores
     where: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # container key -> its (node, instance) labels
@@ -69,6 +70,15 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
                 labels = dict(_LABEL.findall(m.group(2) or "")) if m else {}
                 if m and (not namespace or labels.get("namespace") == namespace):
                     _add_owner(owners, name, labels)
+                continue
+            if name in wanted:
+                m = _LINE.match(line)
+                if not m or m.group(4) is None:
+                    raise InputError(path, no, "not an OpenMetrics sample with a timestamp", line.strip()[:100])
+                try:
+                    extra[(name, m.group(2) or "")].append((float(m.group(4)), float(m.group(3))))
+                except ValueError:
+                    raise InputError(path, no, "value or timestamp is not a number", line.strip()[:100]) from None
                 continue
             if name not in _NAME_OF and name not in _GAUGES:
                 skipped += 1
@@ -104,7 +114,22 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str]):
                 series[(name, key, labels.get("id", ""))].append((ts, value))
                 if name == COUNTERS["usage"]:
                     where[key].add((labels.get("node", ""), labels.get("instance", "")))
-    return series, gauges, _node_cores(nodes, where), owners, namespaces
+    return series, gauges, _node_cores(nodes, where), owners, namespaces, extra
+
+
+def _window_gauges(extra: dict[tuple[str, str], list], wanted: dict[str, str], namespace: str | None, start: float,
+                   end: float) -> dict[str, list[tuple[dict[str, str], float]]]:
+    """As :func:`~throttlelab.ingest.prometheus.container_cpu.window_gauges`: each series' last or largest value in
+    ``(start, end]``."""
+    out: dict[str, list[tuple[dict[str, str], float]]] = {m: [] for m in wanted}
+    for (metric, text), pts in sorted(extra.items()):
+        labels = dict(_LABEL.findall(text))
+        if namespace and labels.get("namespace") != namespace:
+            continue
+        inside = sorted(p for p in pts if start < p[0] <= end)
+        if inside:
+            out[metric].append((labels, max(v for _, v in inside) if wanted[metric] == "max" else inside[-1][1]))
+    return out
 
 
 def _add_owner(owners: OwnerTables, metric: str, labels: dict[str, str]) -> None:
@@ -148,13 +173,15 @@ def _increases(points: list[tuple[float, float]]) -> tuple[np.ndarray, np.ndarra
 
 def read_openmetrics_containers(path, *, window_s: float | None = None, end: float | None = None,
                                 namespace: str | None = None, selector: str | None = None,
-                                step_s: float | None = None) -> Fetch:
+                                step_s: float | None = None, gauges: dict[str, str] | None = None) -> Fetch:
     """Per-container CPU (as :func:`~throttlelab.ingest.prometheus.container_cpu.fetch_containers`) from an OpenMetrics file.
 
-    ``end`` defaults to the last sample, ``window_s`` to everything in the file; ``selector`` matches the series' labels.
+    ``end`` defaults to the last sample, ``window_s`` to everything in the file; ``selector`` matches the series' labels;
+    ``gauges`` as for :func:`~throttlelab.ingest.prometheus.container_cpu.fetch_containers`.
     """
     path = Path(path)
-    series, gauges, node_of, owners, namespaces = _parse(path, namespace, parse_selector(selector))
+    wanted = dict(gauges or {})
+    series, gauges, node_of, owners, namespaces, extra = _parse(path, namespace, parse_selector(selector), wanted)
     if not series:
         raise InputError(path, None, "no container_cpu_usage_seconds_total samples",
                          (f"namespace {namespace!r}; namespaces with containers: "
@@ -224,4 +251,5 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
                                 node_cores=node_of(key), throttled_ratios_5m=r))
     if not out:
         raise InputError(path, None, "no container usage in the window", f"{start:.0f}..{end:.0f}")
-    return Fetch(out, start, end, step_s, 0, [], owners=owners)
+    return Fetch(out, start, end, step_s, 0, [], owners=owners,
+                 gauges=_window_gauges(extra, wanted, namespace, start, end))

@@ -122,7 +122,7 @@ def run_promtool(openmetrics_file: str | Path, tsdb_dir: str | Path, *, promtool
 
 def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s: float | None = None,
                       end: float | None = None, namespace: str | None = None, selector: str | None = None,
-                      step_s: float | None = None):
+                      step_s: float | None = None, gauges: dict[str, str] | None = None):
     """Per-container CPU from a saved OpenMetrics export (``.gz`` too).
 
     With ``use_prometheus`` and the Debian binaries installed, the export is backfilled by promtool into a
@@ -142,7 +142,7 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
     ok, why = prometheus_available()
     if not (use_prometheus and ok):
         f = read_openmetrics_containers(path, window_s=window_s, end=end, namespace=namespace, selector=selector,
-                                        step_s=step_s)
+                                        step_s=step_s, gauges=gauges)
         return f, "read directly" + (f" ({why})" if use_prometheus else "")
     with tempfile.TemporaryDirectory(prefix="throttlelab-export-") as tmp:
         plain, tsdb = Path(tmp) / "export.om", Path(tmp) / "tsdb"
@@ -157,7 +157,7 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
         with LocalPrometheus(tsdb) as prom:
             try:
                 f = fetch_containers(PrometheusAPI(prom.url), window_s=window_s, end=end, namespace=namespace,
-                                     selector=selector, step_s=step_s)
+                                     selector=selector, step_s=step_s, gauges=gauges)
             except NoContainers as exc:  # say it of the file, not of the temporary server
                 import re
 
@@ -169,9 +169,11 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
 def read_source(*, prometheus_url: str | None = None, openmetrics_path: str | None = None, use_prometheus: bool = True,
                 window_s: float | None = None, end: float | None = None, namespace: str | None = None,
                 selector: str | None = None, step_s: float | None = None, bearer_token_file: str | None = None,
-                ca_file: str | None = None, insecure_skip_tls_verify: bool = False, timeout: float = 60.0):
+                ca_file: str | None = None, insecure_skip_tls_verify: bool = False, timeout: float = 60.0,
+                gauges: dict[str, str] | None = None):
     """Per-container CPU from a live Prometheus (``window_s`` default 14 days) or a saved export, pooled by
-    workload (``Fetch.workloads``).
+    workload (``Fetch.workloads``); ``gauges`` as for
+    :func:`~throttlelab.ingest.prometheus.container_cpu.fetch_containers`.
 
     Returns ``(Fetch, source, how)``: the data, the URL or path read, and how it was read.
     """
@@ -185,8 +187,8 @@ def read_source(*, prometheus_url: str | None = None, openmetrics_path: str | No
         api = PrometheusAPI(prometheus_url, bearer_token_file=bearer_token_file, ca_file=ca_file,
                             insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout)
         f = fetch_containers(api, window_s=window_s or 14 * 86400, end=end, namespace=namespace, selector=selector,
-                             step_s=step_s)
+                             step_s=step_s, gauges=gauges)
         return with_workloads(f), prometheus_url, "Prometheus HTTP API"
     f, how = fetch_from_export(openmetrics_path, use_prometheus=use_prometheus, window_s=window_s, end=end,
-                               namespace=namespace, selector=selector, step_s=step_s)
+                               namespace=namespace, selector=selector, step_s=step_s, gauges=gauges)
     return with_workloads(f), str(openmetrics_path), how
