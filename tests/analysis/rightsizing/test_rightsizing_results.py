@@ -26,7 +26,7 @@ def test_sample_namespace_document():
     assert limited and all(r["recommended_limit_low"] <= r["recommended_limit_cores"]
                            <= (r["recommended_limit_high"] if r["recommended_limit_high"] is not None else float("inf"))
                            for r in limited if r["recommended_limit_low"] is not None)
-    # no node sizes in the sample: a starved container's interval is open above, and the reason says so
+    # the sample has node sizes: a starved container's interval ends at its node's size, and the reason says so
     starved = [r for r in doc["recommendations"] if r["demand_censored"]]
-    assert starved and all(r["recommended_limit_high"] is None and r["node_cores"] is None
-                           and "uncapped" in r["reason"] for r in starved)
+    assert starved and all(r["node_cores"] == r["recommended_limit_high"] == 2.0 and r["recommended_limit_cores"] <= 2.0
+                           and "uncapped" not in r["reason"] for r in starved)
