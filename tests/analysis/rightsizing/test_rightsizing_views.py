@@ -28,10 +28,13 @@ def test_decision_table_reads_like_the_cli():
     row = decision_table([r]).row(0, named=True)
     assert (row["namespace"], row["workload"], row["container"], row["pods"]) == ("shop", "Pod/web-0", "app", 1)
     assert row["pod-hours"] == "48.0" and row["decision"] == r.decision
-    assert row["request"].startswith("500m -> ") and row["limit"].startswith("1.00 -> ")
+    assert (row["request now"], row["limit now"]) == ("500m", "1000m")  # one unit per column: millicores
+    assert row["request new"] == "1370m" and row["limit new"] == "2370m" and row["limit 90% interval"] == "1870-3500m"
     assert row["p95 5-min"] == "20.0%"
-    short = dataclasses.replace(r, decision="too little data")
-    assert decision_table([short]).row(0, named=True)["limit"].startswith("1.00 -> ?")
+    short = decision_table([dataclasses.replace(r, decision="too little data")]).row(0, named=True)
+    assert (short["limit now"], short["limit new"], short["limit 90% interval"]) == ("1000m", "?", "")
+    kept = decision_table([dataclasses.replace(r, decision="keep")]).row(0, named=True)
+    assert (kept["request new"], kept["limit new"]) == ("keep", "keep")  # keep shows no new number
 
 
 def test_usage_distribution_shares_sum_to_one_and_demand_reaches_past_the_limit():
@@ -67,7 +70,7 @@ def test_censored_intervals_read_open_or_up_to_the_node():
     open_ = rightsize(c)
     capped = rightsize(dataclasses.replace(c, node_cores=2.0))
     assert open_.demand_censored and capped.demand_censored
-    assert decision_table([open_]).row(0, named=True)["limit"].endswith("[210m-open]")
-    assert decision_table([capped]).row(0, named=True)["limit"].endswith("[210m-2.00]")
+    rows = [decision_table([r]).row(0, named=True) for r in (open_, capped)]
+    assert [(x["limit new"], x["limit 90% interval"]) for x in rows] == [("2200m*", "210m-open"), ("2000m*", "210-2000m")]
     df = recommendations_frame([open_, capped])
     assert df["demand_censored"].to_list() == [True, True] and df["node_cores"].to_list() == [None, 2.0]

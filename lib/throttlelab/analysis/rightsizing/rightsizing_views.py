@@ -91,7 +91,7 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
         a, b = getattr(r, lo), getattr(r, hi)
         if r.decision in UNCHANGED or kept or a is None:
             return ""
-        return f"{a * 1000:.0f}-{'open' if b is None else f'{b * 1000:.0f}'}m"
+        return f"{a * 1000:.0f}m-open" if b is None else f"{a * 1000:.0f}-{b * 1000:.0f}m"
 
     def pct(v):
         return "n/a" if v is None else f"{100 * v:.1f}%"
