@@ -40,7 +40,7 @@ seed: int = 0  # random seed of the bootstrap
 
 # %% tags=["setup"]
 import polars as pl
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from throttlelab.analysis import latency
 from throttlelab.analysis.latency import contention_results
