@@ -70,9 +70,13 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
     kept = blocks.with_columns(block=pl.int_range(pl.len(), dtype=pl.Int64), run=run, hpod=header_pod,
                                version=pl.when(has_v2).then(2).when(has_v1).then(1).cast(pl.Int8))
     kept = kept.filter(pl.Series(reason == 0)) if len(bad) else kept
-    samples = _rows(kept, stage.top)
     note = {"naive_timestamps_tz": tz} if stage.naive else {}
-    return ingest_result(source, rc, line_text, _to_samples(samples, source), n, strict, note)
+    return ingest_result(source, rc, line_text, _samples(kept, stage.top, source), n, strict, note)
+
+
+def _samples(kept: pl.DataFrame, top: pl.DataFrame, source: str) -> pl.DataFrame:
+    """The samples table of the kept blocks and their kubectl top rows."""
+    return _to_samples(_rows(kept, top), source)
 
 
 def _rows(kept: pl.DataFrame, top: pl.DataFrame) -> pl.DataFrame:
@@ -87,20 +91,60 @@ def _rows(kept: pl.DataFrame, top: pl.DataFrame) -> pl.DataFrame:
         return kept.with_columns(top.drop("block").select(pl.all().gather(rows))).with_columns(
             pod=pl.coalesce("hpod", "pod"), container=c("container").forward_fill().backward_fill().over("run"),
             order=pl.lit(0, pl.Int64))
-    ntop = top.group_by("block").agg(ntop=pl.len(), tpod=c("pod").unique().first(), tpods=c("pod").n_unique())
-    k = kept.join(ntop, on="block", how="left", maintain_order="left").with_columns(c("ntop").fill_null(0))
-    single, multi = k.filter(c("ntop") <= 1), k.filter(c("ntop") > 1)
-    single = single.join(top, on="block", how="left", maintain_order="left").with_columns(
-        pod=pl.coalesce("hpod", "pod"),
-        container=c("container").forward_fill().backward_fill().over("run"),
-        order=pl.lit(0, pl.Int64),
+    return _several_rows(kept, top, listed)
+
+
+def _index(at: np.ndarray) -> pl.Series:
+    """Row indices for a gather; -1 -> null."""
+    missing = np.flatnonzero(at < 0)
+    s = pl.Series(at, dtype=pl.Int64)
+    return s.scatter(missing, None) if len(missing) else s
+
+
+def _several_rows(kept: pl.DataFrame, top: pl.DataFrame, listed: np.ndarray) -> pl.DataFrame:
+    """:func:`_rows` when some block lists several pods or containers: the rows placed by index
+    arithmetic (each block's own row first, then its listed rows in kubectl top's order) and each
+    column gathered once, instead of joins, a concat and a sort."""
+    c = pl.col
+    if (np.diff(listed) < 0).any():  # kubectl top rows come in block order; keep it so
+        order = np.argsort(listed, kind="stable")
+        top, listed = top[order], listed[order]
+    kb = kept["block"].to_numpy()
+    first = np.searchsorted(listed, kb)
+    nt = np.searchsorted(listed, kb, side="right") - first
+    several = nt > 1
+    own = ~several | kept.select(pl.any_horizontal(c(k).is_not_null() for k in (*STAT_KEYS, "quota", "acct"))
+                                 ).to_series().to_numpy()  # the block's own row (the cgroup's, when several)
+    per = np.where(several, nt, 0) + own
+    k = np.repeat(np.arange(len(kb), dtype=np.int64), per)  # each output row's block (row of kept)
+    j = np.arange(len(k), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per) - own[k]  # its listed row; -1 own
+    is_own = j < 0
+    single = is_own & ~several[k]
+    t = np.where(is_own, np.where(single & (nt[k] == 1), first[k], -1), first[k] + j)  # its kubectl top row
+    # the pod of a cgroup row: the pod its block lists, when only one
+    pods = top["pod"]
+    change = np.flatnonzero(pods.ne_missing(pods.shift(1)).fill_null(False).to_numpy()[1:] & (listed[1:] == listed[:-1]))
+    mixed = np.zeros(len(kb), dtype=bool)
+    if len(change):
+        mixed = np.isin(kb, listed[1:][change])
+    t_pod = np.where(is_own & ~single, np.where(mixed[k], -1, first[k]), t)
+    at_own = _index(np.where(is_own, k, -1))
+    block_cols = [*STAT_KEYS, "quota", "period", "acct", "version"]
+    out = kept.select(pl.col("line", "ts", "run").gather(k)).with_columns(
+        kept.select(pl.col(block_cols).gather(at_own)),
+        hpod=kept["hpod"].gather(k),
+        tpod=pods.gather(_index(t_pod)),
+        container=top["container"].gather(_index(t)),
+        cpu=top["cpu"].gather(_index(t)),
+        mem=top["mem"].gather(_index(t)),
     )
-    cgroup = multi.filter(pl.any_horizontal(c(k).is_not_null() for k in (*STAT_KEYS, "quota", "acct"))).with_columns(
-        pod=pl.coalesce("hpod", pl.when(c("tpods") == 1).then(c("tpod"))),
-        container=pl.lit(None, pl.String), cpu=pl.lit(None, pl.Float64), mem=pl.lit(None, pl.Int64), order=pl.lit(0, pl.Int64))
-    listed = multi.select("block", "line", "ts", "run").join(top, on="block", maintain_order="left").with_columns(
-        order=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("block"))
-    return pl.concat([single, cgroup, listed], how="diagonal_relaxed").sort("line", "order", maintain_order=True)
+    pod = pl.when(pl.Series(is_own)).then(pl.coalesce("hpod", "tpod")).otherwise(c("tpod"))
+    out = out.with_columns(pod=pod).drop("hpod", "tpod")
+    at = np.flatnonzero(single)
+    if len(at):  # a block's own rows take the container of the run's other own rows
+        filled = out.select(c("container", "run").gather(at)).select(c("container").forward_fill().backward_fill().over("run"))
+        out = out.with_columns(out["container"].scatter(at, filled.to_series()))
+    return out
 
 
 def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
