@@ -47,10 +47,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest.monitor_blocks import assemble
+from throttlelab.ingest.monitor_blocks import kept_blocks, samples_table
 from throttlelab.ingest.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
 from throttlelab.ingest.monitor_lines import LineStage, line_stage
-from throttlelab.ingest.monitor_skips import empty_result, ingest_result
+from throttlelab.ingest.monitor_skips import empty_result, ingest_result, samples_result
 from throttlelab.ingest.result import IngestResult
 
 #: Logs of at least twice this many lines have their line stage run in parts of at least this many
@@ -112,7 +112,11 @@ def parse_monitor_bytes(data: bytes, *, source: str = "<bytes>", strict: bool = 
 
 
 def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
-    """Parse the lines of a :class:`~.monitor_file.LineFrame` (see :func:`read_monitor_log`)."""
+    """Parse the lines of a :class:`~.monitor_file.LineFrame` (see :func:`read_monitor_log`).
+
+    The lines are let go once the skip report has their texts, before the
+    samples are built (their memory is then reused), unless the caller keeps
+    a reference to them."""
     n = len(lines)
     if n == 0:
         return empty_result(lines.path, strict)
@@ -121,7 +125,10 @@ def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UT
         from throttlelab import tables
 
         return ingest_result(lines.path, stage.rc, lines.text, tables.empty("samples"), n, strict)
-    return assemble(lines.path, n, stage, lines.text, strict, tz)
+    source = lines.path
+    kept, skipped, note = kept_blocks(source, n, stage, lines.text, strict, tz)
+    del lines
+    return samples_result(source, stage.rc, skipped, samples_table(kept, stage.top, source), n, note)
 
 
 def _line_stage_in_parts(lines: LineFrame, tz: str, parts: int | None = None) -> LineStage:
