@@ -5,7 +5,7 @@ X <= 50 and A >= G.  Each seeded scenario is swept twice on the ``simulated``
 backend through :func:`~throttlelab.experiment.sweeps.run_sweep.run_sweep` (run store on
 a temporary folder): as the full grid with a fixed replicate count and with
 ``design: adaptive``; both are analysed by the same decision code
-(:func:`~throttlelab.experiment.sweeps.adaptive_decisions.decide`) and checked against
+(:func:`~throttlelab.experiment.sweeps.adaptive.adaptive_decisions.decide`) and checked against
 the ground truth's acceptable answers.  Correct = every decision of the
 scenario (knee, dead zone per limit, best thread count per limit, per
 contention level) is acceptable.  The adaptive sweep stops on its own once
@@ -80,7 +80,7 @@ def budget_option(doc: dict, pct: float) -> dict:
 def ground_truth(doc: dict, design):
     """``(truth model, true time per cell, acceptable answers per decision)`` of a scenario mapping."""
     from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
-    from throttlelab.experiment.sweeps.adaptive_answers import acceptable_answers
+    from throttlelab.experiment.sweeps.adaptive import acceptable_answers
 
     truth_model = truth_from_options(doc["simulated"])
     true_times = {c: true_seconds(truth_model, c[1], c[2], c[0]) for c in design.layout.cells}
@@ -112,7 +112,7 @@ def evaluate(decisions, truth) -> tuple[bool, int, int]:
 def run_scenario(kind: str, seed: int, root: str) -> dict:
     """Sweep one scenario as the grid and adaptively; what each got right and how many runs it took."""
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive_decisions import decide
+    from throttlelab.experiment.sweeps.adaptive import decide
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
     from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
@@ -146,7 +146,7 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
 
 def main() -> int:
     from throttlelab.experiment.sweeps.adaptive import DEFAULT_BUDGET_SHARE
-    from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
 
     root = tempfile.mkdtemp(prefix="bench-adaptive-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     t0 = time.perf_counter()

@@ -29,9 +29,9 @@ import numpy as np
 from throttlelab.analysis.rightsizing import Settings, rightsize_all
 from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, scenario_specs
 from throttlelab.experiment.simulation.synthetic_openmetrics import backfill
-from throttlelab.ingest.container_cpu import fetch_containers
-from throttlelab.ingest.prometheus_api import PrometheusAPI
-from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available
+from throttlelab.ingest.prometheus import fetch_containers
+from throttlelab.ingest.prometheus import PrometheusAPI
+from throttlelab.ingest.prometheus import LocalPrometheus, prometheus_available
 
 START = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 

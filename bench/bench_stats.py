@@ -6,9 +6,9 @@ concurrency verdicts; order-statistic quantile intervals): equal noise, noise gr
 per level, an outlying run, heavy-tailed run effects, small n, and alternatives (+30%).  Goals: false alarms
 <= 5% within Monte Carlo error in every null scenario; 95% intervals cover >= 90%; a +30% dead zone with 3 runs
 per limit and 5% noise found >= 75% of the time, also with one outlying run.  The generator settings are the
-scenario names and the parameters printed below (``throttlelab.analysis.stats_battery``).
+scenario names and the parameters printed below (``throttlelab.analysis.batteries.stats_battery``).
 
-Thread counts (``throttlelab.analysis.thread_count_battery``): a second table per scenario (null with noise
+Thread counts (``throttlelab.analysis.batteries.thread_count_battery``): a second table per scenario (null with noise
 growing 3% -> 25% over 8 limits, 2-3 runs per cell, outlying runs, t3 tails, sparse replicates; +20% alternatives)
 with the false-alarm rate of "thread count X is slower than the best" and of auto vs best, per limit, for the old
 method (one pooled noise, unadjusted t), the pooled noise with the current procedure, and the noise per limit
@@ -25,8 +25,8 @@ import time
 
 import polars as pl
 
-from throttlelab.analysis.stats_battery import battery
-from throttlelab.analysis.thread_count_battery import thread_count_rows
+from throttlelab.analysis.batteries import battery
+from throttlelab.analysis.batteries import thread_count_rows
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,7 +26,7 @@ from bench_adaptive import KINDS, in_memory  # noqa: E402
 
 def one(kind, seed):
     from throttlelab.experiment.simulation.simulated_backend import draw_seconds
-    from throttlelab.experiment.sweeps.adaptive_decisions import decide
+    from throttlelab.experiment.sweeps.adaptive import decide
 
     spec, truth_model, des, tt, truth = in_memory(kind, seed, float(os.environ.get("DIAG_BUDGET_PCT") or 0))
     lay = des.layout

@@ -46,7 +46,7 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-from throttlelab.experiment.sweeps.adaptive_tables import answer_sentences, decisions_table, run_order_table
+from throttlelab.experiment.sweeps.adaptive import answer_sentences, decisions_table, run_order_table
 from throttlelab.experiment.sweeps.backends import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.spec import spec_from

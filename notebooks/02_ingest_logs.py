@@ -42,7 +42,7 @@ output_dir: str = "../data/processed/02_ingest_logs"  # where tables, results.js
 import polars as pl
 from IPython.display import Markdown, display
 
-from throttlelab.analysis.ingest_summary import ingest_summary, merge_by_table
+from throttlelab.analysis.runs import ingest_summary, merge_by_table
 from throttlelab.ingest.detect import detect_format, read_any
 from throttlelab.ingest.intervals import intervals, thin_samples
 from throttlelab.report import notebook as tn

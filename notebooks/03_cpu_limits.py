@@ -48,13 +48,13 @@ output_dir: str = "../data/processed/03_cpu_limits"  # where tables, results.jso
 import polars as pl
 from IPython.display import Markdown, display
 
-from throttlelab.analysis import cpu_limits as cl
-from throttlelab.analysis.active_time import fit_active_time
-from throttlelab.analysis.cpu_limit_results import active_time_results, cpu_limit_results
-from throttlelab.analysis.metric_views import dead_zone_view, limits_view
-from throttlelab.analysis.prepare import limit_summary, prepare_runs
-from throttlelab.analysis.response_metric import metric_ci, metric_change_ci, metric_change_pct, metric_value
-from throttlelab.analysis.runs_input import load_runs
+from throttlelab.analysis import limits as cl
+from throttlelab.analysis.limits import fit_active_time
+from throttlelab.analysis.limits import active_time_results, cpu_limit_results
+from throttlelab.analysis.runs import dead_zone_view, limits_view
+from throttlelab.analysis.runs import limit_summary, prepare_runs
+from throttlelab.analysis.runs import metric_ci, metric_change_ci, metric_change_pct, metric_value
+from throttlelab.analysis.runs import load_runs
 from throttlelab.ingest.published import load_go_active_time
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.active_time_charts import active_time_chart

@@ -46,14 +46,14 @@ output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.
 import polars as pl
 from IPython.display import Markdown, display
 
-from throttlelab.analysis.metric_views import best_threads_view, recommendations_view
-from throttlelab.analysis.prepare import prepare_runs
-from throttlelab.analysis.response_metric import metric_change_ci, metric_change_pct
-from throttlelab.analysis.runs_input import load_runs
-from throttlelab.analysis.single_numbers import single_number_verdicts, verdict_sentences
-from throttlelab.analysis.thread_advice import advice_sentences, thread_advice
-from throttlelab.analysis.thread_count_results import thread_count_results
-from throttlelab.analysis.thread_counts import analyse_thread_counts
+from throttlelab.analysis.runs import best_threads_view, recommendations_view
+from throttlelab.analysis.runs import prepare_runs
+from throttlelab.analysis.runs import metric_change_ci, metric_change_pct
+from throttlelab.analysis.runs import load_runs
+from throttlelab.analysis.runs import single_number_verdicts, verdict_sentences
+from throttlelab.analysis.threads import advice_sentences, thread_advice
+from throttlelab.analysis.threads import thread_count_results
+from throttlelab.analysis.threads import analyse_thread_counts
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 

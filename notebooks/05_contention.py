@@ -42,10 +42,10 @@ seed: int = 0  # random seed of the bootstrap
 import polars as pl
 from IPython.display import Markdown, display
 
-from throttlelab.analysis import contention_paper as cp
-from throttlelab.analysis.contention_results import contention_results
-from throttlelab.analysis import neighbour_workers as nw
-from throttlelab.analysis import response_curves as rc
+from throttlelab.analysis import latency as cp
+from throttlelab.analysis.latency import contention_results
+from throttlelab.analysis import latency as nw
+from throttlelab.analysis import latency as rc
 from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn

@@ -41,8 +41,8 @@ alpha: float = 0.05  # family-wise error rate of the Holm-corrected tests
 import polars as pl
 from IPython.display import Markdown, display
 
-from throttlelab.analysis import concurrency as cc
-from throttlelab.analysis.concurrency_results import concurrency_results
+from throttlelab.analysis import latency as cc
+from throttlelab.analysis.latency import concurrency_results
 from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_semaphore
 from throttlelab.report import notebook as tn

@@ -44,7 +44,7 @@ import polars as pl
 from IPython.display import Markdown, display
 
 from throttlelab.analysis.capacity import compare_variants, project_capacity, projection_curve, unit_costs
-from throttlelab.analysis.capacity_results import capacity_results
+from throttlelab.analysis.capacity import capacity_results
 from throttlelab.ingest.published import load_mediamtx
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.capacity_charts import capacity_chart

@@ -49,11 +49,11 @@ from pathlib import Path
 from IPython.display import HTML, Markdown, display
 
 from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.analysis.rightsizing_results import rightsizing_results
-from throttlelab.analysis.rightsizing_views import (decision_table, marks_frame, recommendations_frame,
+from throttlelab.analysis.rightsizing import rightsizing_results
+from throttlelab.analysis.rightsizing import (decision_table, marks_frame, recommendations_frame,
                                                     throttled_ratio_frame, usage_distribution_frame)
-from throttlelab.ingest.prometheus_api import parse_duration, parse_time
-from throttlelab.ingest.prometheus_local import read_source
+from throttlelab.ingest.prometheus import parse_duration, parse_time
+from throttlelab.ingest.prometheus import read_source
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import rightsizing_charts as charts
 from throttlelab.report.recommend_html import table_html

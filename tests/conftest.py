@@ -56,7 +56,7 @@ def prometheus_scenarios(tmp_path_factory):
     """(url, specs by pod, window end) of a local Prometheus holding the scenarios."""
     from throttlelab.experiment.simulation.synthetic_containers import SCENARIO_NODES, scenario_specs
     from throttlelab.experiment.simulation.synthetic_openmetrics import backfill
-    from throttlelab.ingest.prometheus_local import LocalPrometheus, prometheus_available
+    from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, prometheus_available
 
     ok, why = prometheus_available()
     if not ok:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from throttlelab.ingest.container_cpu import ContainerCPU
+from throttlelab.ingest.prometheus.container_cpu import ContainerCPU
 
 STEP = 60.0
 DAYS = 2

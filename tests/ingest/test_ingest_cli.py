@@ -11,7 +11,7 @@ import pytest
 
 from throttlelab import tables
 
-from .test_monitor_log import BAD
+from tests.ingest.monitor.test_monitor_log import BAD
 
 
 def ingest(*args, cwd=None):

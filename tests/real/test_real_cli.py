@@ -77,7 +77,7 @@ def test_corrupt_gzip_is_one_line(real, tmp_path):
 
 
 def test_progress_bar_only_when_asked_or_on_a_terminal(real, capsys):
-    from throttlelab.ingest.k6 import read_k6_json
+    from throttlelab.ingest.k6.k6 import read_k6_json
     from throttlelab.ingest.progress import wants_progress
 
     assert not wants_progress(10**9)  # pytest's stderr is not a terminal

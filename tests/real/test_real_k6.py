@@ -6,8 +6,8 @@ import datetime as dt
 
 import pytest
 
-from throttlelab.ingest.k6 import read_k6_csv, read_k6_json
-from throttlelab.ingest.k6_summary import read_k6_summary
+from throttlelab.ingest.k6.k6 import read_k6_csv, read_k6_json
+from throttlelab.ingest.k6.k6_summary import read_k6_summary
 
 from .conftest import count_lines
 

@@ -6,7 +6,7 @@ import datetime as dt
 import json
 
 from throttlelab import tables
-from throttlelab.ingest.prometheus import read_prometheus, read_prometheus_parts
+from throttlelab.ingest.prometheus.prometheus import read_prometheus, read_prometheus_parts
 
 UTC = dt.timezone.utc
 T0 = dt.datetime(2026, 2, 6, 14, 24, tzinfo=UTC)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from throttlelab.ingest.time_output import read_time_output
+from throttlelab.ingest.time_output.time_output import read_time_output
 
 from .conftest import count_lines
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import SCENARIO_HOURS
 from throttlelab.cli import main
-from throttlelab.ingest.prometheus_local import free_port
+from throttlelab.ingest.prometheus.prometheus_local import free_port
 
 ISSUE_COLUMNS = {"namespace", "pod", "container", "current_request_cores", "current_limit_cores",
                  "recommended_request_cores", "recommended_limit_cores", "recommended_request_low",

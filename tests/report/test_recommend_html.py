@@ -5,8 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 from tests.analysis.synthetic_cpu import container
-from throttlelab.analysis.rightsizing import Settings, rightsize_all
-from throttlelab.ingest.container_cpu import Fetch
+from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.ingest.prometheus.container_cpu import Fetch
 from throttlelab.report.recommend_html import recommend_html, table_html
 
 

@@ -5,7 +5,7 @@ Two busy-looping processes run in a fresh cgroup (``cpu`` and ``cpuacct``
 hierarchies, cgroup v1) for 3 x 15 s while the CFS quota steps from 0.25 to 0.5
 to 1.0 core (period 100 ms), like the write-up's limit sweep.  Every 0.5 s the
 cgroup files are sampled and written with
-:mod:`throttlelab.ingest.monitor_format` (the monitor-script format):
+:mod:`throttlelab.ingest.monitor.monitor_format` (the monitor-script format):
 ``cpu.stat``, the quota/period pair, ``cpuacct.usage`` and a ``kubectl top``-like
 row (CPU = cpuacct delta over the last sample; memory = summed VmRSS).
 
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-from throttlelab.ingest.monitor_format import format_block, format_cpu_max, format_header
+from throttlelab.ingest.monitor import format_block, format_cpu_max, format_header
 
 CPU = Path("/sys/fs/cgroup/cpu")
 ACCT = Path("/sys/fs/cgroup/cpuacct")

@@ -77,7 +77,7 @@ def detect_format(path: str | Path) -> str:
     first_line = stripped.split("\n", 1)[0]
     if first_line.startswith("metric_name,") or ("metric_name" in first_line and "metric_value" in first_line):
         return "k6-csv"
-    from throttlelab.ingest.monitor_log import looks_like_monitor
+    from throttlelab.ingest.monitor import looks_like_monitor
 
     if looks_like_monitor(text):
         return "monitor"
@@ -89,7 +89,7 @@ def detect_format(path: str | Path) -> str:
             return "time"
         if _ZSH.search(s) or _BSD.match(s):
             return "time"
-    from throttlelab.ingest.prometheus_text import looks_like_exposition
+    from throttlelab.ingest.prometheus import looks_like_exposition
 
     if looks_like_exposition(text):
         return "prometheus-text"
@@ -103,7 +103,7 @@ def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: s
     """Read one input with the reader of ``fmt`` (``"auto"``: :func:`detect_format`)."""
     fmt = detect_format(path) if fmt == "auto" else fmt
     if fmt == "monitor":
-        from throttlelab.ingest.monitor_log import read_monitor_log
+        from throttlelab.ingest.monitor import read_monitor_log
 
         return read_monitor_log(path, strict=strict, tz=tz)
     if fmt == "k6-json":
@@ -115,7 +115,7 @@ def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: s
 
         return read_k6_csv(path, strict=strict, **names)
     if fmt == "k6-summary":
-        from throttlelab.ingest.k6_summary import read_k6_summary
+        from throttlelab.ingest.k6 import read_k6_summary
 
         return read_k6_summary(path, strict=strict)
     if fmt in ("prometheus", "prometheus-text"):
@@ -127,7 +127,7 @@ def read_any(path: str | Path, fmt: str = "auto", *, strict: bool = False, tz: s
 
         return read_time_output(path, strict=strict)
     if fmt == "cgroup-dir":
-        from throttlelab.ingest.cgroup_dir import read_cgroup_dir
+        from throttlelab.ingest.cgroup import read_cgroup_dir
 
         return read_cgroup_dir(path, strict=strict)
     raise ValueError(f"unknown format {fmt!r}; known: auto, {', '.join(FORMATS)}")

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     import os
     from concurrent.futures import ThreadPoolExecutor
 
-    from throttlelab.ingest.monitor_timestamps import local_zone
+    from throttlelab.ingest.monitor import local_zone
 
     names = {k: v for k, v in (("experiment", args.experiment), ("run_id", args.run_id)) if v}
     tz = local_zone() if args.tz == "local" else args.tz

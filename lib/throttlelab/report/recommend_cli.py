@@ -44,8 +44,8 @@ def run(args: argparse.Namespace) -> int:
 
     from throttlelab.analysis.rightsizing import Settings, rightsize_all
     from throttlelab.errors import ThrottlelabError
-    from throttlelab.ingest.prometheus_api import parse_duration, parse_time
-    from throttlelab.ingest.prometheus_local import read_source
+    from throttlelab.ingest.prometheus import parse_duration, parse_time
+    from throttlelab.ingest.prometheus import read_source
 
     if not 0 < args.throttle_target < 1:
         raise ThrottlelabError(f"--throttle-target {args.throttle_target}: expected a ratio between 0 and 1 (e.g. 0.05)")
@@ -80,7 +80,7 @@ def render(recs, fmt: str, *, fetched, settings, source: str) -> str:
     import io
     import json
 
-    from throttlelab.analysis.rightsizing_views import decision_table, recommendations_frame
+    from throttlelab.analysis.rightsizing import decision_table, recommendations_frame
     from throttlelab.results import to_jsonable
 
     if fmt == "json":

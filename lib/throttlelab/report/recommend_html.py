@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 
-from throttlelab.analysis.rightsizing_views import (decision_table, marks_frame, throttled_ratio_frame,
+from throttlelab.analysis.rightsizing import (decision_table, marks_frame, throttled_ratio_frame,
                                                     usage_distribution_frame)
 from throttlelab.report.charts.rightsizing_charts import throttled_ratio_chart, usage_distribution_chart
 from throttlelab.report.offline import chart_html

@@ -52,7 +52,7 @@ def test_throttlelab_sweep_cli_runs_a_kubernetes_spec(control_plane, admin, name
 
 
 def test_an_adaptive_sweep_runs_on_kubernetes_with_the_same_spec(control_plane, admin, namespace, tmp_path):
-    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+    from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveDesign
 
     base = make_spec(tmp_path, namespace, control_plane.kubeconfig)
     spec = spec_from_mapping({**base.to_mapping(), "design": "adaptive", "adaptive": {"budget": 5}})

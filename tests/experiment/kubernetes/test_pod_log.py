@@ -15,7 +15,7 @@ from throttlelab.errors import InputError
 from throttlelab.experiment.kubernetes.manifests import sampler_script
 from throttlelab.experiment.kubernetes.pod_log import split_pod_log
 from throttlelab.experiment.kubernetes.pod_summary import summarise_samples
-from throttlelab.ingest.monitor_log import parse_monitor_text
+from throttlelab.ingest.monitor.monitor_log import parse_monitor_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "kubernetes"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from throttlelab.analysis.concurrency import stage_summary
+from throttlelab.analysis.latency.concurrency import stage_summary
 from throttlelab.errors import InputError
 from throttlelab.experiment.latency.latency_inputs import load_measured
 

@@ -6,7 +6,7 @@ import time
 
 from throttlelab.experiment.local_cgroup.cgroups import Cgroup
 from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
-from throttlelab.ingest.monitor_log import read_monitor_log
+from throttlelab.ingest.monitor.monitor_log import read_monitor_log
 
 from .cpu_stat_files import V2_STAT
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.notebooks.results_schemas import validate_object
-from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
+from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 from throttlelab.experiment.sweeps.spec import spec_from_mapping

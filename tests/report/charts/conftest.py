@@ -12,8 +12,8 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "thread_sw
 @pytest.fixture(scope="session")
 def published_runs():
     """The published ffmpeg sweep, prepared (``limit_x`` etc.)."""
-    from throttlelab.analysis.prepare import prepare_runs
-    from throttlelab.analysis.runs_input import load_runs
+    from throttlelab.analysis.runs.prepare import prepare_runs
+    from throttlelab.analysis.runs.runs_input import load_runs
 
     return prepare_runs(load_runs("")).runs
 
@@ -21,7 +21,7 @@ def published_runs():
 @pytest.fixture(scope="session")
 def thread_sweep_runs():
     """tests/fixtures/runs/thread_sweep.csv, prepared."""
-    from throttlelab.analysis.prepare import prepare_runs
-    from throttlelab.analysis.runs_input import load_runs
+    from throttlelab.analysis.runs.prepare import prepare_runs
+    from throttlelab.analysis.runs.runs_input import load_runs
 
     return prepare_runs(load_runs(FIXTURE)).runs

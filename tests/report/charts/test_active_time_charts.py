@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from throttlelab.analysis.active_time import fit_active_time
-from throttlelab.ingest.published import load_go_active_time
+from throttlelab.analysis.limits.active_time import fit_active_time
+from throttlelab.ingest.published.published import load_go_active_time
 from throttlelab.report.charts.active_time_charts import active_time_chart
 
 from .chart_checks import check_draws_a_band, check_title_tooltips_and_renders

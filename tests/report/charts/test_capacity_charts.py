@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from throttlelab.analysis.capacity import projection_curve, unit_costs
-from throttlelab.ingest.published import load_mediamtx
+from throttlelab.analysis.capacity.capacity import projection_curve, unit_costs
+from throttlelab.ingest.published.published import load_mediamtx
 from throttlelab.report.charts.capacity_charts import capacity_chart
 
 from .chart_checks import check_draws_a_band, check_title_tooltips_and_renders

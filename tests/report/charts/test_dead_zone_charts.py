@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from throttlelab.analysis.dead_zones import find_dead_zones
+from throttlelab.analysis.limits.dead_zones import find_dead_zones
 from throttlelab.report.charts.dead_zone_charts import dead_zone_chart
 
 from .chart_checks import check_title_tooltips_and_renders

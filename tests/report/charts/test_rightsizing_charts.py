@@ -7,8 +7,8 @@ import json
 import vl_convert as vlc
 
 from tests.analysis.synthetic_cpu import container
-from throttlelab.analysis.rightsizing import rightsize
-from throttlelab.analysis.rightsizing_views import marks_frame, throttled_ratio_frame, usage_distribution_frame
+from throttlelab.analysis.rightsizing.rightsizing import rightsize
+from throttlelab.analysis.rightsizing.rightsizing_views import marks_frame, throttled_ratio_frame, usage_distribution_frame
 from throttlelab.report.charts.rightsizing_charts import throttled_ratio_chart, usage_distribution_chart
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from throttlelab.analysis.scaling import fit_runtime_models
+from throttlelab.analysis.limits.scaling import fit_runtime_models
 from throttlelab.report.charts.scaling_charts import scaling_chart
 
 from .chart_checks import check_draws_a_band, check_title_tooltips_and_renders

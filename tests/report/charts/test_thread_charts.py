@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from throttlelab.analysis.thread_counts import analyse_thread_counts
+from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
 
 from .chart_checks import check_title_tooltips_and_renders

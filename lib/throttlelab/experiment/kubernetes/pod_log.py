@@ -38,7 +38,7 @@ class PodLog:
     ----------
     monitor
         The monitor log text (header and blocks), for
-        :func:`throttlelab.ingest.monitor_log.read_monitor_log`.
+        :func:`throttlelab.ingest.monitor.monitor_log.read_monitor_log`.
     output
         The workload's last output lines.
     complete

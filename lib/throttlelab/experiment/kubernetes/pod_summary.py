@@ -60,7 +60,7 @@ def summarise_samples(samples: pl.DataFrame) -> dict[str, Any]:
 
 def read_samples(path: str | Path) -> pl.DataFrame:
     """The samples of a monitor log, read by the ingest parser."""
-    from throttlelab.ingest.monitor_log import read_monitor_log
+    from throttlelab.ingest.monitor import read_monitor_log
 
     result = read_monitor_log(path)
     frame = getattr(result, "samples", result)

@@ -1,7 +1,7 @@
 #!/bin/sh
 # throttlelab in-pod sampler: runs the workload given as arguments and prints, to
 # stdout (the pod log), monitor-log blocks read from the container's own cgroup,
-# in the format of throttlelab.ingest.monitor_format. POSIX sh; needs only the
+# in the format of throttlelab.ingest.monitor.monitor_format. POSIX sh; needs only the
 # shell, `date` and `sleep` from the image (no kubectl exec, no metrics server).
 #
 # Pod log layout (parsed by throttlelab.experiment.kubernetes.pod_log):

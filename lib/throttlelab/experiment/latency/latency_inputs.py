@@ -9,7 +9,7 @@ import polars as pl
 from throttlelab import tables
 from throttlelab.errors import InputError
 from throttlelab.experiment.stores import read_latency_store
-from throttlelab.ingest.k6_stages import read_k6_with_stages
+from throttlelab.ingest.k6 import read_k6_with_stages
 
 
 def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -19,7 +19,7 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
     ``stage_timings/`` of :mod:`throttlelab.experiment.latency.latency_runner`), a folder
     holding ``requests.parquet``/``.csv`` (and optionally ``stage_timings.*``), a
     single requests ``.parquet``/``.csv`` file, or k6 output (``.json`` /
-    ``.ndjson``, read with :mod:`throttlelab.ingest.k6_stages`: requests and per-stage custom Trend metrics).
+    ``.ndjson``, read with :mod:`throttlelab.ingest.k6.k6_stages`: requests and per-stage custom Trend metrics).
 
     Raises
     ------
@@ -55,7 +55,7 @@ def load_measured(path: str) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 def _read_k6(p) -> tuple[pl.DataFrame, pl.DataFrame]:
     """k6 ``--out json``/``--out csv``: requests, and stage timings from custom Trend metrics named
-    ``stage_<name>`` (:mod:`throttlelab.ingest.k6_stages`); empty stage timings if the script recorded none."""
+    ``stage_<name>`` (:mod:`throttlelab.ingest.k6.k6_stages`); empty stage timings if the script recorded none."""
     req, st = read_k6_with_stages(p)
     return tables.conform(req.frame, "requests", strict=False), tables.conform(st.frame, "stage_timings", strict=False)
 

@@ -1,8 +1,8 @@
 """The monitor sampler: a cgroup's ``cpu.stat``, limit and usage into a monitor log.
 
 It writes the format of the write-up's ``monitor_cpu.sh`` (via
-:mod:`throttlelab.ingest.monitor_format`), so
-:func:`throttlelab.ingest.monitor_log.read_monitor_log` reads local runs, pods
+:mod:`throttlelab.ingest.monitor.monitor_format`), so
+:func:`throttlelab.ingest.monitor.monitor_log.read_monitor_log` reads local runs, pods
 and the original script's logs alike.  Each block is flushed as it is written:
 a killed sweep keeps the samples it took.
 """
@@ -13,7 +13,7 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from throttlelab.ingest.monitor_format import format_block, format_header
+from throttlelab.ingest.monitor import format_block, format_header
 
 if TYPE_CHECKING:
     from throttlelab.experiment.local_cgroup.cgroups import Cgroup, Counters

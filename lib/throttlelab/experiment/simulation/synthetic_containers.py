@@ -181,7 +181,7 @@ def scenario_specs(namespace: str = "shop") -> list[ContainerSpec]:
 def container_cpu(spec: ContainerSpec, *, start: float, hours: float, scrape_s: float = 15.0, step_s: float = 60.0,
                   node_cores: float | None = None):
     """The per-step rates a Prometheus would return for ``spec`` on a node of ``node_cores`` (no server)."""
-    from throttlelab.ingest.container_cpu import ContainerCPU
+    from throttlelab.ingest.prometheus import ContainerCPU
 
     sim = simulate(spec, start, hours, scrape_s)
     k = int(round(step_s / scrape_s))

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, simulate
-from throttlelab.ingest.prometheus_local import run_promtool
+from throttlelab.ingest.prometheus import run_promtool
 
 
 def _instance(node: str) -> str:

@@ -19,7 +19,7 @@ Rules for ``execute``
 * Raise :class:`~throttlelab.errors.EnvironmentProblem` when the backend itself
   cannot work (no writable cgroup, no cluster): the sweep stops.
 * On ``KeyboardInterrupt`` remove what the run created and re-raise; write no row.
-* Write the monitor log (ingest format, :mod:`throttlelab.ingest.monitor_format`)
+* Write the monitor log (ingest format, :mod:`throttlelab.ingest.monitor.monitor_format`)
   to ``monitor_log`` while the run goes.
 * Start from :func:`base_row` so the identifying columns are filled the same way
   by every backend.
@@ -149,7 +149,7 @@ def local_node_name() -> str:
     """This machine as a ``node`` value: hostname and usable CPUs, e.g. ``"vm (2 cpus)"``.
 
     The analysis reads the CPU count from it to place ``unlimited`` runs on the
-    limit axis (:func:`throttlelab.analysis.prepare.infer_machine_cores`).
+    limit axis (:func:`throttlelab.analysis.runs.prepare.infer_machine_cores`).
     """
     try:
         cpus = len(os.sched_getaffinity(0))

@@ -7,7 +7,7 @@ with an ETA (``tqdm.auto``: a widget in notebooks, text in a terminal), pauses
 (the running workload is killed, its cgroup or pod removed, no row written, so
 the run is redone on resume), and returns the experiment's runs table.
 A spec with ``design: adaptive`` is run by
-:class:`~throttlelab.experiment.sweeps.adaptive.AdaptiveDesign`: one run at a time,
+:class:`~throttlelab.experiment.sweeps.adaptive.adaptive.AdaptiveDesign`: one run at a time,
 each chosen from the results so far, its reason in ``chosen_because``.
 """
 

@@ -32,7 +32,7 @@ A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
       resolution_pct: 10          # differences below this are ties
 
 With ``design: adaptive`` the runs are chosen one at a time where a decision
-is still uncertain (:mod:`~throttlelab.experiment.sweeps.adaptive`).
+is still uncertain (:mod:`~throttlelab.experiment.sweeps.adaptive.adaptive`).
 
 :func:`load_spec` reads and validates a file against
 :class:`~throttlelab.experiment.sweeps.spec_file.SweepSpecFile` (every problem is a
@@ -57,7 +57,7 @@ from typing import Any
 
 from throttlelab.config_file import KeyLines, config_error, read_yaml, validate
 from throttlelab.errors import SpecError
-from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
+from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
 from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, SweepSpecFile
 from throttlelab.experiment.sweeps.spec_values import (

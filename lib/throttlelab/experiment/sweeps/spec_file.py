@@ -8,7 +8,7 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel, SimpleName
 from throttlelab.experiment.kubernetes.options import KubernetesOptions
-from throttlelab.experiment.sweeps.adaptive_cells import DEFAULT_BUDGET_SHARE
+from throttlelab.experiment.sweeps.adaptive import DEFAULT_BUDGET_SHARE
 
 Number = StrictInt | StrictFloat
 Cores = Number | str | None

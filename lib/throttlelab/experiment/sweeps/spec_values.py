@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from throttlelab.errors import SpecError
-from throttlelab.experiment.sweeps.adaptive_decisions import AdaptiveSettings
+from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, Workload
 from throttlelab.experiment.sweeps.spec_file import AdaptiveOptions
 

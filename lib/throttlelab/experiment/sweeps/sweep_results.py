@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import polars as pl
 
-from throttlelab.experiment.sweeps.adaptive_tables import decisions_table
+from throttlelab.experiment.sweeps.adaptive import decisions_table
 from throttlelab.result_tables import Rows, table
 
 

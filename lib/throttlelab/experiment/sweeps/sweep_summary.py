@@ -56,7 +56,7 @@ def sweep_summary(runs: pl.DataFrame, *, include_warmup: bool = False) -> pl.Dat
 
 def run_intervals(store: RunStore | str | Path, run_id: str) -> pl.DataFrame:
     """The canonical intervals of one run's monitor log (with ``seconds_since_start``)."""
-    from throttlelab.ingest.monitor_log import read_monitor_log
+    from throttlelab.ingest.monitor import read_monitor_log
 
     store = store if isinstance(store, RunStore) else RunStore(store)
     res = read_monitor_log(store.monitor_dir / f"{run_id}.log")

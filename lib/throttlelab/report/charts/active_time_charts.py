@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from throttlelab.analysis.active_time import ActiveTimeFit
+from throttlelab.analysis.limits import ActiveTimeFit
 
 
 def active_time_chart(data: pl.DataFrame, fit: ActiveTimeFit, *, title: str) -> alt.Chart:

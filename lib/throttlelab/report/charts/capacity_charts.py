@@ -10,7 +10,7 @@ def capacity_chart(curves: pl.DataFrame, measured: pl.DataFrame, *, threshold_co
                    title: str) -> alt.Chart:
     """Projected CPU (cores) against ``unit`` per variant (line + band), measured points, threshold rule.
 
-    ``curves``: from :func:`throttlelab.analysis.capacity.projection_curve`;
+    ``curves``: from :func:`throttlelab.analysis.capacity.capacity.projection_curve`;
     ``measured``: columns ``variant``, ``units``, ``cpu_cores``.
     """
     x = alt.X("units:Q", title=unit)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from throttlelab.analysis.response_metric import ResponseMetric
+from throttlelab.analysis.runs import ResponseMetric
 
-from throttlelab.analysis.dead_zone_results import DeadZoneAnalysis
+from throttlelab.analysis.limits import DeadZoneAnalysis
 from throttlelab.report.charts.style import numeric_order, zero_centred
 
 #: Okabe-Ito vermillion / grey / blue: readable with red-green colour blindness.

@@ -87,7 +87,7 @@ def fitted_curves(fits: dict, groups: list[tuple[str, float | None]], x_max: flo
 def percent_change_heatmap(table: pl.DataFrame, *, title: str = "Change with the semaphore (blue = faster, orange = slower)",
                            load_title: str = "virtual users") -> alt.Chart:
     """%-change per stage x load, one panel per statistic (long table of
-    :func:`throttlelab.analysis.concurrency.percent_change_table`)."""
+    :func:`throttlelab.analysis.latency.concurrency.percent_change_table`)."""
     df = _clean(table).with_columns(pl.col("percent_change").round(1).alias("pct"),
                             pl.col("load").cast(pl.Int64).cast(pl.String).alias("load_label"))
     stages = [s for s in ("embedding", "categories", "duplicates", "quality", "score", "total") if s in df["stage"]]
@@ -144,7 +144,7 @@ def response_vs_workers(summary: pl.DataFrame, *, stats: tuple[str, ...] = ("mea
     """Statistics of response time (lines and points) with their interval bands against the neighbour's worker count.
 
     ``summary`` is the ``summary`` table of
-    :func:`throttlelab.analysis.neighbour_workers.analyse_neighbour_workers`
+    :func:`throttlelab.analysis.latency.neighbour_workers.analyse_neighbour_workers`
     (``neighbour_workers``, ``<stat>_seconds``, ``<stat>_low``, ``<stat>_high``;
     ``load`` when present gives one dash style per load).
     """

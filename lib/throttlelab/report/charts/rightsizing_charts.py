@@ -12,8 +12,8 @@ MARK_COLORS = {"current request": "#7f7f7f", "current limit": "#d62728",
 def usage_distribution_chart(dist: pl.DataFrame, marks: pl.DataFrame, *, title: str, width: int = 520) -> alt.LayerChart:
     """Share of steps per CPU level (usage and demand bars) with the request and limit, now and recommended, as rules.
 
-    ``dist`` and ``marks`` come from :func:`throttlelab.analysis.rightsizing_views.usage_distribution_frame`
-    and :func:`~throttlelab.analysis.rightsizing_views.marks_frame`.
+    ``dist`` and ``marks`` come from :func:`throttlelab.analysis.rightsizing.rightsizing_views.usage_distribution_frame`
+    and :func:`~throttlelab.analysis.rightsizing.rightsizing_views.marks_frame`.
     """
     bars = alt.Chart(dist).mark_bar(opacity=0.55).encode(
         alt.X("cores:Q", title="CPU (cores)", scale=alt.Scale(domainMin=0)),

@@ -6,9 +6,9 @@ import altair as alt
 import numpy as np
 import polars as pl
 
-from throttlelab.analysis.response_metric import ResponseMetric
+from throttlelab.analysis.runs import ResponseMetric
 
-from throttlelab.analysis.scaling_models import ScalingFit
+from throttlelab.analysis.limits import ScalingFit
 from throttlelab.report.charts.style import fitted_domain
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
-from throttlelab.analysis.metric_views import best_threads_view, cells_view
-from throttlelab.analysis.thread_counts import ThreadCountAnalysis
+from throttlelab.analysis.runs import best_threads_view, cells_view
+from throttlelab.analysis.threads import ThreadCountAnalysis
 
 
 def thread_heatmap(analysis: ThreadCountAnalysis, *, title: str) -> alt.Chart:

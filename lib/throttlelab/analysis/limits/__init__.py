@@ -1,0 +1,16 @@
+"""CPU limits: scaling fits, the knee, dead zones, active time and the recommended limit."""
+
+from throttlelab.analysis.limits.active_time import ActiveTimeFit, fit_active_time
+from throttlelab.analysis.limits.cpu_limit_results import active_time_results, cpu_limit_results
+from throttlelab.analysis.limits.cpu_limits import analyse_cpu_limits, dead_zone_sentences
+from throttlelab.analysis.limits.dead_zone_results import DeadZoneAnalysis
+from throttlelab.analysis.limits.dead_zones import find_dead_zones
+from throttlelab.analysis.limits.recommend import expected_estimate
+from throttlelab.analysis.limits.scaling import fit_runtime_model
+from throttlelab.analysis.limits.scaling_models import ScalingFit
+
+__all__ = [
+    'ActiveTimeFit', 'DeadZoneAnalysis', 'ScalingFit', 'active_time_results', 'analyse_cpu_limits',
+    'cpu_limit_results', 'dead_zone_sentences', 'expected_estimate', 'find_dead_zones',
+    'fit_active_time', 'fit_runtime_model'
+]

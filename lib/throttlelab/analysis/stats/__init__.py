@@ -1,0 +1,28 @@
+"""Statistics shared by every analysis: run-level summaries, noise per level, intervals, multiple testing."""
+
+from throttlelab.analysis.stats.bootstrap import percentile_interval, residual_bootstrap
+from throttlelab.analysis.stats.excess_over_best import (
+    cholesky, excess_statistics, level_covariance, null_configuration, per_limit_covariance,
+    pooled_covariance, satterthwaite_df
+)
+from throttlelab.analysis.stats.level_noise import ZERO_NOTE, ZERO_SIGMA, noise_trend
+from throttlelab.analysis.stats.monotone_test import monotone_p_value
+from throttlelab.analysis.stats.multiple_testing import holm, maxt_stepdown
+from throttlelab.analysis.stats.noise import LimitEffects, NoiseModel, PRIOR_CV, estimate_effects
+from throttlelab.analysis.stats.outlying_runs import OutlyingRun, flag_outliers
+from throttlelab.analysis.stats.profile_intervals import bound_warnings, profile_interval
+from throttlelab.analysis.stats.quantile_intervals import quantile_interval
+from throttlelab.analysis.stats.run_level import (
+    ReplicatesNeeded, TOO_FEW, compare_runs, replicates_needed, run_level_columns, runs_of
+)
+from throttlelab.analysis.stats.selection import best_choice, posterior_best, worse_than_best
+
+__all__ = [
+    'LimitEffects', 'NoiseModel', 'OutlyingRun', 'PRIOR_CV', 'ReplicatesNeeded', 'TOO_FEW', 'ZERO_NOTE',
+    'ZERO_SIGMA', 'best_choice', 'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects',
+    'excess_statistics', 'flag_outliers', 'holm', 'level_covariance', 'maxt_stepdown',
+    'monotone_p_value', 'noise_trend', 'null_configuration', 'per_limit_covariance',
+    'percentile_interval', 'pooled_covariance', 'posterior_best', 'profile_interval',
+    'quantile_interval', 'replicates_needed', 'residual_bootstrap', 'run_level_columns', 'runs_of',
+    'satterthwaite_df', 'worse_than_best'
+]

@@ -1,0 +1,252 @@
+"""Per-container CPU usage, CFS throttling, requests and limits over a window, read from Prometheus.
+
+The aggregation runs in PromQL (``sum by (namespace, pod, container)`` of
+``rate()`` at one step, so restarts and counter resets are handled server-side);
+what comes back is one fine-resolution series per container and counter, and
+the current request and limit from kube-state-metrics (or, without it, from
+cAdvisor's ``container_spec_cpu_quota / container_spec_cpu_period``).
+
+Metrics read: ``container_cpu_usage_seconds_total``, ``container_cpu_cfs_periods_total``,
+``container_cpu_cfs_throttled_periods_total``, ``container_cpu_cfs_throttled_seconds_total``,
+``kube_pod_container_resource_requests`` / ``_limits`` (``resource="cpu"``), ``kube_pod_labels``, and the
+node's size: ``machine_cpu_cores`` (kubelet cAdvisor) or kube-state-metrics'
+``kube_node_status_allocatable{resource="cpu"}``, joined to the container by its ``node`` or ``instance`` label
+(the largest node where the join finds none; ``None`` where neither metric exists).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
+
+KEY = ("namespace", "pod", "container")
+POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
+BY = "namespace, pod, container"
+COUNTERS = {
+    "usage": "container_cpu_usage_seconds_total",
+    "throttled_seconds": "container_cpu_cfs_throttled_seconds_total",
+    "periods": "container_cpu_cfs_periods_total",
+    "throttled_periods": "container_cpu_cfs_throttled_periods_total",
+}
+
+
+@dataclass
+class ContainerCPU:
+    """One container's CPU over the window: per-step rates (NaN where there was no sample)."""
+
+    namespace: str
+    pod: str
+    container: str
+    request_cores: float | None
+    limit_cores: float | None
+    limit_source: str  # "kube-state-metrics", "cadvisor" or "none"
+    step_s: float
+    times: np.ndarray  # unix s, end of each step
+    usage: np.ndarray  # cores
+    throttled_seconds: np.ndarray  # throttled (unserved) cores
+    periods: np.ndarray  # CFS periods per second
+    throttled_periods: np.ndarray  # throttled periods per second
+    throttled_ratio_p95_5m: float | None = None
+    node_cores: float | None = None  # CPU count of its node (None: unknown)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.namespace, self.pod, self.container)
+
+
+@dataclass
+class Fetch:
+    """What :func:`fetch_containers` read, and how."""
+
+    containers: list[ContainerCPU]
+    start: float
+    end: float
+    step_s: float
+    queries: int
+    promql: list[str] = field(default_factory=list)
+
+
+def _quote(v: str) -> str:
+    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def parse_selector(text: str | None) -> dict[str, str]:
+    """``app=web,tier=api`` -> ``{"app": "web", "tier": "api"}`` (one line error otherwise)."""
+    out: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        k, eq, v = part.partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_./-]*", k.strip()):
+            raise PrometheusError(f"--selector {text!r}: expected key=value[,key=value] (got {part!r})")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def choose_step(window_s: float, min_step_s: float = 60.0) -> float:
+    """The finest whole-minute (or ``min_step_s``) step with at most ``MAX_POINTS`` points in the window.
+
+    >>> choose_step(14 * 86400), choose_step(86400), choose_step(3600, 15)
+    (120.0, 60.0, 15.0)
+    """
+    need = window_s / (MAX_POINTS - 1)
+    unit = 60.0 if min_step_s >= 60 else float(min_step_s)
+    return float(max(min_step_s, math.ceil(need / unit) * unit))
+
+
+def _matchers(namespace: str | None, labels: dict[str, str]) -> str:
+    parts = ['container!=""', 'container!="POD"']
+    if namespace:
+        parts.append(f"namespace={_quote(namespace)}")
+    parts += [f"{k}={_quote(v)}" for k, v in labels.items()]
+    return ",".join(parts)
+
+
+def _label_name(k: str) -> str:
+    return "label_" + re.sub(r"[^A-Za-z0-9_]", "_", k)
+
+
+def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None = None, namespace: str | None = None,
+                     selector: str | None = None, step_s: float | None = None, min_step_s: float = 60.0) -> Fetch:
+    """Read every matching container's CPU series over ``[end - window_s, end]``.
+
+    ``selector`` (``k=v,...``) selects pods by their Kubernetes labels through ``kube_pod_labels``
+    (``label_<k>``); where kube-state-metrics exports no such label, ``k=v`` matches the cAdvisor series' own labels.
+    Raises :class:`PrometheusError` when nothing matches.
+    """
+    q0 = api.queries
+    if end is None:
+        end = api.server_time()
+    start = end - window_s
+    sel = parse_selector(selector)
+    promql: list[str] = []
+    pods: set[tuple[str, str]] | None = None
+    direct: dict[str, str] = {}
+    if sel:
+        kpl = ",".join([*([f"namespace={_quote(namespace)}"] if namespace else []),
+                        *(f"{_label_name(k)}={_quote(v)}" for k, v in sel.items())])
+        q = f"max by (namespace, pod) (last_over_time(kube_pod_labels{{{kpl}}}[{format_duration(window_s)}]))"
+        promql.append(q)
+        pods = set(api.query_values(q, time=end, keys=("namespace", "pod")))
+        if not pods:
+            pods, direct = None, sel
+    m = _matchers(namespace, direct)
+    if step_s is None:
+        # rate() needs samples in each step: at least 4 scrape intervals; and the fine series of all containers
+        # together stay under POINTS_BUDGET per query (JSON decoding costs about 1 s per million points here)
+        q = f"quantile(0.5, count_over_time({COUNTERS['usage']}{{{m}}}[1h]))"
+        n_q = f"count(count by ({BY}) ({COUNTERS['usage']}{{{m}}}))"
+        promql += [q, n_q]
+        res = api.query(q, time=end)
+        per_hour = float(res[0]["value"][1]) if res else 0.0
+        scrape = 3600 / per_hour if per_hour >= 2 else 60.0
+        res = api.query(n_q, time=end)
+        n_series = float(res[0]["value"][1]) if res else 1.0
+        min_step_s = max(min_step_s, math.ceil(4 * scrape / 60) * 60,
+                         math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60)
+    step = step_s or choose_step(window_s, min_step_s)
+    r = format_duration(step)
+    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
+
+    def one(name: str):
+        q = f"sum by ({BY}) (rate({COUNTERS[name]}{{{m}}}[{r}]))"
+        return name, q, api.query_range(q, start + step, end, step)
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
+        for name, q, result in pool.map(one, COUNTERS):
+            promql.append(q)
+            series[name] = {tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values) for s in result}
+    w = format_duration(window_s)
+    keys = set(series["usage"])
+    if pods is not None:
+        keys = {k for k in keys if (k[0], k[1]) in pods}
+    if not keys:
+        where = f"namespace {namespace!r}" if namespace else "any namespace"
+        raise PrometheusError(f"{api.url}: no container_cpu_usage_seconds_total series in {where}"
+                              f"{' with ' + selector if selector else ''} over the last {w}")
+    ksm = "," + f"namespace={_quote(namespace)}" if namespace else ""
+    req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
+    lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'
+    quota_q = (f"max by ({BY}) ((last_over_time(container_spec_cpu_quota{{{m}}}[{w}]) > 0)"
+               f" / last_over_time(container_spec_cpu_period{{{m}}}[{w}]))")
+    p95_q = (f"quantile_over_time(0.95, (sum by ({BY}) (rate({COUNTERS['throttled_periods']}{{{m}}}[5m]))"
+             f" / sum by ({BY}) (rate({COUNTERS['periods']}{{{m}}}[5m]) > 0))[{w}:5m])")
+    promql += [req_q, lim_q]
+    requests = api.query_values(req_q, time=end)
+    limits = api.query_values(lim_q, time=end)
+    quotas = {}
+    if not requests and not limits:  # no kube-state-metrics: cAdvisor's quota / period
+        promql.append(quota_q)
+        quotas = api.query_values(quota_q, time=end)
+    p95 = None
+    if 300 % step != 0:  # 5-minute windows are not whole steps: let the server compute them
+        promql.append(p95_q)
+        p95 = api.query_values(p95_q, time=end)
+    node_of = _node_cores(api, keys, m, w, end, promql)
+    grid = np.arange(start + step, end + step / 2, step)
+    out = []
+    for key in sorted(keys):
+        arrays = {}
+        for name in COUNTERS:
+            t, v = series[name].get(key, (np.empty(0), np.empty(0)))
+            a = np.full(len(grid), np.nan)
+            idx = np.clip(np.rint((t - grid[0]) / step).astype(np.int64), 0, len(grid) - 1)
+            a[idx] = v
+            arrays[name] = a
+        ratio_p95 = p95.get(key) if p95 is not None else _p95_5m(arrays, step)
+        if key in limits:
+            limit, source = limits[key], "kube-state-metrics"
+        elif key in quotas:
+            limit, source = quotas[key], "cadvisor"
+        else:
+            limit, source = None, "none"
+        out.append(ContainerCPU(*key, request_cores=requests.get(key), limit_cores=limit, limit_source=source,
+                                step_s=step, times=grid, usage=arrays["usage"],
+                                throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
+                                throttled_periods=arrays["throttled_periods"], throttled_ratio_p95_5m=ratio_p95,
+                                node_cores=node_of(key)))
+    return Fetch(out, start, end, step, api.queries - q0, promql)
+
+
+def _node_cores(api: PrometheusAPI, keys, m: str, w: str, end: float, promql: list[str]):
+    """``key -> CPU count of the container's node`` (``None`` when no node metric exists)."""
+    sizes: dict[tuple, float] = {}
+    for q in (f"max by (node, instance) (last_over_time(machine_cpu_cores[{w}]))",
+              f'max by (node, instance) (last_over_time(kube_node_status_allocatable{{resource="cpu"}}[{w}]))'):
+        promql.append(q)
+        sizes = {k: v for k, v in api.query_values(q, time=end, keys=("node", "instance")).items() if v > 0}
+        if sizes:
+            break
+    if not sizes:
+        return lambda key: None
+    largest = max(sizes.values())
+    if len(set(sizes.values())) == 1:  # one size (or one node): no join needed
+        return lambda key: largest
+    by_node = {n: v for (n, _), v in sizes.items() if n}
+    by_inst = {i: v for (_, i), v in sizes.items() if i}
+    q = f"group by ({BY}, node, instance) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
+    promql.append(q)
+    where: dict[tuple, float] = {}
+    for (*key, node, inst) in api.query_values(q, time=end, keys=(*KEY, "node", "instance")):
+        size = by_node.get(node) or by_inst.get(inst)
+        if size:
+            where[tuple(key)] = max(where.get(tuple(key), 0.0), size)
+    return lambda key: where.get(key, largest)
+
+
+def _p95_5m(arrays: dict[str, np.ndarray], step: float) -> float | None:
+    """p95 over 5-minute windows of the throttled-period ratio, from steps that divide 5 minutes."""
+    k = int(round(300 / step))
+    per, thr = arrays["periods"], arrays["throttled_periods"]
+    n = len(per) // k * k
+    if n == 0 or not np.isfinite(per).any():
+        return None
+    p = np.nansum(per[:n].reshape(-1, k), 1)
+    t = np.nansum(thr[:n].reshape(-1, k), 1)
+    ok = p > 0
+    return float(np.quantile(t[ok] / p[ok], 0.95)) if ok.any() else None

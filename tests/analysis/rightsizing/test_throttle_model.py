@@ -1,0 +1,56 @@
+"""The throttling model: the predicted ratio falls with the limit and calibration recovers the burstiness."""
+
+from __future__ import annotations
+
+import doctest
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from throttlelab.analysis.rightsizing import throttle_model as mod
+from throttlelab.analysis.rightsizing.throttle_model import SIGMA_PRIOR, SIGMAS, calibrate_sigma, norm_sf, throttle_curve
+
+
+def test_norm_sf_is_the_normal_survival_function():
+    x = np.linspace(-4, 4, 17)
+    assert norm_sf(x) == pytest.approx(stats.norm.sf(x))
+
+
+def test_throttle_curve_falls_with_the_limit():
+    m = np.array([0.2, 0.5, 1.0])
+    ratios = throttle_curve(m, np.ones(3), np.array([0.5, 1.0, 2.0, 4.0]), 0.5)
+    assert np.all(np.diff(ratios) < 0) and ratios[-1] < 0.01 < ratios[0] < 1
+
+
+def test_throttle_curve_matches_a_simulation_of_lognormal_bursts():
+    rng = np.random.default_rng(0)
+    sigma, mean, limit = 0.6, 0.8, 1.1
+    x = rng.lognormal(-sigma**2 / 2, sigma, 200_000)  # mean 1
+    simulated = float(np.mean(mean * x > limit))
+    assert throttle_curve(np.array([mean]), np.array([1.0]), np.array([limit]), sigma)[0] == pytest.approx(simulated,
+                                                                                                          abs=0.005)
+
+
+def test_calibration_recovers_the_burstiness_that_produced_the_ratio():
+    mean_active, weight, limit = np.array([0.6, 0.9]), np.array([1.0, 2.0]), 1.0
+    curve = np.array([[throttle_curve(mean_active, weight, np.array([limit]), s)[0] for s in SIGMAS]])
+    observed = throttle_curve(mean_active, weight, np.array([limit]), 0.3)
+    assert calibrate_sigma(curve, observed, np.array([True]))[0] == pytest.approx(0.3, rel=0.1)  # grid 9% apart
+    # The ratio rises then falls with sigma: two sigmas give it; the one nearer the prior is taken, and it
+    # reproduces the observed ratio.
+    observed = throttle_curve(mean_active, weight, np.array([limit]), 0.8)
+    got = calibrate_sigma(curve, observed, np.array([True]))[0]
+    assert abs(np.log(got / SIGMA_PRIOR)) < abs(np.log(0.8 / SIGMA_PRIOR))
+    assert throttle_curve(mean_active, weight, np.array([limit]), got)[0] == pytest.approx(observed[0], rel=0.05)
+
+
+def test_an_uninformative_row_takes_at_most_the_prior():
+    curve = np.array([[throttle_curve(np.array([0.3]), np.ones(1), np.array([1.0]), s)[0] for s in SIGMAS]])
+    assert calibrate_sigma(curve, np.array([0.0]), np.array([False]))[0] <= SIGMA_PRIOR
+    big = calibrate_sigma(curve, np.array([0.5]), np.array([False]))[0]  # never reached: the prior
+    assert big == SIGMA_PRIOR
+
+
+def test_docstring_example():
+    assert doctest.testmod(mod).failed == 0
