@@ -3,8 +3,11 @@
 
 What one would write first: a loop over the lines, a dict per block, then a
 polars frame written to parquet.  It reads the same things the benchmark's logs
-hold (timestamps, kubectl top rows, cpu.stat, cpu.max) but skips the accounting
-of bad lines.  Run as a whole process, like ``throttlelab ingest``:
+hold (timestamps, kubectl top rows, cpu.stat, cpu.max) into the same rows as
+``throttlelab ingest`` (one per block; when kubectl top lists several
+containers, one per container after the block's own row, which is left out
+when the block has no cgroup values) but skips the accounting of bad lines.
+Run as a whole process, like ``throttlelab ingest``:
 
     python bench/baseline_monitor_parser.py LOG OUT.parquet
 """
@@ -15,14 +18,29 @@ import datetime as dt
 import sys
 
 
+def _close(rows: list, cur: dict, tops: list) -> None:
+    """The block's kubectl top rows: one gives its values to the block's row, several a row each after it."""
+    if len(tops) == 1:
+        cur["container"], cur["top_cpu_cores"], cur["top_memory_bytes"] = tops[0][1:]
+    else:
+        if not any(k in cur for k in ("usage_usec", "nr_periods", "period_us")):
+            rows.pop()
+        ts = cur["timestamp"]
+        rows += [{"timestamp": ts, "pod": p, "container": c, "top_cpu_cores": cpu, "top_memory_bytes": mem}
+                 for p, c, cpu, mem in tops]
+    tops.clear()
+
+
 def parse(path: str):
     import polars as pl
 
-    rows, cur, section, pod = [], None, None, None
+    rows, cur, section, pod, tops = [], None, None, None, []
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             line = line.rstrip("\r\n")
             if line.startswith("--- ") and line.endswith(" ---"):
+                if tops:
+                    _close(rows, cur, tops)
                 cur = {"timestamp": dt.datetime.fromisoformat(line[4:-4]), "pod": pod}
                 rows.append(cur)
                 section = None
@@ -42,9 +60,11 @@ def parse(path: str):
             elif section == "kubectl top" and not line.startswith(("POD ", "NAME ")):
                 fields = line.split()
                 cpu, mem = fields[-2], fields[-1]
-                cur["container"] = fields[1] if len(fields) == 4 else None
-                cur["top_cpu_cores"] = int(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
-                cur["top_memory_bytes"] = int(mem[:-2]) * 2**20 if mem.endswith("Mi") else int(mem)
+                tops.append((fields[0], fields[1] if len(fields) == 4 else None,
+                             int(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu),
+                             int(mem[:-2]) * 2**20 if mem.endswith("Mi") else int(mem)))
+    if tops:
+        _close(rows, cur, tops)
     df = pl.DataFrame(rows, infer_schema_length=None)
     return df.with_columns(
         usage_seconds=pl.col("usage_usec") / 1e6,

@@ -6,13 +6,20 @@ variety of a real day:
 * timestamps ``date '+%Y-%m-%d %H:%M:%S.%3N'``: naive local time, the loop's own
   jitter added to every interval (kubectl calls take a while);
 * ``kubectl top pod POD --containers``: a tabwriter table whose column widths
-  follow the values; CPU (``m``) and memory (``Mi``) change every sample;
+  follow the values; CPU (``m``) and memory (``Mi``) change every sample; with
+  several containers, the last one can be left out of a block (a container the
+  metrics server has no figures for yet, as after its restart);
 * ``cat /sys/fs/cgroup/cpu.stat`` (cgroup v2, 8 keys): usage, user, system,
   periods, throttled periods and time growing by a different amount each sample;
   at a container restart every counter starts again near 0;
 * ``cat /sys/fs/cgroup/cpu.max``: the limit, changed now and then (``max`` = none);
 * missing sections: ``kubectl top`` without metrics (an empty section, the error
-  goes to stderr), ``kubectl exec`` failing (empty cpu.stat and cpu.max).
+  goes to stderr), ``kubectl exec`` failing (empty cpu.stat and cpu.max);
+* gaps: the loop stalls now and then (slow API server) and misses 1 to
+  ``gap_max`` intervals; no block is written for them.
+
+A knob at its default draws no random numbers, so the logs of earlier settings
+stay byte for byte the same.
 
 :class:`Settings` holds every knob; :meth:`Settings.describe` prints them beside
 the benchmark's figures.
@@ -38,11 +45,19 @@ class Settings:
     p_top_missing: float = 0.02
     p_exec_failed: float = 0.005
     limit_change_every: int = 100_000
+    p_container_missing: float = 0.0
+    p_gap: float = 0.0
+    gap_max: int = 20
     seed: int = 1
 
     def describe(self) -> str:
-        return (f"{self.blocks:,d} blocks at {self.interval_s:g} s (+0-{self.jitter_ms} ms loop jitter), "
-                f"{self.containers} container(s) in kubectl top, values varying every sample, a restart "
+        listed = f"{self.containers} container(s)"
+        if self.containers > 1 and self.p_container_missing:
+            listed = (f"{self.containers - 1}-{self.containers} containers (the last left out in "
+                      f"{self.p_container_missing:.0%} of blocks)")
+        gaps = f", gaps of 1-{self.gap_max} missed intervals before {self.p_gap:.1%} of blocks" if self.p_gap else ""
+        return (f"{self.blocks:,d} blocks at {self.interval_s:g} s (+0-{self.jitter_ms} ms loop jitter{gaps}), "
+                f"{listed} in kubectl top, values varying every sample, a restart "
                 f"(counters reset) every ~{self.restart_every:,d} blocks, kubectl top missing in "
                 f"{self.p_top_missing:.1%} and exec failed in {self.p_exec_failed:.1%} of blocks, limit changed every "
                 f"~{self.limit_change_every:,d} blocks, naive local timestamps with %3N, cgroup v2, seed {self.seed}")
@@ -67,11 +82,14 @@ def generate(path: Path, s: Settings, pod: str = "ffmpeg-7d9c5b6f4-x2k8p") -> in
     size = 0
     with open(path, "w") as f:
         for i in range(s.blocks):
+            if s.p_gap and rnd.random() < s.p_gap:
+                t += step * rnd.randrange(1, s.gap_max + 1)
             t += step + dt.timedelta(microseconds=rnd.randrange(s.jitter_ms * 1000 + 1))
             out.append(f"--- {t:%Y-%m-%d %H:%M:%S}.{t.microsecond // 1000:03d} ---\n[kubectl top]\n")
             if rnd.random() >= s.p_top_missing:
                 rows = [("POD", "NAME", "CPU(cores)", "MEMORY(bytes)")]
-                rows += [(pod, c, f"{rnd.randrange(1, 4200)}m", f"{rnd.randrange(20, 2000)}Mi") for c in names]
+                listed = names[:-1] if s.p_container_missing and rnd.random() < s.p_container_missing else names
+                rows += [(pod, c, f"{rnd.randrange(1, 4200)}m", f"{rnd.randrange(20, 2000)}Mi") for c in listed]
                 out.append(_table(rows))
             if rnd.randrange(s.restart_every) == 0:
                 usage = user = nr_periods = nr_throttled = throttled = 0

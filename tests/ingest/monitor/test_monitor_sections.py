@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from throttlelab.ingest.monitor import monitor_sections
-from throttlelab.ingest.monitor.monitor_sections import acct, cpu_max, first_per_block, nullable, nulls, repeats, top_rows
+from throttlelab.ingest.monitor.monitor_sections import (
+    acct, cpu_max, first_per_block, nullable, nulls, repeated_rows, repeats, top_rows,
+)
 from throttlelab.ingest.monitor.monitor_skips import REASONS
 
 from .test_monitor_lines import log, read
@@ -28,6 +32,19 @@ def test_cpu_stat_in_small_chunks_is_the_same(monkeypatch):
 def test_repeats_marks_every_later_copy():
     assert repeats(np.array([5, 3, 5, 5, 1, 3])).tolist() == [False, False, True, True, False, True]
     assert repeats(np.array([], dtype=np.int64)).tolist() == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.tuples(st.sampled_from(["p", "q"]), st.sampled_from(["a", "b", "c", None])), min_size=1,
+                         max_size=6), max_size=8),
+       st.integers(1, 6))
+def test_repeated_rows_are_the_later_copies_in_their_block(blocks, most):
+    """A kubectl top row repeats when its block listed the same pod and container before it (null containers
+    equal), found by comparing neighbours or, for long blocks, by hashing: both as a struct's first-distinct."""
+    rows = pl.DataFrame([(b, p, c) for b, block in enumerate(blocks) for p, c in block],
+                        schema={"block": pl.Int64, "pod": pl.String, "container": pl.String}, orient="row")
+    expected = (~rows.select(pl.struct("block", "pod", "container").is_first_distinct()).to_series()).to_list()
+    assert repeated_rows(rows, most).tolist() == expected
 
 
 def test_cpu_max_and_acct_lines():

@@ -20,8 +20,8 @@ from throttlelab.ingest.counter_segments import COUNTERS
 from throttlelab.ingest.monitor.monitor_format import HEADER_START
 from throttlelab.ingest.monitor.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage
 from throttlelab.ingest.monitor.monitor_sections import nulls
-from throttlelab.ingest.monitor.monitor_skips import R, ingest_result, raise_first_skip
-from throttlelab.ingest.result import IngestResult
+from throttlelab.ingest.monitor.monitor_skips import R, samples_result, skip_report
+from throttlelab.ingest.result import IngestResult, SkipReport
 
 _MIN = np.iinfo(np.int64).min
 
@@ -31,7 +31,17 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
 
     ``stage.rc`` (per line) gets the block-level reasons; ``line_text(j)`` gives
     line ``j``'s text for messages; ``tz`` is recorded when a time had no zone.
+    In two steps (:func:`kept_blocks`, :func:`samples_table`), so that a caller
+    can let the lines go before the samples are built.
     """
+    kept, skipped, note = kept_blocks(source, n, stage, line_text, strict, tz)
+    return samples_result(source, stage.rc, skipped, samples_table(kept, stage.top, source), n, note)
+
+
+def kept_blocks(source: str, n: int, stage: LineStage, line_text, strict: bool,
+                tz: str = "UTC") -> tuple[pl.DataFrame, SkipReport, dict[str, str]]:
+    """The first step of :func:`assemble`: the blocks kept (with their run and the log header's pod), the skip
+    report (the first skip raised with ``strict``) and the notes of the source's provenance."""
     rc, blocks = stage.rc, stage.blocks
     c = pl.col
     has_v2 = pl.any_horizontal(c(k).is_not_null() for k in V2_KEYS)
@@ -56,8 +66,7 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
         paint = np.cumsum(per_line[:-1]).astype(np.uint8)
         free = (rc == 0) & (paint > 0)
         rc[free] = paint[free]
-    if strict and rc.any():
-        raise_first_skip(source, rc, line_text)
+    skipped = skip_report(source, rc, line_text, strict)
 
     hdrs = stage.headers
     starts = hdrs.filter(c("t").str.starts_with(HEADER_START))["i"].to_numpy()
@@ -70,40 +79,106 @@ def assemble(source: str, n: int, stage: LineStage, line_text, strict: bool, tz:
     kept = blocks.with_columns(block=pl.int_range(pl.len(), dtype=pl.Int64), run=run, hpod=header_pod,
                                version=pl.when(has_v2).then(2).when(has_v1).then(1).cast(pl.Int8))
     kept = kept.filter(pl.Series(reason == 0)) if len(bad) else kept
-    samples = _rows(kept, stage.top)
-    note = {"naive_timestamps_tz": tz} if stage.naive else {}
-    return ingest_result(source, rc, line_text, _to_samples(samples, source), n, strict, note)
+    return kept, skipped, {"naive_timestamps_tz": tz} if stage.naive else {}
 
 
-def _rows(kept: pl.DataFrame, top: pl.DataFrame) -> pl.DataFrame:
-    """One row per block, or per kubectl top row plus the cgroup's row (see the module docstring)."""
-    c = pl.col
+def samples_table(kept: pl.DataFrame, top: pl.DataFrame, source: str) -> pl.DataFrame:
+    """The second step of :func:`assemble`: the samples table of the kept blocks and their kubectl top rows."""
     listed = top["block"].to_numpy()
-    if not len(listed) or (np.diff(listed) > 0).all():  # at most one kubectl top row per block: gathered, not joined
-        row = np.full(int(kept["block"].max() or 0) + 1 if kept.height else 0, -1, dtype=np.int64)
-        row[listed[listed < len(row)]] = np.flatnonzero(listed < len(row))
-        at = row[kept["block"].to_numpy()]
-        rows = pl.Series(at, dtype=pl.Int64).scatter(np.flatnonzero(at < 0), None) if (at < 0).any() else pl.Series(at)
-        return kept.with_columns(top.drop("block").select(pl.all().gather(rows))).with_columns(
-            pod=pl.coalesce("hpod", "pod"), container=c("container").forward_fill().backward_fill().over("run"),
-            order=pl.lit(0, pl.Int64))
-    ntop = top.group_by("block").agg(ntop=pl.len(), tpod=c("pod").unique().first(), tpods=c("pod").n_unique())
-    k = kept.join(ntop, on="block", how="left", maintain_order="left").with_columns(c("ntop").fill_null(0))
-    single, multi = k.filter(c("ntop") <= 1), k.filter(c("ntop") > 1)
-    single = single.join(top, on="block", how="left", maintain_order="left").with_columns(
-        pod=pl.coalesce("hpod", "pod"),
-        container=c("container").forward_fill().backward_fill().over("run"),
-        order=pl.lit(0, pl.Int64),
-    )
-    cgroup = multi.filter(pl.any_horizontal(c(k).is_not_null() for k in (*STAT_KEYS, "quota", "acct"))).with_columns(
-        pod=pl.coalesce("hpod", pl.when(c("tpods") == 1).then(c("tpod"))),
-        container=pl.lit(None, pl.String), cpu=pl.lit(None, pl.Float64), mem=pl.lit(None, pl.Int64), order=pl.lit(0, pl.Int64))
-    listed = multi.select("block", "line", "ts", "run").join(top, on="block", maintain_order="left").with_columns(
-        order=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("block"))
-    return pl.concat([single, cgroup, listed], how="diagonal_relaxed").sort("line", "order", maintain_order=True)
+    if not len(listed) or (np.diff(listed) > 0).all():  # at most one kubectl top row per block
+        return _to_samples(_rows(kept, top, listed), source)
+    return _several_samples(kept, top, listed, source)
 
 
-def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
+def _rows(kept: pl.DataFrame, top: pl.DataFrame, listed: np.ndarray) -> pl.DataFrame:
+    """One row per block, when each lists at most one pod or container (its kubectl top row gathered, not joined)."""
+    c = pl.col
+    row = np.full(int(kept["block"].max() or 0) + 1 if kept.height else 0, -1, dtype=np.int64)
+    row[listed[listed < len(row)]] = np.flatnonzero(listed < len(row))
+    at = row[kept["block"].to_numpy()]
+    rows = pl.Series(at, dtype=pl.Int64).scatter(np.flatnonzero(at < 0), None) if (at < 0).any() else pl.Series(at)
+    return kept.with_columns(top.drop("block").select(pl.all().gather(rows))).with_columns(
+        pod=pl.coalesce("hpod", "pod"), container=c("container").forward_fill().backward_fill().over("run"))
+
+
+def _take(frame: pl.DataFrame, at: np.ndarray, valid: np.ndarray | None = None) -> pl.DataFrame:
+    """Rows ``at`` of ``frame``; null where not ``valid`` (a gather of plain indices and a mask: a gather
+    with null indices is about 4x slower)."""
+    if not frame.height:
+        return frame.clear(len(at))
+    out = frame[np.maximum(at, 0) if valid is not None else at]
+    if valid is None or valid.all():
+        return out
+    keep = pl.Series(valid)
+    return out.select(pl.when(keep).then(pl.col(name)).alias(name) for name in out.columns)
+
+
+def _several_samples(kept: pl.DataFrame, top: pl.DataFrame, listed: np.ndarray, source: str) -> pl.DataFrame:
+    """The samples when some block lists several pods or containers: rows placed by index arithmetic
+    (each block's own row first, then its listed rows in kubectl top's order), the cgroup's values
+    computed once per block and gathered, counter segments started at the blocks' own rows."""
+    c = pl.col
+    if (np.diff(listed) < 0).any():  # kubectl top rows come in block order; keep it so
+        order = np.argsort(listed, kind="stable")
+        top, listed = top[order], listed[order]
+    # indices as int32: polars gathers with them twice as fast as with int64 (no conversion)
+    kb = kept["block"].to_numpy()
+    first = np.searchsorted(listed, kb).astype(np.int32)
+    nt = np.searchsorted(listed, kb, side="right").astype(np.int32) - first
+    several = nt > 1
+    own = ~several | kept.select(pl.any_horizontal(c(k).is_not_null() for k in (*STAT_KEYS, "quota", "acct"))
+                                 ).to_series().to_numpy()  # the block's own row (the cgroup's, when several)
+    per = np.where(several, nt, 0) + own
+    k = np.repeat(np.arange(len(kb), dtype=np.int32), per)  # each output row's block (row of kept)
+    j = np.arange(len(k), dtype=np.int32) - np.repeat(np.cumsum(per, dtype=np.int32) - per, per) - own[k]  # -1: own
+    is_own = j < 0
+    single = is_own & ~several[k]
+    t = np.where(is_own, np.where(single & (nt[k] == 1), first[k], np.int32(-1)), first[k] + j)  # its kubectl top row
+    # the pod of a cgroup row: the pod its block lists, when only one
+    pods = top["pod"]
+    change = np.flatnonzero(pods.ne_missing(pods.shift(1)).fill_null(False).to_numpy()[1:] & (listed[1:] == listed[:-1]))
+    mixed = np.isin(kb, listed[1:][change]) if len(change) else np.zeros(len(kb), dtype=bool)
+    t_pod = np.where(is_own & ~single, np.where(mixed[k], np.int32(-1), first[k]), t)
+
+    # the pod of each row, from the rows of kubectl top and then the log headers' pods: a cgroup row takes its
+    # log header's pod, else the one pod its block lists
+    hpod = kept["hpod"].is_not_null().to_numpy()
+    at_pod = np.where(is_own, np.where(hpod[k], np.int32(len(listed)) + k, t_pod), t)
+    # a block listing at most one pod or container has that container, else the nearest such block's of its run
+    # (before it, else after it; as in _rows)
+    at_container = np.where(is_own, np.int32(-1), t)
+    at = np.flatnonzero(single)
+    if len(at):
+        named = np.where(t[at] >= 0, t[at], 0)
+        named = np.where((t[at] >= 0) & top["container"].gather(named).is_not_null().to_numpy(), t[at], -1)
+        carried = pl.DataFrame({"i": named, "run": kept["run"].to_numpy()[k[at]]}).select(
+            pl.when(c("i") >= 0).then("i").forward_fill().backward_fill().over("run").fill_null(-1))
+        at_container[at] = carried.to_series().to_numpy()
+    del single, at, t_pod, hpod, j, nt, first
+
+    values = kept.select(**_cgroup_values())
+    rows = pl.concat([
+        kept.select(timestamp="ts", line=c("line") + 1, run="run")[k],
+        _take(values, k, is_own),
+        _take(pl.concat([pods, kept["hpod"]]).to_frame("pod"), at_pod, at_pod >= 0),
+        _take(top.select("container"), at_container, at_container >= 0),
+        _take(top.select(top_cpu_cores="cpu", top_memory_bytes="mem"), t, t >= 0),
+    ], how="horizontal").with_columns(source=pl.lit(source))
+    del at_pod, at_container, t, k
+    # Segments start where a series' counters go back: only at own rows, as the listed rows have none (a series'
+    # counters are carried over them), so the starts are found among the blocks' values, series by series (a
+    # block without an own row has no values: a series of its own, -1, where nothing starts).
+    sid = _series_ids(rows)
+    block_sid = np.full(len(own), -1, dtype=np.int64)
+    block_sid[own] = sid[is_own]
+    starts = np.zeros(len(is_own), dtype=bool)
+    starts[is_own] = _series_starts(values, block_sid)[own]
+    del values, block_sid
+    return tables.conform(number_segments(rows, starts, sid), "samples")
+
+
+def _cgroup_values() -> dict[str, pl.Expr]:
+    """The samples' columns of the cgroup (cpu.stat, cpu.max, cpuacct.usage), from a block's columns."""
     c = pl.col
     v = c("version")
     quota, period = c("quota"), c("period")
@@ -116,13 +191,7 @@ def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
         out = pl.when(v == 2).then(exact(v2_key, 1e6)) if v2_key else pl.when(pl.lit(False)).then(None)
         return out.when(v == 1).then(exact(v1_key, 1e9)) if v1_key else out
 
-    out = f.select(
-        timestamp="ts",
-        source=pl.lit(source),
-        line=c("line") + 1,
-        pod="pod",
-        container="container",
-        run="run",
+    return dict(
         cgroup_version="version",
         usage_seconds=seconds("usage_usec", "acct"),
         user_seconds=seconds("user_usec", None),
@@ -134,24 +203,78 @@ def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
         burst_seconds=seconds("burst_usec", "burst_time"),
         limit_cores=pl.when((quota >= 0) & (period > 0)).then(quota / period),  # column / column: exact
         period_us=period,
+    )
+
+
+def _to_samples(f: pl.DataFrame, source: str) -> pl.DataFrame:
+    c = pl.col
+    out = f.select(
+        timestamp="ts",
+        source=pl.lit(source),
+        line=c("line") + 1,
+        pod="pod",
+        container="container",
+        run="run",
+        **_cgroup_values(),
         top_cpu_cores="cpu",
         top_memory_bytes="mem",
     )
     return tables.conform(number_segments(out), "samples")
 
 
-def number_segments(samples: pl.DataFrame) -> pl.DataFrame:
-    """Add ``segment`` (and drop ``run``): counter segments per series (pod,
-    container), numbered in order of first appearance."""
+def _starts() -> pl.Expr:
+    """Whether a sample starts a counter segment, within its series: a counter goes back, or the cgroup version
+    changes (each compared with the last sample that has one)."""
     c = pl.col
-    series = ["run", "pod", "container"]
     version = c("cgroup_version").forward_fill()
-    new = pl.any_horizontal(*((c(k).forward_fill().diff() < 0).fill_null(False) for k in COUNTERS),
-                            (version != version.shift(1)).fill_null(False))
-    if samples.select(pl.max_horizontal(c(k).n_unique() for k in series)).item() <= 1:  # one series: no windows
-        return samples.with_columns(segment=new.cum_sum().cast(pl.Int64)).drop("run")
-    local = new.cum_sum().over(series)
-    out = samples.with_row_index("_i").with_columns(_local=local).with_columns(
-        segment=c("_i").min().over([*series, "_local"]).rank("dense").cast(pl.Int64) - 1)
-    return out.drop("_i", "run", "_local")
+    return pl.any_horizontal(*((c(k).forward_fill().diff() < 0).fill_null(False) for k in COUNTERS),
+                             (version != version.shift(1)).fill_null(False))
 
+
+def _series_starts(samples: pl.DataFrame, sid: np.ndarray) -> np.ndarray:
+    """:func:`_starts` of each sample within its series (``sid``, from :func:`_series_ids`)."""
+    if not len(sid) or sid.min() == sid.max():
+        return samples.select(_starts()).to_series().to_numpy()
+    return samples.with_columns(_sid=sid).select(_starts().over("_sid")).to_series().to_numpy()
+
+
+def number_segments(samples: pl.DataFrame, starts: np.ndarray | None = None,
+                    sid: np.ndarray | None = None) -> pl.DataFrame:
+    """Add ``segment`` (and drop ``run``): counter segments per series (run, pod,
+    container), numbered in order of first appearance.  ``starts`` (of
+    :func:`_series_starts`) and ``sid`` (of :func:`_series_ids`): when the
+    caller has them.
+
+    A segment begins at the first sample of its series and at each sample
+    that starts one; every sample belongs to the last beginning at or before
+    it in its series, and since a segment's first sample is its beginning,
+    numbering the beginnings in file order numbers the segments in order of
+    first appearance."""
+    n = samples.height
+    sid = _series_ids(samples) if sid is None else sid
+    new = _series_starts(samples, sid) if starts is None else starts
+    if n == 0 or sid.min() == sid.max():  # one series: no windows
+        return samples.with_columns(segment=pl.Series(np.cumsum(new), dtype=pl.Int64)).drop("run")
+    begins = new | pl.Series(sid).is_first_distinct().to_numpy()
+    ids = pl.DataFrame({"sid": sid, "b": begins}).with_row_index("i")
+    last = ids.select(pl.when("b").then("i").forward_fill().over("sid")).to_series().to_numpy()
+    del ids
+    return samples.with_columns(segment=pl.Series((np.cumsum(begins) - 1)[last], dtype=pl.Int64)).drop("run")
+
+
+def _series_ids(samples: pl.DataFrame) -> np.ndarray:
+    """An integer per sample, equal for samples of the same series (run, pod, container)."""
+    c = pl.col
+    if not samples.height:
+        return np.zeros(0, dtype=np.int64)
+    codes = samples.select(  # null -> 0, the others from 1
+        run=c("run").cast(pl.Int64).fill_null(-1) + 1,
+        pod=(c("pod").cast(pl.Categorical).to_physical().cast(pl.UInt32) + 1).fill_null(0),
+        container=(c("container").cast(pl.Categorical).to_physical().cast(pl.UInt32) + 1).fill_null(0),
+    )
+    low, high = codes.min().row(0), codes.max().row(0)
+    span_p, span_q = high[1] + 1, high[2] + 1
+    if low[0] >= 0 and (high[0] + 1) * span_p * span_q < 2**62:
+        return codes.select((c("run") * span_p + c("pod").cast(pl.Int64)) * span_q + c("container").cast(pl.Int64)
+                            ).to_series().to_numpy()
+    return samples.select(pl.struct("run", "pod", "container").rank("dense")).to_series().to_numpy().astype(np.int64)

@@ -158,7 +158,10 @@ def _bare_structure(f: pl.DataFrame, ok: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _headers(frame: pl.DataFrame | None) -> pl.DataFrame:
-    return pl.DataFrame(schema={"i": pl.Int64, "t": pl.String}) if frame is None else frame.cast({"i": pl.Int64})
+    """The log-header lines; their texts copied (a gathered text keeps the buffers of all the file's texts)."""
+    if frame is None:
+        return pl.DataFrame(schema={"i": pl.Int64, "t": pl.String})
+    return frame.select(pl.col("i").cast(pl.Int64), pl.concat_str(pl.col("t"), pl.lit("")))
 
 
 def _blocks_frame(starts, ts, stat, one) -> pl.DataFrame:

@@ -46,10 +46,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest.monitor.monitor_blocks import assemble
+from throttlelab.ingest.monitor.monitor_blocks import kept_blocks, samples_table
 from throttlelab.ingest.monitor.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
 from throttlelab.ingest.monitor.monitor_lines import LineStage, line_stage
-from throttlelab.ingest.monitor.monitor_skips import empty_result, ingest_result
+from throttlelab.ingest.monitor.monitor_skips import empty_result, ingest_result, samples_result
 from throttlelab.ingest.result import IngestResult
 
 #: Logs of at least twice this many lines have their line stage run in parts of at least this many
@@ -102,7 +102,11 @@ def parse_monitor_bytes(data: bytes, *, source: str = "<bytes>", strict: bool = 
 
 
 def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
-    """Parse the lines of a :class:`~.monitor_file.LineFrame` (see :func:`read_monitor_log`)."""
+    """Parse the lines of a :class:`~.monitor_file.LineFrame` (see :func:`read_monitor_log`).
+
+    The lines are let go once the skip report has their texts, before the
+    samples are built (their memory is then reused), unless the caller keeps
+    a reference to them."""
     n = len(lines)
     if n == 0:
         return empty_result(lines.path, strict)
@@ -111,11 +115,14 @@ def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UT
         from throttlelab import tables
 
         return ingest_result(lines.path, stage.rc, lines.text, tables.empty("samples"), n, strict)
-    result = assemble(lines.path, n, stage, lines.text, strict, tz)
+    source = lines.path
+    kept, skipped, note = kept_blocks(source, n, stage, lines.text, strict, tz)
+    del lines
+    result = samples_result(source, stage.rc, skipped, samples_table(kept, stage.top, source), n, note)
     if result.lines_used == 0:  # no block at all: not a monitor log, rather than a row of nulls
         from throttlelab.errors import InputError
 
-        raise InputError(lines.path, None, f"not a monitor log: none of its {n:,} lines was read", NOT_A_LOG)
+        raise InputError(source, None, f"not a monitor log: none of its {n:,} lines was read", NOT_A_LOG)
     return result
 
 

@@ -131,10 +131,32 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> p
     rows, i = rows.filter(pl.Series(~bad)), i[~bad]
     blocks = rows["block"].to_numpy()
     if len(blocks) > 1 and not (np.diff(blocks) > 0).all():  # some block has several rows: one per pod/container
-        again = ~rows.select(pl.struct("block", "pod", "container").is_first_distinct()).to_series().to_numpy()
+        again = repeated_rows(rows)
         rc[i[again]] = R["repeated kubectl top row in block"]
         rows = rows.filter(pl.Series(~again))
     return top_frame(rows.with_columns(c("block") - 1))
+
+
+def repeated_rows(rows: pl.DataFrame, most: int = 8) -> np.ndarray:
+    """Per kubectl top row (``block`` in order, ``pod``, ``container``), whether its block lists the same pod and
+    container before it.  A block's rows are adjacent, so each row is compared with the rows up to the block's
+    length before it (with at most ``most`` rows a block; else every row's key is hashed).
+
+    >>> rows = pl.DataFrame({"block": [1, 1, 1, 2, 2], "pod": ["p"] * 5, "container": ["a", "b", "a", "a", None]})
+    >>> repeated_rows(rows).tolist()
+    [False, False, True, False, False]
+    """
+    c = pl.col
+    block = rows["block"].to_numpy()
+    edges = np.concatenate([[0], np.flatnonzero(np.diff(block)) + 1, [len(block)]])
+    longest = int(np.diff(edges).max()) if len(block) else 0
+    if longest < 2:
+        return np.zeros(len(block), dtype=bool)
+    if longest > most:
+        return ~rows.select(pl.struct("block", "pod", "container").is_first_distinct()).to_series().to_numpy()
+    same = ((c("block") == c("block").shift(d)) & c("pod").eq_missing(c("pod").shift(d))
+            & c("container").eq_missing(c("container").shift(d)) for d in range(1, longest))
+    return rows.select(pl.any_horizontal(same).fill_null(False)).to_series().to_numpy()
 
 
 def top_frame(rows: pl.DataFrame | None) -> pl.DataFrame:

@@ -57,9 +57,19 @@ def ingest_result(source: str, rc: np.ndarray, line_text, samples: pl.DataFrame,
     first skip raised with ``strict``); ``line_text(j)`` gives line ``j``'s text;
     ``notes`` (how the file was read, e.g. ``naive_timestamps_tz``) go to the source's
     entry of :attr:`.IngestResult.provenance`."""
+    return samples_result(source, rc, skip_report(source, rc, line_text, strict), samples, n, notes)
+
+
+def skip_report(source: str, rc: np.ndarray, line_text, strict: bool) -> SkipReport:
+    """The skip report of the per-line reason codes ``rc`` (with ``strict``, the first skip raised)."""
     if strict and rc.any():
         raise_first_skip(source, rc, line_text)
-    skipped = _skip_report(source, rc, line_text)
+    return _skip_report(source, rc, line_text)
+
+
+def samples_result(source: str, rc: np.ndarray, skipped: SkipReport, samples: pl.DataFrame, n: int,
+                   notes: dict[str, str] | None = None) -> IngestResult:
+    """:func:`ingest_result` with the skip report made already (:func:`skip_report`)."""
     return IngestResult("samples", samples, skipped, n, int(n - np.count_nonzero(rc)), (source,),
                         provenance={source: {"format": "monitor", **(notes or {})}})
 
