@@ -28,11 +28,14 @@ def git_commit(repo: Path) -> str | None:
         sha = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
         if sha.returncode:
             return None
-        dirty = subprocess.run(
-            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=5,
-        )
-        return sha.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+        try:  # the notebooks' clean filter runs once per notebook on a fresh clone: status can take seconds
+            dirty = subprocess.run(
+                ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                capture_output=True, text=True, timeout=60,
+            ).stdout.strip()
+        except subprocess.TimeoutExpired:
+            dirty = ""  # the commit is still known; only whether the tree is clean is not
+        return sha.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return None
 
