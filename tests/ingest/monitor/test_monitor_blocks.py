@@ -125,7 +125,7 @@ _BLOCK = st.tuples(
 def test_rows_placed_by_index_are_the_joined_rows(blocks):
     """Every row the block stage makes (each listed pod/container, the cgroup's row when it has values, one row
     for a block listing at most one) is the row, value and order the join-based reference makes."""
-    from throttlelab.ingest.monitor import monitor_blocks
+    from throttlelab.ingest.monitor import monitor_log
 
     text, t, periods = [], 0, 0
     for rows, stat, cpu_max, header, step in blocks:
@@ -138,8 +138,15 @@ def test_rows_placed_by_index_are_the_joined_rows(blocks):
                     + ("[cgroup cpu.max]\n50000 100000\n" if cpu_max else "") + "\n")
     text = "".join(text)
     ours = parse_monitor_text(text, tz="UTC")
+    used = []
+
+    def reference(frames, source):
+        used.append(source)
+        return _samples_by_joins(*frames, source)
+
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(monitor_blocks, "samples_table", _samples_by_joins)
+        mp.setattr(monitor_log, "take_samples", reference)  # where the reader looks it up
         ref = parse_monitor_text(text, tz="UTC")
+    assert used or not blocks
     assert ours.samples.equals(ref.samples) and ours.samples.schema == ref.samples.schema
     assert ours.skipped == ref.skipped

@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest.monitor.monitor_blocks import kept_blocks, samples_table
+from throttlelab.ingest.monitor.monitor_blocks import kept_blocks, take_samples
 from throttlelab.ingest.monitor.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
 from throttlelab.ingest.monitor.monitor_lines import LineStage, line_stage
 from throttlelab.ingest.monitor.monitor_skips import empty_result, ingest_result, samples_result
@@ -106,7 +106,8 @@ def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UT
 
     The lines are let go once the skip report has their texts, before the
     samples are built (their memory is then reused), unless the caller keeps
-    a reference to them."""
+    a reference to them; the blocks and kubectl top rows once the samples'
+    rows are gathered from them."""
     n = len(lines)
     if n == 0:
         return empty_result(lines.path, strict)
@@ -117,8 +118,9 @@ def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UT
         return ingest_result(lines.path, stage.rc, lines.text, tables.empty("samples"), n, strict)
     source = lines.path
     kept, skipped, note = kept_blocks(source, n, stage, lines.text, strict, tz)
-    del lines
-    result = samples_result(source, stage.rc, skipped, samples_table(kept, stage.top, source), n, note)
+    frames, rc = [kept, stage.top], stage.rc
+    del lines, stage, kept  # the frames go while the samples are built (take_samples empties the list)
+    result = samples_result(source, rc, skipped, take_samples(frames, source), n, note)
     if result.lines_used == 0:  # no block at all: not a monitor log, rather than a row of nulls
         from throttlelab.errors import InputError
 
