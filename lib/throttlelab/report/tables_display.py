@@ -14,6 +14,7 @@ An empty table is replaced by one sentence saying why it is empty.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -34,7 +35,7 @@ LABELS = {
     "core_seconds": "core-seconds", "percent_change": "change (%)", "percent_printed": "printed (%)",
     "percent": "change (%)", "r2": "R²",
 }
-MISSING = "–"
+MISSING = units.MISSING
 
 
 def readable_label(column: str) -> str:
@@ -67,19 +68,11 @@ def format_number(x: Any, *, column: str = "") -> str:
     >>> format_number(0.0004, column="p_value"), format_number(34.21, column="slowdown_pct")
     ('< 0.001', '34.2')
     """
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return MISSING
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, int):
-        return f"{x:,d}"
-    x = float(x)
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    if _is_p(column):
-        return units.p_value(x)
-    if column.endswith(("_pct", "_percent")) or column.startswith("percent"):
-        return f"{x:,.1f}"
+    if isinstance(x, numbers.Real) and not isinstance(x, (bool, int)) and math.isfinite(x):
+        if _is_p(column):
+            return units.p_value(float(x))
+        if column.endswith(("_pct", "_percent")) or column.startswith("percent"):
+            return f"{float(x):,.1f}"
     return units.number(x)
 
 
