@@ -106,6 +106,18 @@ def format_value(v: Any, *, column: str = "") -> str:
     return str(v)
 
 
+def _prepared(df: Any, labels: Mapping[str, str] | None, columns: list[str] | None,
+              quantities: Mapping[str, str] | None) -> tuple[Any, dict[str, str], list[str]]:
+    """The frame as shown (selected columns, display units, empty columns dropped), its labels and what was dropped."""
+    df = _frame(df)
+    if columns is not None:
+        df = df.select(columns)
+    df, unit_labels = in_display_units(df, quantities)
+    labels = {**unit_labels, **(labels or {})}
+    df, dropped = _tidy(df, labels)
+    return df, labels, dropped
+
+
 def table_html(df: Any, *, title: str | None = None, labels: Mapping[str, str] | None = None,
                columns: list[str] | None = None, note: str | None = None,
                quantities: Mapping[str, str] | None = None) -> str:
@@ -113,12 +125,7 @@ def table_html(df: Any, *, title: str | None = None, labels: Mapping[str, str] |
     import polars as pl
     from great_tables import GT
 
-    df = _frame(df)
-    if columns is not None:
-        df = df.select(columns)
-    df, unit_labels = in_display_units(df, quantities)
-    labels = {**unit_labels, **(labels or {})}
-    df, dropped = _tidy(df, labels)
+    df, labels, dropped = _prepared(df, labels, columns, quantities)
     if dropped:
         note = (f"{note} " if note else "") + f"Left out, no value in any row: {', '.join(dropped)}."
     text_cols = [c for c, t in df.schema.items() if not (t.is_numeric() and not t.is_nested())]
@@ -143,12 +150,7 @@ def table_html(df: Any, *, title: str | None = None, labels: Mapping[str, str] |
 def table_markdown(df: Any, *, labels: Mapping[str, str] | None = None, columns: list[str] | None = None,
                    quantities: Mapping[str, str] | None = None) -> str:
     """The same table as GitHub markdown (plain-text fallback for consoles and converters)."""
-    df = _frame(df)
-    if columns is not None:
-        df = df.select(columns)
-    df, unit_labels = in_display_units(df, quantities)
-    labels = {**unit_labels, **(labels or {})}
-    df, _ = _tidy(df, labels)
+    df, labels, _ = _prepared(df, labels, columns, quantities)
     head = [(labels or {}).get(c) or readable_label(c) for c in df.columns]
     rows = [[format_value(v, column=c).replace("|", "\\|") for c, v in zip(df.columns, r)] for r in df.iter_rows()]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
