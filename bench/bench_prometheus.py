@@ -30,9 +30,10 @@ sys.path.insert(0, str(_Path(__file__).resolve().parent))
 from child_process import measure as child  # noqa: E402
 from pathlib import Path
 
+from throttlelab.core import CADVISOR_COUNTERS  # noqa: E402
+
 SETTINGS = {"seed": 13, "step_s": 15, "restarted_share": 0.1, "cores": (0.5, 4.0)}
-METRICS = ("container_cpu_usage_seconds_total", "container_cpu_cfs_periods_total",
-           "container_cpu_cfs_throttled_periods_total")
+METRICS = tuple(CADVISOR_COUNTERS[n] for n in ("usage_seconds", "nr_periods", "nr_throttled"))
 
 
 def generate(folder: Path, n_series: int, n_points: int) -> list[Path]:

@@ -1,10 +1,24 @@
 """The domain core: the terms every layer shares, defined once (below ingest; imports no layer).
 
 ``quantities``  CPU quantities (cores, millicores, ``unlimited``) read and written; memory quantities
+``metrics``     the CPU counter catalogue: canonical names and their cgroup v1/v2, cAdvisor and Prometheus names
+``cpu_stat``    a cgroup's ``cpu.stat`` read, its v1 or v2 keys as the canonical counters
 """
 
 from __future__ import annotations
 
+from throttlelab.core.cpu_stat import counter, parse_cpu_stat, stat_keys
+from throttlelab.core.metrics import (
+    CADVISOR_COUNTERS,
+    CADVISOR_GAUGES,
+    CADVISOR_PERIOD,
+    CADVISOR_QUOTA,
+    COUNTER,
+    CPU_COUNTERS,
+    CpuCounter,
+    from_cadvisor,
+    from_field,
+)
 from throttlelab.core.quantities import (
     cores_expr,
     cores_text,
@@ -16,5 +30,7 @@ from throttlelab.core.quantities import (
     parse_cores,
 )
 
-__all__ = ['cores_expr', 'cores_text', 'format_cores', 'format_cpu', 'format_cpu_range', 'format_millicores',
-           'memory_bytes', 'parse_cores']
+__all__ = ['CADVISOR_COUNTERS', 'CADVISOR_GAUGES', 'CADVISOR_PERIOD', 'CADVISOR_QUOTA', 'COUNTER', 'CPU_COUNTERS',
+           'CpuCounter', 'cores_expr', 'cores_text', 'counter', 'format_cores', 'format_cpu', 'format_cpu_range',
+           'format_millicores', 'from_cadvisor', 'from_field', 'memory_bytes', 'parse_cores', 'parse_cpu_stat',
+           'stat_keys']

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from throttlelab import input_log
+from throttlelab.core.cpu_stat import stat_keys
 
 FORMATS = ("monitor", "k6-json", "k6-csv", "k6-summary", "prometheus", "prometheus-text", "time", "cgroup-dir")
 #: What each format is, for the error that lists them.
@@ -28,7 +29,9 @@ FORMAT_HINTS = {
     "cgroup-dir": "a cgroup directory (cpu.stat, cpu.max or cpu.cfs_quota_us)",
 }
 _SNIFF = 64 * 1024
-_CPU_STAT = re.compile(r"^(usage_usec|user_usec|system_usec|nr_periods|nr_throttled|throttled_usec|throttled_time)\s+\d+\s*$")
+#: the counters whose cpu.stat keys (either version) tell a bare cpu.stat
+_SNIFFED = ("usage_seconds", "user_seconds", "system_seconds", "nr_periods", "nr_throttled", "throttled_seconds")
+_CPU_STAT = re.compile(rf"^({'|'.join(stat_keys(*_SNIFFED))})\s+\d+\s*$")
 _GNU_DEFAULT = re.compile(r"^\d+\.\d+user \d+\.\d+system (\d+:)?\d+:\d+(\.\d+)?elapsed ")
 _BSD = re.compile(r"^\d+\.\d+ real\s+\d+\.\d+ user\s+\d+\.\d+ sys$")
 _ZSH = re.compile(r"\s\d+(\.\d+)?s? user \d+(\.\d+)?s? system (\d+(\.\d+)?|\?)% cpu [\d:.]+s? total$")

@@ -7,19 +7,13 @@ import time
 
 import pytest
 
-from throttlelab.experiment.local_cgroup.cgroup_files import read_file, read_kv, read_pids, remove_tree, write_file
+from throttlelab.experiment.local_cgroup.cgroup_files import read_file, read_pids, remove_tree, write_file
 from throttlelab.experiment.local_cgroup.cgroup_orphans import owner_name
 from throttlelab.experiment.local_cgroup.cgroups import Cgroup
 
 
 def test_missing_file_reads_as_empty(tmp_path):
     assert read_file(tmp_path / "cpu.max") == ""
-    assert read_kv(tmp_path / "cpu.stat") == {}
-
-
-def test_read_kv_keeps_integer_pairs_only(tmp_path):
-    (tmp_path / "cpu.stat").write_text("usage_usec 15\nnr_periods -1\nbad line here\nthrottled x\nnr_throttled 4\n")
-    assert read_kv(tmp_path / "cpu.stat") == {"usage_usec": 15, "nr_periods": -1, "nr_throttled": 4}
 
 
 def test_write_truncates_and_read_pids(tmp_path):

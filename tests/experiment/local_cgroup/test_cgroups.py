@@ -39,3 +39,15 @@ def test_v2_create_limit_join_read_remove(v2_layout):
     cg.remove()
     assert not cg.dir.exists()
 
+
+
+def test_read_skips_a_line_being_rewritten_and_a_missing_file(v2_layout):
+    """A live cgroup's cpu.stat is read leniently (core.cpu_stat, strict=False): odd lines skipped, not an error."""
+    cg = Cgroup(v2_layout, "o1-2/run-b").create()
+    (cg.dir / "cpu.stat").write_text("usage_usec 15\nnr_periods -1\nbad line here\nthrottled_usec x\nnr_throttled 4\n")
+    c = cg.read()
+    assert c.cpu_stat == {"usage_usec": 15, "nr_periods": -1, "nr_throttled": 4}
+    assert (c.usage_ns, c.nr_throttled, c.throttled_seconds) == (15_000, 4, 0.0)
+    (cg.dir / "cpu.stat").unlink()
+    assert cg.read().cpu_stat == {} and cg.read().nr_periods == 0
+    cg.remove()

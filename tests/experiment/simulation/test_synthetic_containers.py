@@ -14,18 +14,18 @@ START = 1_767_225_600.0
 def test_counters_and_throttling():
     specs = {s.pod: s for s in scenario_specs()}
     starved = simulate(specs["starved-0"], START, 24)
-    assert (np.diff(starved["usage"]) >= 0).all()
-    rate = np.diff(starved["usage"]) / 15
+    assert (np.diff(starved["usage_seconds"]) >= 0).all()
+    rate = np.diff(starved["usage_seconds"]) / 15
     assert rate.max() <= specs["starved-0"].limit + 1e-9  # usage never exceeds the limit
-    assert starved["throttled"][-1] / starved["periods"][-1] > 0.5
-    assert simulate(specs["oversized-0"], START, 24)["throttled"][-1] == 0
+    assert starved["nr_throttled"][-1] / starved["nr_periods"][-1] > 0.5
+    assert simulate(specs["oversized-0"], START, 24)["nr_throttled"][-1] == 0
 
 
 def test_restart_resets_the_counters():
     spec = scenario_specs()[5]
     sim = simulate(spec, START, 24)
     r = int(sim["restart_index"][0])
-    assert sim["usage"][r] < sim["usage"][r - 1]
+    assert sim["usage_seconds"][r] < sim["usage_seconds"][r - 1]
 
 
 def test_true_ratio_falls_with_the_limit():

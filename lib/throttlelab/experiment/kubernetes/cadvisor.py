@@ -22,14 +22,12 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-#: cAdvisor metric -> our counter name
-METRICS = {
-    "container_cpu_cfs_periods_total": "nr_periods",
-    "container_cpu_cfs_throttled_periods_total": "nr_throttled",
-    "container_cpu_cfs_throttled_seconds_total": "throttled_seconds",
-    "container_cpu_usage_seconds_total": "cpu_seconds",
-}
-_INTS = {"nr_periods", "nr_throttled"}
+from throttlelab.core.metrics import COUNTER, CPU_COUNTERS
+
+#: cAdvisor metric -> the runs-table column of its total (in the order the totals are reported)
+METRICS = {COUNTER[n].cadvisor: COUNTER[n].run_column for n in ("nr_periods", "nr_throttled", "throttled_seconds",
+                                                                   "usage_seconds")}
+_INTS = {c.run_column for c in CPU_COUNTERS if c.integer and c.run_column}
 #: seconds a run pod stays idle after its workload when a Prometheus is configured, so that
 #: cAdvisor (housekeeping 1 s) and a scrape (every 2 s) see the final counters
 LINGER_S = 3.5

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from throttlelab.core.cpu_stat import parse_cpu_stat
 from throttlelab.errors import EnvironmentProblem
 from throttlelab.experiment.local_cgroup.cgroups import Counters
 
@@ -54,7 +55,7 @@ def container_cgroup(pod_uid: str, container_id: str) -> tuple[Path, Path] | Non
 
 def read_counters(dirs: tuple[Path, Path]) -> Counters:
     cpu, acct = dirs
-    stat = {k: int(v) for k, v in (ln.split() for ln in (cpu / "cpu.stat").read_text().splitlines() if ln.strip())}
+    stat = parse_cpu_stat((cpu / "cpu.stat").read_text(), cpu / "cpu.stat")
     usage = int((acct / "cpuacct.usage").read_text().strip() or 0)
     quota, period = ((cpu / n).read_text().strip() for n in ("cpu.cfs_quota_us", "cpu.cfs_period_us"))
     return Counters(stat, usage, f"{quota} {period}")

@@ -12,15 +12,11 @@ from typing import Any
 
 import polars as pl
 
-_COUNTERS = {
-    "usage_seconds": "cpu_seconds",
-    "user_seconds": "user_seconds",
-    "system_seconds": "system_seconds",
-    "nr_periods": "nr_periods",
-    "nr_throttled": "nr_throttled",
-    "throttled_seconds": "throttled_seconds",
-}
-_INTS = {"nr_periods", "nr_throttled"}
+from throttlelab.core.metrics import CPU_COUNTERS
+
+#: samples counter -> the runs-table column of its total (the catalogue's counters that runs have)
+_COUNTERS = {c.name: c.run_column for c in CPU_COUNTERS if c.run_column}
+_INTS = {c.name for c in CPU_COUNTERS if c.integer and c.run_column}
 
 
 def summarise_samples(samples: pl.DataFrame) -> dict[str, Any]:

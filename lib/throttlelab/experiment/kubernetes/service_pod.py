@@ -33,6 +33,7 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from throttlelab.core.metrics import COUNTER
 from throttlelab.errors import SpecError
 from throttlelab.experiment.local_cgroup.loadgen import Labels, require_loopback
 from throttlelab.experiment.local_cgroup.cgroups import Counters
@@ -82,7 +83,8 @@ def cgroup_counters(base_url: str) -> Counters:
     """
     doc = http_json(f"{base_url}/cgroup")
     return Counters({"nr_periods": int(doc["nr_periods"]), "nr_throttled": int(doc["nr_throttled"]),
-                     "throttled_time": int(doc["throttled_ns"])}, int(doc["usage_ns"]))
+                     COUNTER["throttled_seconds"].v1_key: int(doc["throttled_ns"])},  # in ns, as cgroup v1's key
+                    int(doc["usage_ns"]))
 
 
 def wait_healthy(ctx: RunContext, name: str, base_url: str, timeout_s: float) -> int:

@@ -26,16 +26,6 @@ def read_file(path: Path) -> str:
         return ""
 
 
-def read_kv(path: Path) -> dict[str, int]:
-    """``key value`` lines with integer values (e.g. ``cpu.stat``) as a dict; other lines skipped."""
-    out = {}
-    for line in read_file(path).splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
-            out[parts[0]] = int(parts[1])
-    return out
-
-
 def write_file(path: Path, text: str) -> None:
     """Write ``text`` to a cgroup file (one ``write``, as the kernel expects)."""
     # cgroupfs files always exist; creating is only for fixture folders.

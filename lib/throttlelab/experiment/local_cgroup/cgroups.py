@@ -17,8 +17,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from throttlelab.core.cpu_stat import counter, parse_cpu_stat
+from throttlelab.core.metrics import COUNTER
 from throttlelab.errors import EnvironmentProblem
-from throttlelab.experiment.local_cgroup.cgroup_files import read_file, read_kv, read_pids, remove_tree, write_file
+from throttlelab.experiment.local_cgroup.cgroup_files import read_file, read_pids, remove_tree, write_file
 from throttlelab.experiment.local_cgroup.cgroup_layout import PARENT, WHAT_IS_NEEDED, CgroupLayout
 
 
@@ -31,7 +33,8 @@ class Counters:
     cpu_stat
         ``cpu.stat`` as the kernel prints it (v1: times in ns; v2: in us).
     usage_ns
-        Cumulative CPU usage in ns (v1 ``cpuacct.usage``, v2 ``usage_usec * 1000``).
+        Cumulative CPU usage in ns (v1 ``cpuacct.usage``, v2 ``usage_usec * 1000``; see
+        :data:`throttlelab.core.metrics.CPU_COUNTERS`).
     cpu_max
         ``"<quota> <period>"`` (v1: ``cfs_quota_us cfs_period_us``, quota -1 = none).
     """
@@ -42,17 +45,15 @@ class Counters:
 
     @property
     def nr_periods(self) -> int:
-        return self.cpu_stat.get("nr_periods", 0)
+        return counter(self.cpu_stat, "nr_periods")
 
     @property
     def nr_throttled(self) -> int:
-        return self.cpu_stat.get("nr_throttled", 0)
+        return counter(self.cpu_stat, "nr_throttled")
 
     @property
     def throttled_seconds(self) -> float:
-        if "throttled_time" in self.cpu_stat:
-            return self.cpu_stat["throttled_time"] / 1e9
-        return self.cpu_stat.get("throttled_usec", 0) / 1e6
+        return counter(self.cpu_stat, "throttled_seconds", 0.0)
 
     @property
     def cpu_seconds(self) -> float:
@@ -154,13 +155,14 @@ class Cgroup:
 
     def read(self) -> Counters:
         """Read ``cpu.stat``, usage and the limit now."""
-        stat = read_kv(self.dir / "cpu.stat")
+        # a live cgroup: a line that is not a key and an integer is skipped, not an error
+        stat = parse_cpu_stat(read_file(self.dir / "cpu.stat"), self.dir / "cpu.stat", strict=False)
         if self.layout.version == 1:
             usage = int(read_file(self.acct_dir / "cpuacct.usage") or 0)
             quota, period = (read_file(self.dir / name).strip() for name in ("cpu.cfs_quota_us", "cpu.cfs_period_us"))
             cpu_max = f"{quota} {period}"
         else:
-            usage = stat.get("usage_usec", 0) * 1000
+            usage = stat.get(COUNTER["usage_seconds"].v2_key, 0) * 1000  # us -> ns, exact
             cpu_max = read_file(self.dir / "cpu.max").strip()
         return Counters(stat, usage, cpu_max)
 

@@ -28,13 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
+from throttlelab.core.metrics import CADVISOR_COUNTERS, CADVISOR_PERIOD, CADVISOR_QUOTA
 from throttlelab.experiment.simulation.synthetic_cluster import HPAS, NODES, Pod
 from throttlelab.experiment.simulation.synthetic_containers import simulate
-from throttlelab.experiment.simulation.synthetic_openmetrics import _instance, _lines
+from throttlelab.experiment.simulation.synthetic_openmetrics import FORMAT, _instance, _lines
 
-_COUNTERS = (("container_cpu_usage_seconds_total", "usage", ".6f"), ("container_cpu_cfs_periods_total", "periods", ".0f"),
-             ("container_cpu_cfs_throttled_periods_total", "throttled", ".0f"),
-             ("container_cpu_cfs_throttled_seconds_total", "throttled_s", ".6f"))
+#: (cAdvisor metric, counter, format) of each counter written; the pod-level cgroup has the first three.
+_COUNTERS = tuple((metric, key, FORMAT[key]) for key, metric in CADVISOR_COUNTERS.items())
 
 
 def _increments(sim: dict, key: str) -> np.ndarray:
@@ -65,24 +65,25 @@ def pod_lines(pod: Pod, *, start: float, scrape_s: float, throttled_seconds: boo
             lab = (f'{base},container="{spec.container}",id="/kubepods/burstable/pod{uid}/{cid}",'
                    f'image="registry.local/{spec.container}:1",name="{cid}"')
             for metric, key, fmt in _COUNTERS:
-                if spec.limit is None and key != "usage" or (key == "throttled_s" and not throttled_seconds):
+                if (spec.limit is None and key != "usage_seconds"
+                        or key == "throttled_seconds" and not throttled_seconds):
                     continue
                 out += _lines(metric, lab, times[sel], sim[key][sel], fmt)
             t4 = times[sel][::4]  # gauges: every 4th scrape here, to stay small
             out += _lines("container_threads", lab, t4, np.full(len(t4), spec.threads + 4.0), ".0f")
             if spec.limit is not None:  # the CFS quota and period
-                out += _lines("container_spec_cpu_quota", lab, t4, np.full(len(t4), spec.limit * 100_000), ".0f")
-                out += _lines("container_spec_cpu_period", lab, t4, np.full(len(t4), 100_000.0), ".0f")
+                out += _lines(CADVISOR_QUOTA, lab, t4, np.full(len(t4), spec.limit * 100_000), ".0f")
+                out += _lines(CADVISOR_PERIOD, lab, t4, np.full(len(t4), 100_000.0), ".0f")
         for _, key, _ in _COUNTERS[:3]:
-            if spec.limit is not None or key == "usage":
+            if spec.limit is not None or key == "usage_seconds":
                 total[key] = total.get(key, 0.0) + _increments(sim, key)
     lab = f'{base},container="",id="/kubepods/burstable/pod{uid}",image="",name=""'
     for metric, key, fmt in _COUNTERS[:3]:
         if key in total:
-            extra = 0.002 * scrape_s if key == "usage" else 0.0  # the pod's own overhead
+            extra = 0.002 * scrape_s if key == "usage_seconds" else 0.0  # the pod's own overhead
             out += _lines(metric, lab, times, np.cumsum(total[key] + extra), fmt)
     lab = f'{base},container="POD",id="/kubepods/burstable/pod{uid}/pause",image="registry.local/pause:3",name="pause"'
-    out += _lines("container_cpu_usage_seconds_total", lab, times, 0.0005 * (times - t0), ".6f")
+    out += _lines(CADVISOR_COUNTERS["usage_seconds"], lab, times, 0.0005 * (times - t0), FORMAT["usage_seconds"])
     return out
 
 

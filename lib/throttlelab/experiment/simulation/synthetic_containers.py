@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.signal import lfilter
 
+from throttlelab.core.metrics import CADVISOR_COUNTERS, COUNTER
+
 PERIOD_S = 0.1
 
 
@@ -92,7 +94,8 @@ def _demand(spec: ContainerSpec, start: float, hours: float, scrape_s: float):
 
 
 def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 15.0) -> dict[str, np.ndarray]:
-    """Scrape-time counters of one container: ``times`` and cumulative ``usage``, ``periods``, ``throttled``, ``throttled_s``."""
+    """Scrape-time counters of one container: ``times``, the cumulative counters by their canonical names
+    (``usage_seconds``, ``nr_periods``, ``nr_throttled``, ``throttled_seconds``) and ``restart_index``."""
     rng, times, demand, active, m = _demand(spec, start, hours, scrape_s)
     n = len(times)
     tab = _burst_tables(spec.burst_cv, spec.seed + 1)
@@ -115,11 +118,12 @@ def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 
     thr_s = unserved * active * scrape_s
     out = {"times": times}
     restart = None if spec.restart_at is None else int(spec.restart_at * n)
-    for name, inc in (("usage", usage), ("periods", periods), ("throttled", throttled), ("throttled_s", thr_s)):
+    for name, inc in (("usage_seconds", usage), ("nr_periods", periods), ("nr_throttled", throttled),
+                      ("throttled_seconds", thr_s)):
         c = np.cumsum(inc)
         if restart is not None:
             c[restart:] -= c[restart - 1]
-        out[name] = np.floor(c) if name in ("periods", "throttled") else c
+        out[name] = np.floor(c) if COUNTER[name].integer else c
     out["restart_index"] = np.array([-1 if restart is None else restart])
     return out
 
@@ -209,5 +213,5 @@ def container_cpu(spec: ContainerSpec, *, start: float, hours: float, scrape_s: 
     nan = np.full(n, np.nan)
     return ContainerCPU(spec.namespace, spec.pod, spec.container, spec.request, spec.limit,
                         "kube-state-metrics" if limited else "none", step_s, sim["times"][k - 1 :: k][:n],
-                        rate("usage"), rate("throttled_s") if limited else nan, rate("periods") if limited else nan,
-                        rate("throttled") if limited else nan, node_cores=node_cores)
+                        **{COUNTER[name].container_field: rate(name) if limited or name == "usage_seconds" else nan
+                           for name in CADVISOR_COUNTERS}, node_cores=node_cores)

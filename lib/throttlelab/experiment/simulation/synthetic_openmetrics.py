@@ -12,8 +12,13 @@ from pathlib import Path
 
 import numpy as np
 
+from throttlelab.core.metrics import CADVISOR_COUNTERS, CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
 from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, simulate
 from throttlelab.ingest.prometheus import run_promtool
+
+
+#: How a counter's value is written: counts as integers, seconds to the microsecond.
+FORMAT = {name: ".0f" if COUNTER[name].integer else ".6f" for name in CADVISOR_COUNTERS}
 
 
 def _instance(node: str) -> str:
@@ -53,14 +58,10 @@ def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s
         sel = ids == part
         lab = _labels(spec, f"/kubepods/{spec.pod}/{spec.container}-{part}")
         tt = t[sel]
-        metrics = [("container_cpu_usage_seconds_total", "usage", ".6f")]
-        if spec.limit is not None:
-            metrics += [("container_cpu_cfs_periods_total", "periods", ".0f"),
-                        ("container_cpu_cfs_throttled_periods_total", "throttled", ".0f"),
-                        ("container_cpu_cfs_throttled_seconds_total", "throttled_s", ".6f")]
-        for name, key, fmt in metrics:
-            lines += _lines(name, lab, tt, sim[key][sel], fmt)
-            stamps.append(tt)
+        for key, metric in CADVISOR_COUNTERS.items():  # without a limit, the usage only
+            if spec.limit is not None or key == "usage_seconds":
+                lines += _lines(metric, lab, tt, sim[key][sel], FORMAT[key])
+                stamps.append(tt)
     minute = t[:: max(1, int(round(gauge_every_s / scrape_s)))]
     base = f'namespace="{spec.namespace}",pod="{spec.pod}",container="{spec.container}"'
     ksm = f'{base},resource="cpu",unit="core"'
@@ -73,8 +74,7 @@ def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s
     if kube_state_metrics and spec.limit is not None:
         gauges.append(("kube_pod_container_resource_limits", ksm, spec.limit, "g"))
     if spec.limit is not None:
-        gauges += [("container_spec_cpu_quota", base, spec.limit * 100_000, ".0f"),
-                   ("container_spec_cpu_period", base, 100_000.0, ".0f")]
+        gauges += [(CADVISOR_QUOTA, base, spec.limit * 100_000, ".0f"), (CADVISOR_PERIOD, base, 100_000.0, ".0f")]
     for name, lab, value, fmt in gauges:
         lines += _lines(name, lab, minute, np.full(len(minute), value), fmt)
         stamps.append(minute)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from throttlelab.core.cpu_stat import parse_cpu_stat
 from throttlelab.errors import InputError
 from throttlelab.ingest.monitor import format_block, format_cpu_max
 
@@ -24,19 +25,6 @@ def _read(path: Path) -> str | None:
         return None
     except OSError as exc:
         raise InputError(path, None, "cannot read cgroup file", exc.strerror or str(exc)) from None
-
-
-def read_cpu_stat(text: str, path: str | Path = "cpu.stat") -> dict[str, int]:
-    """``cpu.stat`` text -> {key: value}; :class:`InputError` on a malformed line."""
-    out: dict[str, int] = {}
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        parts = line.split()
-        if len(parts) != 2 or not parts[1].isdigit():
-            raise InputError(path, n, "bad cpu.stat line", repr(line[:80]))
-        out[parts[0]] = int(parts[1])
-    return out
 
 
 def snapshot_block(
@@ -67,7 +55,7 @@ def snapshot_block(
     stat_text = _read(d / "cpu.stat")
     if stat_text is None:
         raise InputError(d, None, "no cpu.stat in directory")
-    stat = read_cpu_stat(stat_text, d / "cpu.stat")
+    stat = parse_cpu_stat(stat_text, d / "cpu.stat")
     cpu_max = _read(d / "cpu.max")
     if cpu_max is not None:
         cpu_max = cpu_max.strip()

@@ -16,6 +16,8 @@ import numpy as np
 import polars as pl
 
 from throttlelab import tables
+from throttlelab.core.cpu_stat import V1_USAGE_FILE
+from throttlelab.core.metrics import CPU_COUNTERS, CpuCounter
 from throttlelab.ingest.counter_segments import COUNTERS
 from throttlelab.ingest.monitor.monitor_format import HEADER_START
 from throttlelab.ingest.monitor.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage
@@ -201,20 +203,17 @@ def _cgroup_values() -> dict[str, pl.Expr]:
         # numpy true division: exact (polars multiplies by the reciprocal, which is not)
         return c(col).map_batches(lambda s: pl.Series(s.to_numpy() / scale, nan_to_null=True), return_dtype=pl.Float64)
 
-    def seconds(v2_key: str | None, v1_key: str | None) -> pl.Expr:
-        out = pl.when(v == 2).then(exact(v2_key, 1e6)) if v2_key else pl.when(pl.lit(False)).then(None)
-        return out.when(v == 1).then(exact(v1_key, 1e9)) if v1_key else out
+    def value(k: CpuCounter) -> pl.Expr | str:
+        """A counter in its unit, from the column of the block's cgroup version (v1's usage: ``acct``)."""
+        if k.integer:
+            return k.v2_key  # a count: the same key in both versions
+        v1_key = "acct" if k.v1_key == V1_USAGE_FILE else k.v1_key
+        out = pl.when(v == 2).then(exact(k.v2_key, k.v2_scale))
+        return out.when(v == 1).then(exact(v1_key, k.v1_scale)) if v1_key else out
 
     return dict(
         cgroup_version="version",
-        usage_seconds=seconds("usage_usec", "acct"),
-        user_seconds=seconds("user_usec", None),
-        system_seconds=seconds("system_usec", None),
-        nr_periods="nr_periods",
-        nr_throttled="nr_throttled",
-        throttled_seconds=seconds("throttled_usec", "throttled_time"),
-        nr_bursts="nr_bursts",
-        burst_seconds=seconds("burst_usec", "burst_time"),
+        **{k.name: value(k) for k in CPU_COUNTERS},
         limit_cores=pl.when((quota >= 0) & (period > 0)).then(quota / period),  # column / column: exact
         period_us=period,
     )

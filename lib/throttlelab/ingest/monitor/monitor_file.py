@@ -28,16 +28,12 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
+# cpu.stat keys, from the catalogue: STAT_KEYS (= SHARED_KEYS + V2_KEYS + V1_KEYS) are the columns of the
+# (block x key) table, in their order; IGNORED_KEYS are known and not kept.
+from throttlelab.core.cpu_stat import IGNORED_KEYS, SHARED_KEYS, STAT_KEYS, V1_KEYS, V2_KEYS  # noqa: F401
 from throttlelab.ingest import lines as lines_mod
 from throttlelab.ingest.monitor.monitor_format import SECTIONS
 
-# cpu.stat keys, in the columns of the (block x key) table.
-SHARED_KEYS = ("nr_periods", "nr_throttled", "nr_bursts")
-V2_KEYS = ("usage_usec", "user_usec", "system_usec", "throttled_usec", "burst_usec")
-V1_KEYS = ("throttled_time", "burst_time")
-STAT_KEYS = SHARED_KEYS + V2_KEYS + V1_KEYS
-#: Known cpu.stat keys that are read but not kept (newer kernels, schedstats).
-IGNORED_KEYS = ("core_sched.force_idle_usec", "wait_sum", "nr_burst")
 KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
 #: ``key`` of a line that is not a known ``key value`` line (the columns hold no nulls, so numpy reads them in place).
 NO_KEY = 255

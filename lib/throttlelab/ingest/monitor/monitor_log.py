@@ -46,6 +46,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from throttlelab.core.cpu_stat import stat_keys
+from throttlelab.core.metrics import COUNTER
 from throttlelab.ingest.monitor.monitor_blocks import kept_blocks, take_samples
 from throttlelab.ingest.monitor.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
 from throttlelab.ingest.monitor.monitor_lines import LineStage, line_stage
@@ -129,7 +131,10 @@ def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UT
 
 
 #: What a monitor log has (said when a file has none of it).
-NOT_A_LOG = "expected '--- <time> ---' blocks, cpu.stat lines such as 'usage_usec 123', or kubectl top rows"
+NOT_A_LOG = (f"expected '--- <time> ---' blocks, cpu.stat lines such as '{COUNTER['usage_seconds'].v2_key} 123', "
+             "or kubectl top rows")
+#: cpu.stat keys that make a bare ``cat cpu.stat`` read as a monitor log (two of them in the first lines).
+_SNIFF_KEYS = stat_keys("usage_seconds", "nr_periods", "nr_throttled", "throttled_seconds")
 
 
 def _line_stage_in_parts(lines: LineFrame, tz: str, parts: int | None = None) -> LineStage:
@@ -166,7 +171,6 @@ def looks_like_monitor(head: str) -> bool:
     if any(m in head for m in FRAMED_MARKS) or head.startswith("--- "):
         return True
     lines = head.splitlines()[:200]
-    stat = sum(1 for s in lines if s.split(" ", 1)[0] in ("usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
-                                                          "throttled_time"))
+    stat = sum(1 for s in lines if s.split(" ", 1)[0] in _SNIFF_KEYS)
     top = any(s.startswith(("NAME ", "POD ")) and "CPU(cores)" in s for s in lines)
     return stat >= 2 or top

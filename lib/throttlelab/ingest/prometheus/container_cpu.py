@@ -6,8 +6,8 @@ what comes back is one fine-resolution series per container and counter, and
 the current request and limit from kube-state-metrics (or, without it, from
 cAdvisor's ``container_spec_cpu_quota / container_spec_cpu_period``).
 
-Metrics read: ``container_cpu_usage_seconds_total``, ``container_cpu_cfs_periods_total``,
-``container_cpu_cfs_throttled_periods_total``, ``container_cpu_cfs_throttled_seconds_total``,
+Metrics read: the catalogue's cAdvisor counters (:data:`throttlelab.core.metrics.CADVISOR_COUNTERS`: usage,
+CFS periods, throttled periods and throttled time; :data:`COUNTERS` maps them to :class:`ContainerCPU`'s fields),
 ``kube_pod_container_resource_requests`` / ``_limits`` (``resource="cpu"``), ``kube_pod_labels``, and the
 node's size: ``machine_cpu_cores`` (kubelet cAdvisor) or kube-state-metrics'
 ``kube_node_status_allocatable{resource="cpu"}``, joined to the container by its ``node`` or ``instance`` label
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
 from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, pod_regex, read_owners, short_lived_pods
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
@@ -29,12 +30,10 @@ from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 KEY = ("namespace", "pod", "container")
 POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
 BY = "namespace, pod, container"
-COUNTERS = {
-    "usage": "container_cpu_usage_seconds_total",
-    "throttled_seconds": "container_cpu_cfs_throttled_seconds_total",
-    "periods": "container_cpu_cfs_periods_total",
-    "throttled_periods": "container_cpu_cfs_throttled_periods_total",
-}
+#: :class:`ContainerCPU`'s rate fields -> the cAdvisor counter each is the rate of (from the catalogue; in the order
+#: of the queries)
+COUNTERS = {COUNTER[n].container_field: COUNTER[n].cadvisor
+            for n in ("usage_seconds", "throttled_seconds", "nr_periods", "nr_throttled")}
 
 
 class NoContainers(PrometheusError):
@@ -43,7 +42,8 @@ class NoContainers(PrometheusError):
 
 @dataclass
 class ContainerCPU:
-    """One container's CPU over the window: per-step rates (NaN where there was no sample)."""
+    """One container's CPU over the window: per-step rates (NaN where there was no sample); each rate field is the
+    rate of one counter of the catalogue (:data:`COUNTERS`, :func:`throttlelab.core.metrics.from_field`)."""
 
     namespace: str
     pod: str
@@ -204,13 +204,13 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
             promql.append(q)
             others = "; namespaces with containers: " + (
                 ", ".join(sorted(k[0] for k in api.query_values(q, time=end, keys=("namespace",)))[:10]) or "none")
-        raise NoContainers(f"{api.url}: no container_cpu_usage_seconds_total series in {where}"
+        raise NoContainers(f"{api.url}: no {COUNTERS['usage']} series in {where}"
                            f"{' with ' + selector if selector else ''} over the last {w}{others}")
     ksm = "," + f"namespace={_quote(namespace)}" if namespace else ""
     req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
     lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'
-    quota_q = (f"max by ({BY}) ((last_over_time(container_spec_cpu_quota{{{m}}}[{w}]) > 0)"
-               f" / last_over_time(container_spec_cpu_period{{{m}}}[{w}]))")
+    quota_q = (f"max by ({BY}) ((last_over_time({CADVISOR_QUOTA}{{{m}}}[{w}]) > 0)"
+               f" / last_over_time({CADVISOR_PERIOD}{{{m}}}[{w}]))")
     promql += [req_q, lim_q]
     requests = api.query_values(req_q, time=end)
     limits = api.query_values(lim_q, time=end)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from throttlelab.core.metrics import CADVISOR_GAUGES, CADVISOR_PERIOD, CADVISOR_QUOTA
 from throttlelab.errors import InputError
 from throttlelab.ingest.prometheus.container_cpu import COUNTERS, ContainerCPU, Fetch, choose_step, parse_selector
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, short_lived_pods
@@ -27,8 +28,7 @@ from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 _LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(\S+))?\s*$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-_GAUGES = {"kube_pod_container_resource_requests", "kube_pod_container_resource_limits",
-           "container_spec_cpu_quota", "container_spec_cpu_period"}
+_GAUGES = {"kube_pod_container_resource_requests", "kube_pod_container_resource_limits", *CADVISOR_GAUGES}
 _NODE_GAUGES = ("machine_cpu_cores", "kube_node_status_allocatable")  # the node's size, as fetch_containers reads it
 NOT_CONTAINERS = ("", "POD")  # cAdvisor's pod-level cgroup and the pause container
 #: kube-state-metrics' owner chain: metric -> the label naming the owned object
@@ -183,7 +183,7 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
     wanted = dict(gauges or {})
     series, gauges, node_of, owners, namespaces, extra = _parse(path, namespace, parse_selector(selector), wanted)
     if not series:
-        raise InputError(path, None, "no container_cpu_usage_seconds_total samples",
+        raise InputError(path, None, f"no {COUNTERS['usage']} samples",
                          (f"namespace {namespace!r}; namespaces with containers: "
                           + (", ".join(sorted(namespaces)[:10]) or "none")) if namespace else "any namespace")
     t_last = max(max(p[0] for p in pts) for pts in series.values())
@@ -236,7 +236,7 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
             r = q[p > 0] / p[p > 0]
             p95 = float(np.quantile(r, 0.95)) if len(r) else None
         lim = gauges.get(("kube_pod_container_resource_limits", key))
-        quota, period = gauges.get(("container_spec_cpu_quota", key)), gauges.get(("container_spec_cpu_period", key))
+        quota, period = gauges.get((CADVISOR_QUOTA, key)), gauges.get((CADVISOR_PERIOD, key))
         if lim is not None:
             limit, source = lim[1], "kube-state-metrics"
         elif quota and period and quota[1] > 0 and period[1] > 0:

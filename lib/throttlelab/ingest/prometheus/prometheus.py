@@ -11,18 +11,10 @@ Inputs, any number of files, in any mix:
   series repeated without timestamps is skipped (several scrapes in one file
   need timestamps).
 
-Metrics:
-
-============================================= ==================== ==================================
-metric                                        samples column       rates table (``rate()``)
-============================================= ==================== ==================================
-``container_cpu_usage_seconds_total``         ``usage_seconds``    ``cores``
-``container_cpu_cfs_periods_total``           ``nr_periods``       ``periods_per_second``
-``container_cpu_cfs_throttled_periods_total`` ``nr_throttled``     ``throttled_periods_per_second``
-``container_cpu_cfs_throttled_seconds_total`` ``throttled_seconds`` ``throttled_seconds_per_second``
-``container_spec_cpu_quota``                  quota (us) -> ``limit_cores`` (gauge)
-``container_spec_cpu_period``                 ``period_us`` (gauge)
-============================================= ==================== ==================================
+Metrics: the catalogue's cAdvisor counters (:mod:`throttlelab.core.metrics`: usage, CFS periods, throttled
+periods and throttled time), each into its samples column and, as a rate, its measure of the rates table
+(``cores``, ``periods_per_second``...); and cAdvisor's quota and period gauges, into ``limit_cores``
+(quota / period) and ``period_us``.
 
 Series are identified by their whole label set (``__name__`` aside).  Files
 are merged by label set and timestamp, so one query_range file per metric
@@ -53,6 +45,7 @@ from pathlib import Path
 import polars as pl
 
 from throttlelab import tables
+from throttlelab.core.metrics import CADVISOR_COUNTERS, COUNTER
 from throttlelab.errors import InputError
 from throttlelab.ingest.counter_segments import assign_segments
 from throttlelab.ingest.prometheus.prometheus_series import METRICS, Series, json_series, series_key, series_kind, text_series
@@ -60,13 +53,8 @@ from throttlelab.ingest.result import EXAMPLES_PER_REASON as EXAMPLES
 from throttlelab.ingest.result import IngestResult
 from throttlelab.ingest.skip_counter import SkipCounter
 
-#: samples counter column -> what its per-second rate measures (column of the rates table).
-RATE_COLUMNS = {
-    "usage_seconds": "cores",
-    "nr_periods": "periods_per_second",
-    "nr_throttled": "throttled_periods_per_second",
-    "throttled_seconds": "throttled_seconds_per_second",
-}
+#: samples counter column -> what its per-second rate measures (a measure of the rates table).
+RATE_COLUMNS = {name: COUNTER[name].rate for name in CADVISOR_COUNTERS}
 RATES_SCHEMA = {
     "timestamp": tables.UTC_TIME,
     "source": pl.String,
@@ -175,10 +163,7 @@ def _samples(long: pl.DataFrame, meta: pl.DataFrame) -> pl.DataFrame:
         "kid",
         line=pl.lit(0, dtype=pl.Int64),
         _run="kid",
-        usage_seconds="usage_seconds",
-        nr_periods=c("nr_periods").round(0).cast(pl.Int64),
-        nr_throttled=c("nr_throttled").round(0).cast(pl.Int64),
-        throttled_seconds="throttled_seconds",
+        **{n: c(n).round(0).cast(pl.Int64) if COUNTER[n].integer else c(n) for n in CADVISOR_COUNTERS},
         limit_cores=pl.when((c("quota") > 0) & (c("period_us") > 0)).then(c("quota") / c("period_us")),
         period_us=c("period_us").round(0).cast(pl.Int64),
     )

@@ -132,7 +132,7 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
     import gzip
 
     from throttlelab.errors import InputError
-    from throttlelab.ingest.prometheus.container_cpu import NoContainers, fetch_containers
+    from throttlelab.ingest.prometheus.container_cpu import COUNTERS, NoContainers, fetch_containers
     from throttlelab.ingest.prometheus.openmetrics_containers import read_openmetrics_containers
     from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
 
@@ -162,7 +162,7 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
                 import re
 
                 detail = re.sub(r" over the last [0-9a-z]+", "", str(exc).split(" series in ", 1)[-1])
-                raise InputError(path, None, "no container_cpu_usage_seconds_total samples", detail) from None
+                raise InputError(path, None, f"no {COUNTERS['usage']} samples", detail) from None
         return f, "backfilled by promtool into a temporary local Prometheus"
 
 

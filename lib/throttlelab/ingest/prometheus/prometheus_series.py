@@ -9,21 +9,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from throttlelab.core.metrics import CADVISOR_COUNTERS, CADVISOR_GAUGES
 from throttlelab.errors import InputError
 from throttlelab.ingest.prometheus.prometheus_json import read_result
 from throttlelab.ingest.prometheus.prometheus_text import parse_value, read_text_points
 from throttlelab.ingest.skip_counter import SkipCounter
 
-#: Known metric -> its samples column.
-METRICS = {
-    "container_cpu_usage_seconds_total": "usage_seconds",
-    "container_cpu_cfs_periods_total": "nr_periods",
-    "container_cpu_cfs_throttled_periods_total": "nr_throttled",
-    "container_cpu_cfs_throttled_seconds_total": "throttled_seconds",
-    "container_spec_cpu_quota": "quota",
-    "container_spec_cpu_period": "period_us",
-}
-GAUGES = {"quota", "period_us"}
+#: Known metric -> its samples column (the catalogue's cAdvisor counters, then the limit's gauges).
+METRICS = {**{metric: name for name, metric in CADVISOR_COUNTERS.items()}, **CADVISOR_GAUGES}
+GAUGES = set(CADVISOR_GAUGES.values())
 #: ``rate`` or ``irate`` in a file name: its unnamed series are rates.
 _RATE_NAME = re.compile(r"(^|[^a-z])i?rate([^a-z]|$)", re.IGNORECASE)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from throttlelab.core.metrics import COUNTER
 from throttlelab.ingest.prometheus.container_cpu import ContainerCPU
 from throttlelab.ingest.prometheus.workload_owners import Owner, OwnerTables, owner_of, owners_note
 
@@ -166,7 +167,7 @@ def missing_throttled_seconds(w: WorkloadCPU) -> bool:
 
 
 THROTTLED_SECONDS_NOTE = (
-    "container_cpu_cfs_throttled_seconds_total is missing for {n} (kube-prometheus-stack drops it by default): "
+    f"{COUNTER['throttled_seconds'].cadvisor} is missing for {{n}} (kube-prometheus-stack drops it by default): "
     "their demand was estimated from throttled periods alone; keep it by removing it from the drop rule of "
     "the kubelet ServiceMonitor's cAdvisor metricRelabelings (kube-prometheus-stack: "
     "kubelet.serviceMonitor.cAdvisorMetricRelabelings).")
