@@ -2,8 +2,9 @@
 
 Containers are generated with parameters drawn per container (scales, limits from 0.5x to 2x, burst spreads,
 spikes, seeds other than those MODEL_ERROR was measured on); the truth is the generator's smallest limit with at
-most 5% throttled periods. Measured here (50 containers, seed 2): coverage 92%, median recommended/true 0.97
-(IQR 0.92-1.05), 2% of well-sized containers (limit at the truth) flagged raise or lower.
+most 5% throttled periods. Measured here (50 containers, seed 2): coverage 98%, median recommended/true 1.00
+(IQR 0.96-1.14; before the gamma tail cross-check 0.97, IQR 0.91-1.05), 2% of well-sized containers (limit at the
+truth) flagged raise or lower.  Never-throttled containers of varied burstiness are measured on their own below.
 
 Throttled containers (below) are tested against truths their interval can miss: the truth is the smallest limit at
 most the node's size that meets the target, or the node's size when none does, and the recommender may not know
@@ -50,6 +51,56 @@ def test_interval_covers_the_true_limit_and_well_sized_is_kept():
     assert coverage >= 0.8  # nominal 0.90; 30 containers: binomial sd ~0.055
     assert 0.9 < np.median(ratios) < 1.1
     assert false_alarm <= 0.15
+
+
+def _never_throttled(n: int, seed: int, hours: float = 48):
+    """Containers (almost) never throttled at their limit; rows of (spec, result, truth).
+
+    Mean demand 30m-1.5 cores (log-uniform), gamma bursts of cv 0.3-1.5, 1-8 threads, running share 0.3-0.9,
+    daily cycle 0-50%, slow noise 5-30%, spikes in half; the limit 1-3x the one that keeps throttling at 0.1% (so
+    throttled in under ~0.1% of periods; above the thread count, never).  Truth: the generator's smallest limit with
+    at most 5% throttled periods.
+    """
+    rng = np.random.default_rng(seed)
+    base = next(k for k in scenario_specs() if k.pod == "wellsized-0")
+    rows = []
+    for i in range(n):
+        spec = dataclasses.replace(base, mean_cores=float(np.exp(rng.uniform(np.log(0.03), np.log(1.5)))),
+                                   burst_cv=float(rng.uniform(0.3, 1.5)), threads=float(rng.choice([1, 2, 4, 8])),
+                                   active_share=float(rng.uniform(0.3, 0.9)), diurnal=float(rng.uniform(0, 0.5)),
+                                   noise=float(rng.uniform(0.05, 0.3)), spike_prob=float(rng.choice([0.0, 0.002])),
+                                   seed=seed * 1000 + i)
+        limit = round(true_smallest_limit(spec, 0.001, start=START, hours=hours) * float(rng.uniform(1, 3)) + 0.01, 2)
+        spec = dataclasses.replace(spec, limit=limit, request=round(limit / 2, 2))
+        truth = true_smallest_limit(spec, 0.05, start=START, hours=hours)
+        rows.append((spec, rightsize(container_cpu(spec, start=START, hours=hours)), truth))
+    return rows
+
+
+def test_never_throttled_containers_get_a_limit_near_the_truth():
+    """Their burstiness near the target is unseen: the throttling seen (if any) is far in the tail, and the limit is the
+    larger of the log-normal's and a gamma burst factor's (nothing throttled: a conservative prior).  Measured (40
+    containers, seed 11): within 0.9-1.6x the truth 78% (limit below the thread count 100% of 16, at or above it 62% of
+    24), median 0.99, interval coverage 85%, 97% lowered; the log-normal alone: 28% (50% / 12%), median 0.78, coverage
+    68%.  60 containers, seeds 11 and 12: 75% and 65% (log-normal alone 35% and 30%).  None above 1.6x; the misses are
+    below 0.9x, almost all where the limit is at or above the container's thread count (it cannot be throttled
+    there, so "no throttling seen" bounds the bursts too tightly)."""
+    rows = _never_throttled(40, seed=11)
+    ratio = np.array([r.recommended_limit_cores / t for _, r, t in rows])
+    inside = (ratio >= 0.9) & (ratio <= 1.6)
+    capped = np.array([s.limit >= s.threads for s, _, _ in rows])
+    covered = np.mean([r.recommended_limit_low <= t <= r.recommended_limit_high for _, r, t in rows])
+    lowered = np.mean([r.decision == "lower limit" for _, r, _ in rows])
+    print(f"never throttled (40 containers, seed 11): within 0.9-1.6x {inside.mean():.2f} (limit below the thread "
+          f"count {inside[~capped].mean():.2f} of {(~capped).sum()}, at or above it {inside[capped].mean():.2f} of "
+          f"{capped.sum()}); median {np.median(ratio):.2f} (5-95%: {np.quantile(ratio, 0.05):.2f}-"
+          f"{np.quantile(ratio, 0.95):.2f}); interval coverage {covered:.2f}; lowered {lowered:.2f}; "
+          f"throttled at most {max(r.throttled_ratio for _, r, _ in rows):.2%}")
+    assert max(r.throttled_ratio for _, r, _ in rows) < 0.002
+    assert inside.mean() >= 0.6 and inside[~capped].mean() >= 0.75 and np.all(ratio <= 1.6)
+    assert 0.9 <= np.median(ratio) <= 1.2
+    assert covered >= 0.75
+    assert lowered >= 0.85  # oversized (1-3x past the 0.1% limit): still lowered
 
 
 def _throttled(n: int, seed: int, hours: float = 6, censored_ratio: float = CENSORED_RATIO):

@@ -10,7 +10,12 @@ Demand
 Throttling model
     The predicted throttled-period ratio at a limit, from demand and the
     within-period burstiness ``sigma`` calibrated on the observed ratio
-    (:mod:`throttlelab.analysis.rightsizing.throttle_model`).
+    (:mod:`throttlelab.analysis.rightsizing.throttle_model`).  Where the ratio
+    seen is under a tenth of the target (or nothing was throttled), it measures
+    only the far tail of the bursts: the limit is then the larger of the
+    log-normal's and a gamma burst factor's fitted to the same observation
+    (nothing throttled: a conservative prior, cv 1.2, bounded by what the
+    observation allows), and ``burst_sigma_source`` says so.
 Workload containers
     One recommendation per container of a workload (Deployment, StatefulSet,
     DaemonSet, CronJob, ...): the (pod, step) samples of every pod that ran it in
@@ -55,7 +60,7 @@ from throttlelab.analysis.rightsizing.hpa import HpaScaling
 from throttlelab.analysis.rightsizing.rightsizing_draws import cells, limit_draws
 from throttlelab.analysis.rightsizing.rightsizing_reasons import capping_note, limit_decision, patch_note
 from throttlelab.analysis.rightsizing.runtime_advice import RuntimeAdvice
-from throttlelab.analysis.rightsizing.throttle_model import throttle_curve, throttled_seconds_from_periods
+from throttlelab.analysis.rightsizing.throttle_model import gamma_curve, throttle_curve, throttled_seconds_from_periods
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
 from throttlelab.results import ConfidenceInterval
@@ -294,9 +299,15 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
         lim_hi = cap if lim_hi is None else min(lim_hi, cap)
         req_hi = cap if req_hi is None else min(req_hi, cap)
     sigma = float(d.sigma[0])
-    predicted = float(throttle_curve(mean_active, active, np.array([rec_lim]), sigma)[0])
-    at_current = (float(throttle_curve(mean_active, active, np.array([cur]), sigma)[0])
-                  if s.limit_policy == "keep" and cur is not None else None)
+    gamma_cv = float(d.cv[0]) if d.cv is not None and np.isfinite(d.cv[0]) else None
+
+    def curve(limit: float) -> float:  # the burst model the limit came from (the gamma cross-check where it won)
+        if gamma_cv is not None:
+            return float(gamma_curve(mean_active, active, np.array([limit]), gamma_cv)[0])
+        return float(throttle_curve(mean_active, active, np.array([limit]), sigma)[0])
+
+    predicted = curve(rec_lim)
+    at_current = curve(cur) if s.limit_policy == "keep" and cur is not None else None
     usage_p95 = float(np.quantile(u, 0.95))
     out = limit_decision(s.limit_policy, s.throttle_target, current=cur, ratio=ratio, throttled_s_per_h=thr_s_h,
                          usage_p95=usage_p95, demand_p95=point_req, request=(rec_req, req_lo, req_hi),
@@ -304,8 +315,15 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
     if out.decision == "keep (policy)" and rec_req > cur:  # a request above the kept limit would be refused
         rec_req, req_lo, req_hi = cur, min(req_lo, cur), min(req_hi, cur) if req_hi is not None else cur
         out = dataclasses.replace(out, reason=out.reason + f" The request is held at the kept limit, {cur:g} cores.")
-    reason = out.reason + capping_note(censored=censored, current=cur, model_limit=model_lim, capped_limit=rec_lim,
-                                       node=node) + patch_note(w.workload_kind)
+    prior = d.sigma_source.endswith("prior)")
+    tail_note = ("" if gamma_cv is None or out.limit is None else
+                 (" Not throttled: its bursts near the target are unseen, so the limit is the larger of a log-normal "
+                  f"and a gamma burst shape's, the gamma's spread a conservative prior bounded by no throttling seen "
+                  f"(cv {gamma_cv:.2f})." if prior else
+                  " Throttled far less often than the target: its bursts near the target are unseen, so the limit is "
+                  "the larger of a log-normal and a gamma burst shape's fitted to the throttling seen."))
+    reason = out.reason + tail_note + capping_note(censored=censored, current=cur, model_limit=model_lim,
+                                                   capped_limit=rec_lim, node=node) + patch_note(w.workload_kind)
     krr_req, vpa_req, vpa_lim = _usage_baselines(u, times, w)
     return Rightsizing(
         **common, decision=out.decision,
