@@ -29,6 +29,15 @@ Recommendation
     block bootstrap over (pod, day) cells (a pod's twelfth of windows under a
     week; 200 resamples), re-calibrating ``sigma`` in each resample; the
     limit's is widened by the model error measured in simulation (``MODEL_ERROR``).
+Clearly missing the target
+    Throttled (not censored) in more than ``HEAVY`` times the target's share of
+    periods: the smallest limit meeting the target is above the current one, so
+    the limit interval starts just above it; and the demand above the limit rests
+    on the throttled seconds, wall time the group stalled, whose CPU depends on
+    how many threads waited (unseen): the interval also reaches the limit
+    estimated from the throttled periods alone
+    (:func:`~throttlelab.analysis.rightsizing.throttle_model.throttled_seconds_from_periods`).
+    The point is unchanged.
 Censored demand
     Throttled in most periods (``CENSORED_RATIO``), usage sits at the limit and
     demand above it is not observed: the recommendation is an extrapolation
@@ -70,6 +79,7 @@ from throttlelab.results import ConfidenceInterval
 # interval widened by these (tests/analysis/rightsizing/test_rightsizing_coverage.py re-checks coverage on fresh seeds).
 MODEL_ERROR = (0.69, 1.12)
 CENSORED_RATIO = 0.5  # throttled in more periods than this: demand above the limit is not observed
+HEAVY = 2.0  # throttled in more than this many times the target: clearly missing it (see "Clearly missing")
 GRAIN = 0.01  # cores: 10m
 DEFAULT_PERIOD_S = 0.1
 #: The numbers a "too little data" record leaves empty.
@@ -195,6 +205,8 @@ class Settings:
     seed: int = 0
     period_s: float = DEFAULT_PERIOD_S
     censored_ratio: float = CENSORED_RATIO  # throttled in more periods than this: demand treated as censored
+    clearly_missing: float = HEAVY  # throttled in more than this many times the target: the limit interval starts
+    # just above the current limit and spans the limit from the throttled periods alone
 
 
 def _ceil(x: float) -> float:
@@ -282,6 +294,18 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
     req_lo, req_hi = min(req_lo, rec_req), max(req_hi, rec_req)
     node = common["node_cores"]
     censored = bool(limited and ratio is not None and ratio > s.censored_ratio)
+    if limited and not censored and cur is not None and ratio is not None and ratio > s.clearly_missing * s.throttle_target:
+        # clearly missing the target: the smallest limit meeting it is above the current one, and the demand above
+        # the limit rests on the throttled seconds (wall time the group stalled: the CPU it stands for depends on how
+        # many threads waited, unseen); the interval also spans the limit from the throttled periods alone
+        lim_lo = min(lim_lo, round(_ceil(cur) + GRAIN, 4))
+        if not periods_only:
+            ts_p, _ = throttled_seconds_from_periods(u, active, np.where(has_periods, limits, np.nan), per, thr,
+                                                     step_s, cap_cores=w.node_cores)
+            d_p = limit_draws(u + ts_p, np.maximum((u + ts_p) / active, 1e-6), active, cells(p.member, times, span),
+                              per, thr, step_s=step_s, limits=np.where(has_periods, limits, np.nan), limited=True,
+                              target=s.throttle_target, resamples=0, seed=s.seed)
+            lim_hi = max(lim_hi, _ceil(float(d_p.limit[0])))
     if censored:  # throttled in most periods: above the limit the numbers are extrapolated
         # the low ends are what was observed, not the bootstrap's (that one trusts the throttled seconds, which a
         # wrong burst model or a noisy counter distort; tests/analysis/rightsizing/test_rightsizing_coverage.py): the limit
