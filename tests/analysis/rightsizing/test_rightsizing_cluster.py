@@ -66,11 +66,11 @@ def test_each_limit_is_near_the_limit_that_meets_the_target(run, prometheus_clus
             print(f"{'/'.join(_key(r))}: recommended {r.recommended_limit_cores:.2f}, truth {truth[_key(r)]:.3f}, "
                   f"ratio {ratios[_key(r)]:.3f}, throttled {r.throttled_ratio:.1%}")
     assert len(ratios) == 7
-    seen = {k: v for k, v in ratios.items() if k[2] != "debug-shell"}
-    assert all(0.9 <= v <= 1.6 for v in seen.values()), seen
-    # (almost) never throttled at its limit: its burstiness is unseen, the prior is used; the interval still covers the truth
+    assert all(0.9 <= v <= 1.6 for v in ratios.values()), ratios
+    # (almost) never throttled at its limit: the ratio seen is far in the burst tail, so the limit is the larger of the
+    # log-normal's and a gamma burst factor's fitted there (0.86x the truth with the log-normal alone)
     shell = next(r for r in run.recommendations if r.workload == "debug-shell")
-    assert shell.throttled_ratio < 0.001 and 0.8 <= ratios[_key(shell)] <= 1.6
+    assert shell.throttled_ratio < 0.001 and "gamma burst factor" in shell.burst_sigma_source
     assert shell.recommended_limit_low <= truth[_key(shell)] <= shell.recommended_limit_high
 
 

@@ -80,3 +80,12 @@ def test_two_limit_segments_are_each_calibrated_against_their_own_limit():
     wrong = limit_draws(**{**both, "limits": np.full(len(both["limits"]), 1.0)}, step_s=STEP, limited=True,
                         target=0.05, resamples=20, seed=1)
     assert joint.sigma[0] < wrong.sigma[0] and joint.limit[0] < wrong.limit[0]
+
+
+def test_throttling_far_below_the_target_takes_the_larger_gamma_limit():
+    """Throttled in 0.02% of periods (far in the tail): the gamma cross-check sets the limit; at 2% it does not."""
+    far = limit_draws(**_steps(0.3, 1.0, 0.0002), target=0.05, resamples=20, seed=1)
+    near = limit_draws(**_steps(0.5, 1.0, 0.02), target=0.05, resamples=20, seed=1)
+    assert np.isfinite(far.cv[0]) and "gamma burst factor" in far.sigma_source
+    assert np.isnan(near.cv).all() and "gamma" not in near.sigma_source
+    assert np.all(far.limit[np.isfinite(far.cv)] >= far.request[np.isfinite(far.cv)])

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from throttlelab.analysis.rightsizing.throttle_model import SIGMA_PRIOR, SIGMAS, calibrate_sigma, norm_sf, throttle_curve
+from throttlelab.analysis.rightsizing.throttle_model import (CVS, SIGMA_PRIOR, SIGMAS, calibrate_sigma, gamma_curve, gamma_sf,
+                                                             norm_sf, throttle_curve)
 
 
 def test_norm_sf_is_the_normal_survival_function():
@@ -47,3 +48,26 @@ def test_an_uninformative_row_takes_at_most_the_prior():
     assert calibrate_sigma(curve, np.array([0.0]), np.array([False]))[0] <= SIGMA_PRIOR
     big = calibrate_sigma(curve, np.array([0.5]), np.array([False]))[0]  # never reached: the prior
     assert big == SIGMA_PRIOR
+
+
+def test_gamma_sf_is_the_survival_of_a_mean_one_gamma():
+    x = np.array([0.2, 1.0, 3.0, 7.0])
+    for cv in (0.3, 0.8, 1.5):
+        k = 1 / cv**2
+        assert gamma_sf(x, cv) == pytest.approx(stats.gamma(k, scale=1 / k).sf(x), rel=1e-9, abs=1e-300)
+
+
+def test_a_gamma_fitted_far_in_the_tail_recovers_its_cv_and_needs_a_larger_limit_than_a_lognormal():
+    """Bursts from a gamma of cv 0.8, throttled in 0.01% of periods at 7x the running demand: the log-normal fitted
+    there makes the body too narrow (its 5% limit too small); the gamma fitted there recovers cv 0.8."""
+    m, w = np.array([1.0]), np.array([1.0])
+    observed = gamma_curve(m, w, np.array([7.0]), 0.8)
+    curve_g = np.array([[gamma_curve(m, w, np.array([7.0]), c)[0] for c in CVS]])
+    cv = calibrate_sigma(curve_g, observed, np.array([True]), grid=CVS, prior=1.2)[0]
+    assert cv == pytest.approx(0.8, rel=0.08)
+    curve = np.array([[throttle_curve(m, w, np.array([7.0]), s)[0] for s in SIGMAS]])
+    sigma = calibrate_sigma(curve, observed, np.array([True]))[0]
+    lims = np.geomspace(1, 5, 400)
+    need_g = lims[np.argmax(gamma_curve(m, w, lims, 0.8) <= 0.05)]
+    need_ln = lims[np.argmax(throttle_curve(m, w, lims, sigma) <= 0.05)]
+    assert need_ln < 0.85 * need_g

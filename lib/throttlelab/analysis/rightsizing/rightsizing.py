@@ -10,7 +10,12 @@ Demand
 Throttling model
     The predicted throttled-period ratio at a limit, from demand and the
     within-period burstiness ``sigma`` calibrated on the observed ratio
-    (:mod:`throttlelab.analysis.rightsizing.throttle_model`).
+    (:mod:`throttlelab.analysis.rightsizing.throttle_model`).  Where the ratio
+    seen is under a tenth of the target (or nothing was throttled), it measures
+    only the far tail of the bursts: the limit is then the larger of the
+    log-normal's and a gamma burst factor's fitted to the same observation
+    (nothing throttled: a conservative prior, cv 1.2, bounded by what the
+    observation allows), and ``burst_sigma_source`` says so.
 Workload containers
     One recommendation per container of a workload (Deployment, StatefulSet,
     DaemonSet, CronJob, ...): the (pod, step) samples of every pod that ran it in
@@ -24,6 +29,15 @@ Recommendation
     block bootstrap over (pod, day) cells (a pod's twelfth of windows under a
     week; 200 resamples), re-calibrating ``sigma`` in each resample; the
     limit's is widened by the model error measured in simulation (``MODEL_ERROR``).
+Clearly missing the target
+    Throttled (not censored) in more than ``HEAVY`` times the target's share of
+    periods: the smallest limit meeting the target is above the current one, so
+    the limit interval starts just above it; and the demand above the limit rests
+    on the throttled seconds, wall time the group stalled, whose CPU depends on
+    how many threads waited (unseen): the interval also reaches the limit
+    estimated from the throttled periods alone
+    (:func:`~throttlelab.analysis.rightsizing.throttle_model.throttled_seconds_from_periods`).
+    The point is unchanged.
 Censored demand
     Throttled in most periods (``CENSORED_RATIO``), usage sits at the limit and
     demand above it is not observed: the recommendation is an extrapolation
@@ -55,7 +69,7 @@ from throttlelab.analysis.rightsizing.hpa import HpaScaling
 from throttlelab.analysis.rightsizing.rightsizing_draws import cells, limit_draws
 from throttlelab.analysis.rightsizing.rightsizing_reasons import capping_note, limit_decision, patch_note
 from throttlelab.analysis.rightsizing.runtime_advice import RuntimeAdvice
-from throttlelab.analysis.rightsizing.throttle_model import throttle_curve, throttled_seconds_from_periods
+from throttlelab.analysis.rightsizing.throttle_model import gamma_curve, throttle_curve, throttled_seconds_from_periods
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
 from throttlelab.results import ConfidenceInterval
@@ -65,6 +79,7 @@ from throttlelab.results import ConfidenceInterval
 # interval widened by these (tests/analysis/rightsizing/test_rightsizing_coverage.py re-checks coverage on fresh seeds).
 MODEL_ERROR = (0.69, 1.12)
 CENSORED_RATIO = 0.5  # throttled in more periods than this: demand above the limit is not observed
+HEAVY = 2.0  # throttled in more than this many times the target: clearly missing it (see "Clearly missing")
 GRAIN = 0.01  # cores: 10m
 DEFAULT_PERIOD_S = 0.1
 #: The numbers a "too little data" record leaves empty.
@@ -190,6 +205,8 @@ class Settings:
     seed: int = 0
     period_s: float = DEFAULT_PERIOD_S
     censored_ratio: float = CENSORED_RATIO  # throttled in more periods than this: demand treated as censored
+    clearly_missing: float = HEAVY  # throttled in more than this many times the target: the limit interval starts
+    # just above the current limit and spans the limit from the throttled periods alone
 
 
 def _ceil(x: float) -> float:
@@ -277,6 +294,18 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
     req_lo, req_hi = min(req_lo, rec_req), max(req_hi, rec_req)
     node = common["node_cores"]
     censored = bool(limited and ratio is not None and ratio > s.censored_ratio)
+    if limited and not censored and cur is not None and ratio is not None and ratio > s.clearly_missing * s.throttle_target:
+        # clearly missing the target: the smallest limit meeting it is above the current one, and the demand above
+        # the limit rests on the throttled seconds (wall time the group stalled: the CPU it stands for depends on how
+        # many threads waited, unseen); the interval also spans the limit from the throttled periods alone
+        lim_lo = min(lim_lo, round(_ceil(cur) + GRAIN, 4))
+        if not periods_only:
+            ts_p, _ = throttled_seconds_from_periods(u, active, np.where(has_periods, limits, np.nan), per, thr,
+                                                     step_s, cap_cores=w.node_cores)
+            d_p = limit_draws(u + ts_p, np.maximum((u + ts_p) / active, 1e-6), active, cells(p.member, times, span),
+                              per, thr, step_s=step_s, limits=np.where(has_periods, limits, np.nan), limited=True,
+                              target=s.throttle_target, resamples=0, seed=s.seed)
+            lim_hi = max(lim_hi, _ceil(float(d_p.limit[0])))
     if censored:  # throttled in most periods: above the limit the numbers are extrapolated
         # the low ends are what was observed, not the bootstrap's (that one trusts the throttled seconds, which a
         # wrong burst model or a noisy counter distort; tests/analysis/rightsizing/test_rightsizing_coverage.py): the limit
@@ -294,9 +323,15 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
         lim_hi = cap if lim_hi is None else min(lim_hi, cap)
         req_hi = cap if req_hi is None else min(req_hi, cap)
     sigma = float(d.sigma[0])
-    predicted = float(throttle_curve(mean_active, active, np.array([rec_lim]), sigma)[0])
-    at_current = (float(throttle_curve(mean_active, active, np.array([cur]), sigma)[0])
-                  if s.limit_policy == "keep" and cur is not None else None)
+    gamma_cv = float(d.cv[0]) if d.cv is not None and np.isfinite(d.cv[0]) else None
+
+    def curve(limit: float) -> float:  # the burst model the limit came from (the gamma cross-check where it won)
+        if gamma_cv is not None:
+            return float(gamma_curve(mean_active, active, np.array([limit]), gamma_cv)[0])
+        return float(throttle_curve(mean_active, active, np.array([limit]), sigma)[0])
+
+    predicted = curve(rec_lim)
+    at_current = curve(cur) if s.limit_policy == "keep" and cur is not None else None
     usage_p95 = float(np.quantile(u, 0.95))
     out = limit_decision(s.limit_policy, s.throttle_target, current=cur, ratio=ratio, throttled_s_per_h=thr_s_h,
                          usage_p95=usage_p95, demand_p95=point_req, request=(rec_req, req_lo, req_hi),
@@ -304,8 +339,15 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
     if out.decision == "keep (policy)" and rec_req > cur:  # a request above the kept limit would be refused
         rec_req, req_lo, req_hi = cur, min(req_lo, cur), min(req_hi, cur) if req_hi is not None else cur
         out = dataclasses.replace(out, reason=out.reason + f" The request is held at the kept limit, {cur:g} cores.")
-    reason = out.reason + capping_note(censored=censored, current=cur, model_limit=model_lim, capped_limit=rec_lim,
-                                       node=node) + patch_note(w.workload_kind)
+    prior = d.sigma_source.endswith("prior)")
+    tail_note = ("" if gamma_cv is None or out.limit is None else
+                 (" Not throttled: its bursts near the target are unseen, so the limit is the larger of a log-normal "
+                  f"and a gamma burst shape's, the gamma's spread a conservative prior bounded by no throttling seen "
+                  f"(cv {gamma_cv:.2f})." if prior else
+                  " Throttled far less often than the target: its bursts near the target are unseen, so the limit is "
+                  "the larger of a log-normal and a gamma burst shape's fitted to the throttling seen."))
+    reason = out.reason + tail_note + capping_note(censored=censored, current=cur, model_limit=model_lim,
+                                                   capped_limit=rec_lim, node=node) + patch_note(w.workload_kind)
     krr_req, vpa_req, vpa_lim = _usage_baselines(u, times, w)
     return Rightsizing(
         **common, decision=out.decision,

@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from throttlelab.analysis.rightsizing.throttle_model import SIGMAS, calibrate_sigma, norm_sf
+from throttlelab.analysis.rightsizing.throttle_model import (CV_PRIOR, CV_PRIOR_RANGE, CVS, SIGMAS, calibrate_sigma,
+                                                             gamma_sf, norm_sf)
 
 SIGMA_NO_LIMIT = 0.8  # no CFS counters: neither bursts nor the running share are seen
 STEP_LOG = math.log(1.03)  # demand bins and candidate limits 3% apart
+FAR_TAIL = 0.1  # an observed ratio under this share of the target is far in the tail: the gamma cross-check applies
 
 
 @dataclass(frozen=True)
@@ -26,12 +28,16 @@ class LimitDraws:
         ``request`` (interpolated between lattice points) per draw.
     sigma, sigma_source
         Within-step burstiness per draw and where it came from.
+    cv
+        Per draw, the gamma burst factor's coefficient of variation where the throttling seen was far in the tail
+        and the gamma cross-check gave the larger limit (NaN elsewhere: the log-normal's limit stands).
     """
 
     request: np.ndarray
     limit: np.ndarray
     sigma: np.ndarray
     sigma_source: str
+    cv: np.ndarray | None = None
 
 
 def cells(member: np.ndarray, times: np.ndarray, span: float) -> np.ndarray:
@@ -106,39 +112,58 @@ def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray,
     req = _wquantile(W @ h_demand, centers, 0.95)
 
     # sigma per resample
+    tail = np.zeros(len(W), bool)
     if limited and float(periods.sum() * step_s) > 0:
-        curve, weight = 0.0, 0.0
+        curve, curve_g, weight = 0.0, 0.0, 0.0
         for lim in np.unique(limits[np.isfinite(limits)]):  # each limit segment against its own limit
             seg = limits == lim
             h = W @ _hist(mean_active[seg], active[seg], edges, blocks[seg], nblk)
             k = (np.log(lim / np.maximum(centers, 1e-9))[:, None] + SIGMAS[None, :] ** 2 / 2) / SIGMAS[None, :]
             curve = curve + h @ norm_sf(k)
+            curve_g = curve_g + h @ gamma_sf((lim / np.maximum(centers, 1e-9))[:, None], CVS[None, :])
             weight = weight + h.sum(1, keepdims=True)
         curve = curve / np.maximum(weight, 1e-12)  # (R+1, sigmas)
+        curve_g = curve_g / np.maximum(weight, 1e-12)
         rp, rt = W @ np.bincount(blocks, periods, nblk), W @ np.bincount(blocks, throttled, nblk)
         informative = rt * step_s >= 10
         observed = np.where(informative, rt / np.maximum(rp, 1e-12), (rt * step_s + 3) / np.maximum(rp * step_s, 1))
         sig = calibrate_sigma(curve, observed, informative)
         source = "calibrated at the current limit" if informative[0] else "prior, bounded by no throttling seen"
+        tail = ~informative | (observed < FAR_TAIL * target)
+        prior = np.exp(rng.uniform(*np.log(CV_PRIOR_RANGE), len(W)))  # unobserved: spread the prior
+        prior[0] = CV_PRIOR
+        cv = np.where(tail, calibrate_sigma(curve_g, observed, informative, grid=CVS, prior=prior), np.nan)
     else:
         sig = np.full(len(W), SIGMA_NO_LIMIT)
         sig[1:] = np.exp(rng.uniform(np.log(0.4), np.log(1.6), resamples))  # unobserved: spread the prior
         source = "assumed (no CFS counters: no limit)"
+        cv = np.full(len(W), np.nan)
 
     # limits per resample on the lattice (Toeplitz: ratio index g - b), interpolated to the target
     offsets = np.arange(-(n_bins - 1), n_lat) * STEP_LOG  # log(limit / centre) for g - b
     gather = np.arange(n_lat)[None, :] - np.arange(n_bins)[:, None] + (n_bins - 1)
-    pred = np.empty((len(W), n_lat))
-    for sg in np.unique(sig):
-        rows = np.flatnonzero(sig == sg)
-        pg = norm_sf((offsets + sg**2 / 2) / sg)[gather]
-        pred[rows] = (ha[rows] @ pg) / np.maximum(ha[rows].sum(1, keepdims=True), 1e-12)
-    ok = pred <= target
-    first = np.argmax(ok, 1)
-    prev = np.maximum(first - 1, 0)
-    rows = np.arange(len(W))
-    y0, y1 = pred[rows, prev], pred[rows, first]  # ratio falls from y0 (> target) to y1 (<= target)
-    frac = np.clip((y0 - target) / np.maximum(y0 - y1, 1e-12), 0, 1)
-    lim = np.exp(np.log(lattice[prev]) + frac * STEP_LOG)
-    lim = np.where(ok.any(1), np.where(first > 0, lim, lattice[0]), hi_lim)
-    return LimitDraws(request=req, limit=np.maximum(lim, req), sigma=sig, sigma_source=source)
+
+    def smallest(params: np.ndarray, rows_all: np.ndarray, sf) -> np.ndarray:
+        pred = np.ones((len(W), n_lat))
+        for sg in np.unique(params[rows_all]):
+            rows = np.flatnonzero(rows_all & (params == sg))
+            pred[rows] = (ha[rows] @ sf(sg)[gather]) / np.maximum(ha[rows].sum(1, keepdims=True), 1e-12)
+        ok = pred <= target
+        first = np.argmax(ok, 1)
+        prev = np.maximum(first - 1, 0)
+        rows = np.arange(len(W))
+        y0, y1 = pred[rows, prev], pred[rows, first]  # ratio falls from y0 (> target) to y1 (<= target)
+        frac = np.clip((y0 - target) / np.maximum(y0 - y1, 1e-12), 0, 1)
+        out = np.exp(np.log(lattice[prev]) + frac * STEP_LOG)
+        return np.where(ok.any(1), np.where(first > 0, out, lattice[0]), hi_lim)
+
+    lim = smallest(sig, np.ones(len(W), bool), lambda sg: norm_sf((offsets + sg**2 / 2) / sg))
+    if tail.any():  # far-tail calibration: the larger of the log-normal's and the gamma's limits
+        lim_g = smallest(cv, tail, lambda c: gamma_sf(np.exp(offsets), c))
+        used = tail & (lim_g > lim)
+        lim, cv = np.where(used, lim_g, lim), np.where(used, cv, np.nan)
+        if used[0]:
+            source += (f"; the throttling seen is far below the target, so the limit is the larger of the log-normal's "
+                       f"and a gamma burst factor's (cv {cv[0]:.2f}"
+                       + (", prior" if not informative[0] else "") + ")")
+    return LimitDraws(request=req, limit=np.maximum(lim, req), sigma=sig, sigma_source=source, cv=cv)
