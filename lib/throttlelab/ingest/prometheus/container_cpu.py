@@ -25,6 +25,7 @@ import numpy as np
 from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
 from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, pod_regex, read_owners, short_lived_pods
+from throttlelab.ingest.prometheus.query_split import query_groups, series_per_namespace, split_range
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 KEY = ("namespace", "pod", "container")
@@ -175,8 +176,13 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         min_step_s = max(min_step_s, math.ceil(4 * scrape / 60) * 60,
                          math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60)
     step = step_s or choose_step(window_s, min_step_s)
-    series = _range_series(api, m, start, end, step, format_duration(step), promql)
     w = format_duration(window_s)
+    # split by namespace and time: no query evaluates more than QUERY_POINTS points (see query_split)
+    counts = series_per_namespace(api, COUNTERS["usage"], m, w, end, promql)
+    groups = query_groups(counts, int(window_s // step) + 1)
+    if len(groups) == 1:  # all namespaces in one query: no matcher needed
+        groups = [(None, groups[0][1])]
+    series = _range_series(api, m, start, end, step, format_duration(step), promql, groups)
     keys = set(series["usage"])
     if pods is not None:
         keys = {k for k in keys if (k[0], k[1]) in pods}
@@ -190,7 +196,18 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         if brief:
             scrape = scrape or _scrape_interval(api, m, end, promql)
             rng = format_duration(max(JOB_STEP_S, math.ceil(3 * scrape)))
-            fine = _range_series(api, f"{m},{pod_regex(brief)}", start, end, JOB_STEP_S, rng, promql)
+            # a Job pod's points: at most a day of steps each (they live minutes to hours)
+            per_ns: dict[str, int] = {}
+            for ns, _ in brief:
+                per_ns[ns] = per_ns.get(ns, 0) + 1
+            job_steps = min(int(window_s // JOB_STEP_S) + 1, int(86400 // JOB_STEP_S))
+            fine = {name: {} for name in COUNTERS}
+            for nss, _ in query_groups(per_ns, job_steps):
+                pods_in = {p for p in brief if p[0] in nss}
+                part = _range_series(api, f"{m},{pod_regex(pods_in)}", start, end, JOB_STEP_S, rng, promql,
+                                     [(nss, MAX_POINTS)])
+                for name in COUNTERS:
+                    fine[name].update(part[name])
             moved = {k for k in fine["usage"] if (k[0], k[1]) in brief}
             for name in COUNTERS:
                 series[name].update({k: v for k, v in fine[name].items() if k in moved})
@@ -282,19 +299,26 @@ def _scrape_interval(api: PrometheusAPI, m: str, end: float, promql: list[str]) 
     return 3600 / per_hour if per_hour >= 2 else 60.0
 
 
-def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: float, rng: str, promql: list[str]):
-    """``counter name -> {key: (times, rates)}``: each counter's ``rate()`` over ``rng`` at ``step``."""
+def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: float, rng: str, promql: list[str],
+                  groups=None):
+    """``counter name -> {key: (times, rates)}``: each counter's ``rate()`` over ``rng`` at ``step``, one query per
+    namespace group and time piece (``groups``: see :func:`~throttlelab.ingest.prometheus.query_split.query_groups`;
+    ``None``: all at once)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    def one(name: str):
-        q = f"sum by ({BY}) (rate({COUNTERS[name]}{{{m}}}[{rng}]))"
-        return name, q, api.query_range(q, start + step, end, step)
+    def one(job):
+        name, group = job
+        asked: list[str] = []
+        found = split_range(api, f"sum by ({BY}) (rate({COUNTERS[name]}{{{m},{{ns}}}}[{rng}]))", [group],
+                            start + step, end, step, asked)
+        return name, asked, found
 
-    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
+    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {name: {} for name in COUNTERS}
+    jobs = [(name, g) for g in (groups or [(None, MAX_POINTS)]) for name in COUNTERS]
     with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
-        for name, q, result in pool.map(one, COUNTERS):
-            promql.append(q)
-            series[name] = {tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values) for s in result}
+        for name, asked, result in pool.map(one, jobs):
+            promql += asked
+            series[name].update({tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values) for s in result})
     return series
 
 

@@ -19,6 +19,7 @@ import math
 import os
 import ssl
 import threading
+import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,9 @@ from throttlelab.errors import ThrottlelabError
 MAX_POINTS = 11_000  # the server refuses a range query with more points per series
 USER_ENV = "PROMETHEUS_USERNAME"
 PASSWORD_ENV = "PROMETHEUS_PASSWORD"
+#: A file to append each query's statistics to (one JSON line: path, query, range, seconds, ``peakSamples``,
+#: ``totalQueryableSamples``, series); the queries then ask the server for ``stats=all``.
+STATS_ENV = "THROTTLELAB_QUERY_STATS"
 
 
 class PrometheusError(ThrottlelabError):
@@ -56,6 +60,7 @@ class _Sample(msgspec.Struct):
 class _Data(msgspec.Struct):
     resultType: str = ""
     result: list[_Sample] = []
+    stats: dict | None = None  # with ``stats=all``: ``samples.peakSamples``, ``samples.totalQueryableSamples``
 
 
 class _Answer(msgspec.Struct):
@@ -159,6 +164,10 @@ class PrometheusAPI:
         target = f"{self.url}{path}"
         with self._lock:
             self.queries += 1
+        stats_file = os.environ.get(STATS_ENV)
+        if stats_file:
+            params = {**params, "stats": "all"}
+            t0 = _time.perf_counter()
         try:
             resp = self._pool.request("POST", target, fields=params, encode_multipart=False)
         except urllib3.exceptions.MaxRetryError as exc:
@@ -174,6 +183,8 @@ class PrometheusAPI:
             what = f"HTTP {resp.status}" if resp.status >= 400 else "not a Prometheus API answer"
             hint = " (check --bearer-token-file or $PROMETHEUS_USERNAME/$PROMETHEUS_PASSWORD)" if resp.status in (401, 403) else ""
             raise PrometheusError(f"{target}: {what}{hint}: {detail}")
+        if stats_file:
+            _record_stats(stats_file, path, params, doc.data, _time.perf_counter() - t0, self._lock)
         return doc.data
 
     # -- API ---------------------------------------------------------------------------------------------
@@ -195,13 +206,14 @@ class PrometheusAPI:
             out[tuple(m.get(k, "") for k in keys)] = float(item["value"][1])
         return out
 
-    def query_range(self, promql: str, start: float, end: float, step: float) -> list[Series]:
-        """Range query split in pieces of at most :data:`MAX_POINTS` steps; series are joined by labels."""
+    def query_range(self, promql: str, start: float, end: float, step: float, *, max_points: int = MAX_POINTS) -> list[Series]:
+        """Range query split in pieces of at most ``max_points`` (at most :data:`MAX_POINTS`) steps; series are joined
+        by labels."""
         if step <= 0 or end < start:
             raise PrometheusError(f"bad range query window: start={start}, end={end}, step={step}")
         pieces: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
         labels_of: dict[tuple, dict] = {}
-        span = step * (MAX_POINTS - 1)
+        span = step * (max(1, min(max_points, MAX_POINTS)) - 1)
         t0 = start
         while t0 <= end:
             t1 = min(end, t0 + span)
@@ -228,6 +240,16 @@ class PrometheusAPI:
 
     def close(self) -> None:
         self._pool.clear()
+
+
+def _record_stats(stats_file: str, path: str, params: dict, data: _Data, seconds: float, lock) -> None:
+    """Append one query's statistics to ``stats_file`` (see :data:`STATS_ENV`)."""
+    samples = (data.stats or {}).get("samples") or {}
+    row = {"path": path, **{k: v for k, v in params.items() if k != "stats"}, "seconds": round(seconds, 3),
+           "series": len(data.result), "peakSamples": samples.get("peakSamples"),
+           "totalQueryableSamples": samples.get("totalQueryableSamples")}
+    with lock, open(stats_file, "a") as fh:
+        fh.write(json.dumps(row) + "\n")
 
 
 def _reason(exc: object) -> str:
