@@ -254,8 +254,13 @@ def test_samples_of_many_files_concatenate(fixtures):
 
 
 def test_line_stage_in_parts_equals_the_whole(fixtures):
-    from throttlelab.ingest.monitor.monitor_blocks import assemble
+    from throttlelab.ingest.monitor.monitor_blocks import kept_blocks, take_samples
     from throttlelab.ingest.monitor.monitor_file import line_frame_from_bytes
+    from throttlelab.ingest.monitor.monitor_skips import samples_result
+
+    def assemble(source, n, stage, line_text, strict, tz):  # the reader's two block steps
+        kept, skipped, note = kept_blocks(source, n, stage, line_text, strict, tz)
+        return samples_result(source, stage.rc, skipped, take_samples([kept, stage.top], source), n, note)
     from throttlelab.ingest.monitor.monitor_log import _line_stage_in_parts
 
     names = ["good_v2.log", "bad/garbage_lines.log", "bad/duplicate_timestamps.log", "good_v1.log", "bad/out_of_order.log",

@@ -8,7 +8,8 @@ the work in Rust):
   blocks and sections, and parses each section's lines (:mod:`.monitor_sections`);
   a long framed log is cut at block headers into one part per core, whose line
   stages run at once in threads and are joined;
-* the **block stage** (:func:`.monitor_blocks.assemble`) skips blocks with a
+* the **block stage** (:func:`.monitor_blocks.kept_blocks`, then
+  :func:`.monitor_blocks.take_samples`) skips blocks with a
   bad, duplicate or out-of-order time or mixed cgroup versions and builds the
   canonical samples table; the skip reasons and report are :mod:`.monitor_skips`,
   timestamps :mod:`.monitor_timestamps`.
