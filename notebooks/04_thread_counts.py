@@ -74,8 +74,8 @@ for a in analyses:
 verdicts = single_number_table(analyses)  # one number per cell: what single numbers can decide, per group
 tn.save_table(verdicts, "single_number_verdicts")
 advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
-advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
-                       machine_cores=machine_cores or None, alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list), machine_cores=machine_cores or None,
+                       alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv, analyses=analyses)
 _ = tn.save_table(advice, "thread_advice")
 
 # %% [markdown]

@@ -19,7 +19,7 @@ from throttlelab.analysis.stats.run_level import (
     runs_of
 )
 from throttlelab.analysis.stats.selection import (
-    BestChoice, posterior_best, worse_than_best, worse_than_best_critical
+    BestChoice, pairwise_max_null, posterior_best, worse_than_best, worse_than_best_critical
 )
 
 __all__ = [
@@ -27,7 +27,7 @@ __all__ = [
     'ReplicatesNeeded', 'RunComparison', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'across_runs',
     'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics',
     'flag_outliers', 'holm', 'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend',
-    'null_configuration', 'per_limit_covariance', 'percentile_interval', 'pooled_covariance',
+    'null_configuration', 'pairwise_max_null', 'per_limit_covariance', 'percentile_interval', 'pooled_covariance',
     'pooled_quantile_interval', 'posterior_best', 'profile_interval', 'quantile_interval',
     'replicates_needed', 'residual_bootstrap', 'run_level_columns', 'runs_of', 'satterthwaite_df',
     'split_runs', 'worse_than_best', 'worse_than_best_critical'
