@@ -34,11 +34,12 @@ def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits
     rng = np.random.default_rng(seed)
     delta = math.log1p(threshold_pct / 100.0)
     sig2 = lv.sigma**2
-    df = lv.df
+    df = lv.level_df
     dmin = float(np.min(df))
-    # One noise fit serves every limit: one chi-square draw per simulation scales all of them.
+    # One noise fit serves every limit: each simulated refit moves the limits' noise together, each limit as a
+    # chi-square with the degrees of freedom the fit has there (fewer at the ends of the sweep).
     chi = rng.chisquare(dmin, n_sim) / dmin if math.isfinite(dmin) else np.ones(n_sim)
-    S2 = sig2[None, :] * chi[:, None]
+    S2 = sig2[None, :] * lv.variance_draws(rng, n_sim)
     C = np.einsum("k,kij->ij", sig2, per_limit_covariance(effects))
     L = cholesky(C)
 
