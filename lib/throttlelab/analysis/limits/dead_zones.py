@@ -27,8 +27,11 @@ two steps, on the log scale (ratios of geometric means; see
    limit (fewer at the ends of the sweep), the limits together as the fitted
    line moves.  Multiple limits: the
    default ``correction="maxt"`` takes the single-step max-T critical value
-   (Westfall-Young: the joint null distribution of the correlated tests) and
-   turns it into simultaneous bounds; ``"holm"`` uses Bonferroni bounds and
+   (Westfall-Young: the joint null distribution of the correlated tests) of
+   the re-centred statistics (each simulated slowdown minus its value in the
+   simulated curve, studentised), turns it into simultaneous bounds that
+   always run low to high around the estimate, and reads the adjusted p-value
+   off the same distribution; ``"holm"`` uses Bonferroni bounds and
    reports Holm p-values.  Step-down max-T and Holm p-values are always
    reported; ``procedure`` names what decided and why.
 
@@ -226,8 +229,9 @@ def analyse_effects(
 
 PROCEDURES = {
     "maxt": ("single-step max-T over the tested limits (Westfall-Young; uses the joint null distribution of the "
-             "correlated tests, which share baselines): each verdict is read off a simultaneous one-sided bound, so "
-             "verdicts and intervals agree; step-down max-T and Holm p-values are shown for reference"),
+             "correlated tests, which share baselines, re-centred on the simulated curve): each verdict is read off "
+             "a simultaneous one-sided bound, so verdicts, intervals and adjusted p-values agree; step-down max-T and "
+             "Holm p-values are shown for reference"),
     "holm": ("Bonferroni simultaneous bounds decide the verdicts (so verdicts and intervals agree); Holm step-down "
              "p-values are reported"),
 }
