@@ -25,8 +25,9 @@ every draw), and the limits are combined by Bonferroni.  Per limit:
 * ``probability_best``: for each explicit count, the probability that it is the
   fastest given the limit's noise (:func:`~throttlelab.analysis.stats.selection.posterior_best`).
 
-``family="limit"`` tests each limit on its own (the earlier method: about a
-third of null sweeps of 8 limits then claim something somewhere).  With no
+``family="limit"`` tests each limit on its own (the earlier family: 9-28% of
+simulated null sweeps of 8 limits then claim something somewhere, against
+1.5-6.5% for the sweep; ``bench/bench_stats.py``).  With no
 replicated cell in the group (one number per cell): no interval, no p-value and
 no probability; what single numbers can decide is
 :func:`~throttlelab.analysis.runs.single_numbers.single_number_verdicts` (in
