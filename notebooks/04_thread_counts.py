@@ -74,8 +74,8 @@ for a in analyses:
 verdicts = single_number_table(analyses)  # one number per cell: what single numbers can decide, per group
 tn.save_table(verdicts, "single_number_verdicts")
 advice_list = [x.strip() for x in advice_metrics.split(",") if x.strip()]
-advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list),
-                       machine_cores=machine_cores or None, alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+advice = thread_advice(runs, metric=m.name, advice_metrics=tuple(advice_list), machine_cores=machine_cores or None,
+                       alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv, analyses=analyses)
 _ = tn.save_table(advice, "thread_advice")
 
 # %% [markdown]
@@ -125,22 +125,32 @@ for a in analyses:
 # **What the chart shows:** per limit, how much slower (%) `auto` is than the best explicit thread count, with its 95%
 # interval (dashed line: no difference); for another metric, the change of that metric (throughput: below 0 is worse).
 # **How to read it:** an interval entirely on the worse side means `auto` costs at that limit; an interval across 0
-# means the data cannot tell. The best count is picked after looking; the interval
-# and p-value pay for that choice (the null is simulated with the best re-picked in every draw), and `probability_best` in the table gives, for each explicit count, how often
-# it is the best given that limit's noise: a best count at 40% is a guess, at 95% a finding. With no
+# means the data cannot tell. The interval holds for every limit at once (see the method), so it also holds for the
+# limit with the largest gap. `probability_best` in the table gives, for each explicit count, how likely it is the
+# fastest given that limit's noise: a best count at 40% is a guess, at 95% a finding. With no
 # replicated cell the answer is "too few to decide" (no p-value from an assumed noise). Empty when the runs have no
 # explicit thread count.
 
 # %% [markdown] tags=["method"]
-# **Noise per limit.** Run-to-run noise grows with the limit (more cores, more scheduling noise), so each
-# limit's comparisons use that limit's own noise: from its own replicated cells when they give at least 4 degrees of
-# freedom, else from the log-linear trend of the noise across limits (never below the pooled noise). One pooled noise
-# understated it at large limits: with noise growing 3% -> 25% over 8 limits and no real thread effect, it claimed
-# "thread count X is slower than the best" at the noisiest limit in 55-64% of simulated sweeps, against 4-10% with the
-# noise per limit (200 simulated sweeps per scenario). "Slower than the best" is decided family-wise per limit (the largest gap among equal counts, the best
-# re-picked in every simulated draw), so picking the best after looking is paid for.
-# The `noise_cv_pct` column is each limit's noise. Outlying runs are flagged (listed above) and left out where their
-# cell keeps three runs.
+# **One family for the whole sweep.** The answer speaks for every limit at once, so its error is controlled over the
+# whole sweep, not limit by limit: at each limit every setting (the explicit counts and `auto`) is compared pairwise,
+# studentised with that limit's run-to-run noise, against the largest gap among equal settings (Tukey-Kramer's
+# studentised range, simulated with the noise's degrees of freedom, so picking the best after looking is paid for),
+# and the limits are combined by Bonferroni (with 8 limits each is tested at 0.05 / 8). "Slower than the best", `auto`
+# against the best and the thread advice are all pairs of that family, and the intervals are simultaneous over every
+# limit, so the interval of the limit the headline picks (the largest gap) still holds. The count to run is `auto`
+# unless `auto` is shown slower than the best explicit count. Judged limit by limit, 23.5% of simulated null sweeps of
+# 8 limits (3 runs per cell, noise growing 3% -> 25%, no thread effect) claim something somewhere; with the sweep-wide
+# family 3.0% do (1.5-6.5% with outlying runs, heavy tails, 2 runs, sparse replicates, equal noise or other shapes of
+# noise growth; 200 sweeps per scenario, Monte Carlo standard error 1.5 points), while a count that is really 20%
+# slower (5% noise, 3 runs) is still called slower at 90% of limits (44% with noise growing 3% -> 25%; statistics
+# battery).
+#
+# **Noise per limit.** Run-to-run noise grows with the limit (more cores, more scheduling noise). Each limit's noise
+# is the log-linear trend of the noise across the limits (the pooled noise when the runs show no trend), with the
+# degrees of freedom the trend has at that limit (fewer at the ends of the sweep), and never below what the limit's
+# own replicated cells measured (a guard when the trend has the wrong shape). The `noise_cv_pct` column is each
+# limit's noise. Outlying runs are flagged (listed above) and left out where their cell keeps three runs.
 #
 # **Zero run-to-run noise.** For a deterministic metric (e.g. `cpu_seconds` of fixed work) replicated runs are
 # identical: the noise is zero and every difference is exact. Then no test is needed or possible: the tables give the

@@ -19,7 +19,7 @@ def test_04_with_explicit_threads(run_notebook):
     [g] = r["groups"]
     one = next(b for b in g["best_threads"] if b["limit_label"] == "1000m")
     assert one["auto_vs_best"]["low"] > 0
-    assert one["auto_vs_best"]["method"].startswith("selection-adjusted")
+    assert one["auto_vs_best"]["method"].startswith("Tukey-Kramer")
     probs = one["probability_best"]
     assert abs(sum(probs.values()) - 1) < 1e-9 and max(probs, key=probs.get) == one["best_threads"]
     assert len(g["recommendations"]) == 4

@@ -186,8 +186,10 @@ def _headlines(analyses, single, verdicts, advice, m, *, ceiling_cv, floor_cv) -
             ci = metric_change_ci(worst.auto_vs_best.confidence_interval(), m)
             out.append(f"{a.label}: at {worst.limit_label}, auto {m.label} "
                        f"{units.pct(metric_change_pct(worst.auto_vs_best.value, m), sign=True)} (95% CI "
-                       f"{units.pct(ci.low, sign=True)} to {units.pct(ci.high, sign=True)}, selection-adjusted p = "
+                       f"{units.pct(ci.low, sign=True)} to {units.pct(ci.high, sign=True)}, simultaneous over the "
+                       f"{units.count(a.family_limits, 'limit')}; adjusted p = "
                        f"{units.p_value(worst.auto_vs_best.p_value)}) vs {threads_words(worst.best_threads)}"
+                       + ("" if worst.auto_vs_best.p_value < a.alpha else ": no difference shown")
                        + (f" (best in {units.percent(prob)} of run bootstraps)" if prob is not None else ""))
         elif worst is not None:
             how = ("exact: zero run-to-run noise, a deterministic metric" if a.noise.sigma == 0

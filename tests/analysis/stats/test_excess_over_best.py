@@ -67,3 +67,21 @@ def test_cholesky_tolerates_a_rounding_error():
     C = np.array([[1.0, 1.0], [1.0, 1.0 - 1e-16]])
     L = cholesky(C)
     assert L @ L.T == pytest.approx(C, abs=1e-6)
+
+
+def test_a_limits_noise_is_never_below_the_pool_of_it_and_the_larger_limits():
+    """Noise 3% up to the fourth limit, 25% beyond (a step a log-linear trend misses at the first noisy limits)."""
+    from throttlelab.analysis.stats.excess_over_best import not_below_larger_limits
+    from throttlelab.analysis.stats.level_noise import noise_trend
+
+    rng = np.random.default_rng(4)
+    level = np.repeat(np.arange(8), 3)
+    y = rng.standard_normal(level.size) * np.where(level < 4, 0.03, 0.25)
+    means = np.array([y[level == k].mean() for k in range(8)])
+    resid, lev = y - means[level], np.full(level.size, 1 / 3)
+    trend = noise_trend(resid, lev, level, 8, 16.0)
+    guarded = not_below_larger_limits(trend, resid, lev, level)
+    above = [np.sqrt(np.sum(resid[level >= k] ** 2) / (2 * (8 - k))) for k in range(8)]
+    assert np.allclose(guarded.sigma, np.maximum(trend.sigma, above))
+    assert guarded.sigma[4] > trend.sigma[4] and guarded.sigma[4] > 0.15  # the first 25% limit
+    assert np.array_equal(guarded.trend, trend.trend) and np.array_equal(guarded.level_df, trend.level_df)

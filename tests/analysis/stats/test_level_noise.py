@@ -56,3 +56,26 @@ def test_identical_replicates_are_zero_pooled_noise_not_an_error():
     level = np.repeat(np.arange(4), 3)
     lv = noise_trend(np.zeros(level.size), np.full(level.size, 1 / 3), level, 4, 8.0)
     assert lv.pooled and np.all(lv.sigma == 0)
+
+
+def test_each_level_knows_how_sure_the_trend_is_there():
+    """8 levels x 3 runs (16 residual df): the trend's fitted noise is surest in the middle, least at the ends;
+    pooled noise gives every level all the degrees of freedom."""
+    lv = _fit(np.exp(np.linspace(np.log(0.03), np.log(0.25), 8)), runs=3)
+    assert not lv.pooled and lv.level_df[0] < lv.level_df[3] and lv.level_df[-1] < lv.level_df[4]
+    assert lv.level_df.max() <= 15 and lv.level_df.min() > 2
+    assert np.all(lv.trend <= lv.sigma + 1e-12) and lv.trend[0] < lv.sigma[0]  # the pooled floor raised the low end
+    flat = _fit(np.full(8, 0.1), runs=3, seed=1)
+    assert flat.pooled and np.all(flat.level_df == 16) and np.all(flat.trend == flat.sigma)
+
+
+def test_simulated_refits_vary_as_a_chi_square_with_each_levels_degrees_of_freedom():
+    lv = _fit(np.exp(np.linspace(np.log(0.03), np.log(0.25), 8)), runs=3)
+    draws = lv.variance_draws(np.random.default_rng(0), 20000)
+    assert draws.shape == (20000, 8) and np.all(draws > 0)
+    trend = lv.sigma <= lv.trend * (1 + 1e-12)
+    # variance of a chi-square / df is 2 / df
+    assert np.allclose(draws[:, trend].var(axis=0), 2 / lv.level_df[trend], rtol=0.15)
+    assert np.corrcoef(draws[:, -1], draws[:, -2])[0, 1] > 0.8  # neighbouring levels move together
+    flat = _fit(np.full(8, 0.1), runs=3, seed=1).variance_draws(np.random.default_rng(0), 1000)
+    assert np.allclose(flat, flat[:, :1])  # one pooled noise: one draw for every level

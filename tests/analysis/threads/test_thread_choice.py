@@ -28,7 +28,7 @@ def test_a_clearly_slower_count_is_not_near_the_best_and_auto_is_run_when_not_wo
     assert c.worse_than_best_p_values["1"] < 0.001 and c.worse_than_best_p_values["4"] > 0.05
     assert c.recommended_threads == "auto" and c.core_seconds == pytest.approx(2.0 * 9.9)
     assert c.auto_vs_best.value == pytest.approx(-1.0) and c.auto_vs_best.p_value > 0.05
-    assert c.auto_vs_best.method.startswith("selection-adjusted")
+    assert c.auto_vs_best.method.startswith("Tukey-Kramer") and "Bonferroni across 1 limit(s)" in c.auto_vs_best.method
     assert c.best_seconds.low < 10.0 < c.best_seconds.high
     assert max(c.probability_best, key=c.probability_best.get) in ("2", "4")
 
@@ -38,6 +38,31 @@ def test_a_slow_auto_is_found_and_the_best_explicit_count_recommended():
     assert c.recommended_threads == "2"
     assert c.auto_vs_best.value == pytest.approx(40.0) and c.auto_vs_best.p_value < 0.01
     assert c.auto_vs_best.low > 20
+
+
+def test_a_sweep_of_eight_limits_asks_more_of_each_limit():
+    """The same limit as one of 8 in a sweep: p-values 8 times as large (Bonferroni), a wider interval, and a gap
+    that one limit on its own would call slower is then left open."""
+    cells = _cells({"1": 11.4, "2": 10.0, "4": 10.2, "auto": 11.4})
+    one = choose_threads(cells, MEASURED, 0.05, 0.95, n_sim=4000)
+    eight = choose_threads(cells, MEASURED, 0.05, 0.95, n_sim=4000, limits=8)
+    assert one.worse_than_best_p_values["1"] < 0.05 and "1" not in one.near_best_threads
+    assert eight.worse_than_best_p_values["1"] == pytest.approx(min(1, 8 * one.worse_than_best_p_values["1"]))
+    assert "1" in eight.near_best_threads
+    assert eight.auto_vs_best.low < one.auto_vs_best.low < one.auto_vs_best.high < eight.auto_vs_best.high
+    assert one.auto_vs_best.p_value < 0.05 < eight.auto_vs_best.p_value
+    # auto is run unless shown slower than the best explicit count
+    assert one.recommended_threads == "2" and eight.recommended_threads == "auto"
+
+
+def test_verdict_interval_and_p_value_agree():
+    rng = np.random.default_rng(3)
+    for r in range(40):
+        secs = {t: float(10 * np.exp(rng.normal(0, 0.08))) for t in ("1", "2", "4", "8", "auto")}
+        c = choose_threads(_cells(secs), MEASURED, 0.05, 0.95, n_sim=2000, seed=r, limits=4)
+        e = c.auto_vs_best
+        assert (e.p_value < 0.05) == (e.low > 0 or e.high < 0)
+        assert e.low <= e.value <= e.high
 
 
 def test_zero_noise_is_exact_and_a_prior_decides_nothing():

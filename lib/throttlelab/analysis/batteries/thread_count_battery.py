@@ -1,20 +1,22 @@
-"""Simulation battery of the thread-count analysis: false alarms, coverage and power, pooled noise against per limit.
+"""Simulation battery of the thread-count report: false claims over whole sweeps, power, interval coverage.
 
-Each simulated study is a thread sweep: 8 CPU limits (1..8 cores) x 5
-explicit thread counts (1, 2, 4, 8, 16) + ``auto``, a few runs per cell, with
-run-to-run noise (sd of log run time) that grows log-linearly from the first
-limit to the last.  Per limit three methods are scored on the same data:
-
-* ``old``: one pooled noise for all limits, "X slower than the best" by an
-  unadjusted one-sided t against the best-looking count, auto vs best
-  selection-adjusted with the pooled noise (the method before issue 12's
-  thread-count work);
-* ``pooled``: the current procedure with ``noise_model="pooled"``;
-* ``per limit``: the current procedure (:func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts`).
-
-A false alarm is a limit at which some thread count is called slower than the
-best when none is (or auto is called different from the best); the rates are
-per limit, overall and at the quietest and noisiest limits.  ``bench/bench_stats.py``
+Each simulated study is a thread sweep as notebook 04 analyses it: 8 CPU
+limits (1..8 cores) x 5 explicit thread counts (1, 2, 4, 8, 16) + ``auto``, a
+few runs per cell, with run-to-run noise (sd of log run time) that grows from
+the first limit to the last (log-linearly, linearly or as a step), optionally
+with outlying runs and heavy-tailed (t3) run effects.  Each study is analysed
+the way the report uses it: :func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts`
+over every limit, :func:`~throttlelab.analysis.threads.thread_advice.thread_advice`
+for the answer, and the headline's limit (the largest gap of auto against the
+best explicit count).  A study makes a **false claim** when, at any limit, a
+count that is not slower is called slower than the best, auto is called
+different from the best when it is not (or on the wrong side), an advice
+verdict says worse/better falsely, or the headline's interval excludes the
+truth on the claiming side; the rate is per study (the whole report).
+**Power** is the share of limits at which a truly slower count is called
+slower (and of studies in which it is at one limit at least).  Two procedures
+are scored on the same data: the sweep-wide family (now) and each limit on its
+own (``family="limit"``, the earlier per-limit family).  ``bench/bench_stats.py``
 prints the full table; ``tests/analysis/batteries/test_thread_count_battery.py`` a seeded small one.
 """
 
@@ -25,15 +27,16 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from throttlelab import tables
-from throttlelab.analysis.stats import NoiseModel
 from throttlelab.analysis.runs import prepare_runs
-from throttlelab.analysis.threads import analyse_thread_counts, selection_adjusted
+from throttlelab.analysis.threads import analyse_thread_counts, thread_advice
 
 LIMITS = np.arange(1, 9, dtype=float)
 THREADS = ("1", "2", "4", "8", "16", "auto")
+#: The goals: at most this share of null studies claims anything; at least this per-limit power.
+FALSE_CLAIM_GOAL, POWER_GOAL = 0.05, 0.80
+METHODS = {"sweep": "sweep-wide family (now)", "limit": "each limit on its own (earlier)"}
 
 
 @dataclass(frozen=True)
@@ -49,13 +52,21 @@ class ThreadScenario:
     cv
         Run-to-run noise (sd of log) at the first and the last limit (log-linear in between).
     effect_pct
-        True slowdown of the 16-thread count and of ``auto`` against the others (0 = null).
+        True slowdown of the settings in ``slow`` against the others (0 = null).
+    slow
+        The settings that are slower by ``effect_pct``.
     outliers
         Runs per study multiplied by ``outlier_factor`` (at random cells).
     tails
         ``"normal"`` or ``"t3"`` (heavy-tailed run effects, scaled to the same sd).
     replicated_cells
         Cells per limit with ``runs`` runs (the others have one run); ``None``: all.
+    shape
+        How the noise grows over the limits: ``"log-linear"``, ``"linear"`` or ``"step"`` (the first half of the
+        limits at ``cv[0]``, the rest at ``cv[1]``).
+    goal
+        ``"false claims"`` (a null study: at most 5% may claim anything), ``"power"`` (at least 80% per limit) or
+        ``""`` (reported only).
     """
 
     name: str
@@ -66,6 +77,17 @@ class ThreadScenario:
     outlier_factor: float = 1.8
     tails: str = "normal"
     replicated_cells: int | None = None
+    slow: tuple[str, ...] = ("16",)
+    shape: str = "log-linear"
+    goal: str = "false claims"
+
+    def settings(self) -> str:
+        """The generator's settings in one line."""
+        return (f"8 limits x threads {', '.join(THREADS)}; {self.runs} runs/cell"
+                + (f" in {self.replicated_cells} cells/limit" if self.replicated_cells else "")
+                + f"; noise {100 * self.cv[0]:.0f}%->{100 * self.cv[1]:.0f}% {self.shape}; {self.tails}"
+                + (f"; {self.outliers} runs x{self.outlier_factor}" if self.outliers else "")
+                + (f"; {' and '.join(self.slow)} +{self.effect_pct:g}%" if self.effect_pct else "; no effect"))
 
 
 THREAD_SCENARIOS = (
@@ -73,16 +95,30 @@ THREAD_SCENARIOS = (
     ThreadScenario("null: noise growing 3% -> 25%, 2 runs", runs=2),
     ThreadScenario("null: noise growing, 3 runs, 2 outlying runs (x1.8)", outliers=2),
     ThreadScenario("null: noise growing, 3 runs, heavy tails (t3)", tails="t3"),
+    ThreadScenario("null: noise growing, 3 runs, t3 tails and 2 outlying runs", tails="t3", outliers=2),
     ThreadScenario("null: noise growing, 2 of 6 cells per limit with 2 runs", runs=2, replicated_cells=2),
+    ThreadScenario("null: noise growing linearly 3% -> 25%, 3 runs", shape="linear"),
+    ThreadScenario("null: noise a step 3% -> 25% at 5 cores, 3 runs", shape="step"),
     ThreadScenario("null: equal noise 10%, 3 runs", cv=(0.10, 0.10)),
-    ThreadScenario("alt: 16 threads and auto +20%, noise growing 3% -> 25%, 3 runs", effect_pct=20),
-    ThreadScenario("alt: 16 threads and auto +20%, equal noise 5%, 3 runs", cv=(0.05, 0.05), effect_pct=20),
+    ThreadScenario("alt: 16 threads +20%, equal noise 5%, 3 runs", cv=(0.05, 0.05), effect_pct=20, goal="power"),
+    ThreadScenario("alt: 16 threads and auto +20%, equal noise 5%, 3 runs", cv=(0.05, 0.05), effect_pct=20,
+                   slow=("16", "auto"), goal="power"),
+    ThreadScenario("alt: 16 threads +20%, noise growing 3% -> 25%, 3 runs", effect_pct=20, goal=""),
 )
+
+
+def noise_sd(s: ThreadScenario) -> np.ndarray:
+    """Run-to-run noise (sd of log) at each limit."""
+    if s.shape == "linear":
+        return np.linspace(s.cv[0], s.cv[1], LIMITS.size)
+    if s.shape == "step":
+        return np.where(np.arange(LIMITS.size) < LIMITS.size // 2, s.cv[0], s.cv[1])
+    return np.exp(np.linspace(math.log(s.cv[0]), math.log(s.cv[1]), LIMITS.size))
 
 
 def simulate(s: ThreadScenario, rng: np.random.Generator) -> tuple[pl.DataFrame, np.ndarray, np.ndarray, np.ndarray]:
     """One study: prepared runs, and per run its limit index, cell index and log time."""
-    sd_lim = np.exp(np.linspace(math.log(s.cv[0]), math.log(s.cv[1]), LIMITS.size))
+    sd_lim = noise_sd(s)
     lim, thr = [], []
     for k in range(LIMITS.size):
         rep = set(range(len(THREADS))) if s.replicated_cells is None else \
@@ -93,7 +129,8 @@ def simulate(s: ThreadScenario, rng: np.random.Generator) -> tuple[pl.DataFrame,
             thr += [t] * n
     lim, thr = np.array(lim), np.array(thr)
     z = rng.standard_t(3, lim.size) / math.sqrt(3) if s.tails == "t3" else rng.standard_normal(lim.size)
-    log_y = math.log(20.0) + z * sd_lim[lim] + np.where(thr >= 4, math.log1p(s.effect_pct / 100), 0.0)
+    slow = np.isin(thr, [THREADS.index(t) for t in s.slow])
+    log_y = math.log(20.0) + z * sd_lim[lim] + np.where(slow, math.log1p(s.effect_pct / 100), 0.0)
     if s.outliers:
         log_y[rng.choice(lim.size, s.outliers, replace=False)] += math.log(s.outlier_factor)
     runs = tables.conform(pl.DataFrame({
@@ -103,73 +140,81 @@ def simulate(s: ThreadScenario, rng: np.random.Generator) -> tuple[pl.DataFrame,
     return prepare_runs(runs).runs, lim, thr, log_y
 
 
-def _old(lim, thr, log_y, alpha, n_sim, seed):
-    """Per limit: (counts called slower, auto p-value, auto interval) with one pooled noise, unadjusted t."""
-    cell = lim * len(THREADS) + thr
-    _, inv, cnt = np.unique(cell, return_inverse=True, return_counts=True)
-    means = np.bincount(inv, weights=log_y) / cnt
-    resid = log_y - means[inv]
-    df = float(log_y.size - cnt.size)
-    sigma = math.sqrt(float(resid @ resid) / df)
-    noise = NoiseModel(sigma, df, "replicates", False, int((cnt > 1).sum()))
-    out = []
-    for k in range(LIMITS.size):
-        m = np.array([log_y[(lim == k) & (thr == t)].mean() for t in range(len(THREADS))])
-        n = np.array([np.sum((lim == k) & (thr == t)) for t in range(len(THREADS))])
-        b = int(np.argmin(m[:5]))
-        t_stat = (m[:5] - m[b]) / (sigma * np.sqrt(1 / n[:5] + 1 / n[b]))
-        worse = stats.t.sf(t_stat, df) < alpha  # per explicit count
-        ci, p = selection_adjusted(m[5] - m[b], int(n[5]), n[:5].tolist(), noise, 1 - alpha, n_sim=n_sim,
-                                   seed=seed + k)
-        out.append((worse, p, ci))
-    return out
+def report_claims(a, advice: pl.DataFrame, s: ThreadScenario, alpha: float = 0.05) -> dict:
+    """What one analysed study claims: false claims by kind, true findings, and interval coverage."""
+    slow = set(s.slow) if s.effect_pct else set()
+    explicit = set(THREADS[:5])
+    truth = s.effect_pct if "auto" in slow else 0.0
+    false_near = any((explicit - set(c.near_best_threads)) - slow for c in a.limits)
+    found = [bool(slow & explicit - set(c.near_best_threads)) for c in a.limits]
+
+    def wrong(e) -> bool:  # an auto claim on the wrong side of the truth (or any claim when auto is as fast)
+        if e is None or e.p_value is None or e.p_value >= alpha:
+            return False
+        return truth == 0 or e.value < 0
+
+    autos = [c.auto_vs_best for c in a.limits]
+    worst = max((e for e in autos if e is not None), key=lambda e: e.value, default=None)
+    measured = worst is not None and worst.low is not None
+    head_wrong = measured and (worst.high < 0 or (truth == 0 and worst.low > 0))  # a difference that is not there
+    adv = advice.filter(pl.col("compared").str.starts_with("auto"), pl.col("verdict").is_in(["worse", "better"]))
+    adv_wrong = bool(adv.height) and (truth == 0 or bool((adv["verdict"] == "better").any()))
+    auto_found = [e is not None and e.p_value is not None and e.p_value < alpha and e.value > 0 for e in autos]
+    return {
+        "near": false_near, "auto": any(wrong(e) for e in autos), "advice": adv_wrong, "headline": head_wrong,
+        "found_per_limit": float(np.mean(found)) if slow & explicit else None, "found_any": any(found),
+        "auto_found_per_limit": float(np.mean(auto_found)) if "auto" in slow else None,
+        "headline_covers": (worst.low <= truth <= worst.high) if measured else None,
+        "all_cover": all(e.low <= truth <= e.high for e in autos if e is not None and e.low is not None)
+        if measured else None,
+        "too_few": all(e is None or e.low is None for e in autos) and all(
+            c.worse_than_best_p_values is None for c in a.limits),
+    }
 
 
-def thread_count_row(s: ThreadScenario, reps: int, seed: int, *, alpha: float = 0.05, n_sim: int = 2000) -> dict:
+def thread_count_row(s: ThreadScenario, reps: int, seed: int, *, alpha: float = 0.05, n_sim: int = 2000,
+                     methods: tuple[str, ...] = tuple(METHODS)) -> dict:
     """Rates of one scenario over ``reps`` studies, per method (see the module docstring)."""
     rng = np.random.default_rng(seed)
-    truth = s.effect_pct
-    keys = ("worse", "auto", "cover")
-    acc = {m: {k: np.zeros(LIMITS.size) for k in keys} for m in ("old", "pooled", "per limit")}
-    outliers_flagged = 0
-    for r in range(reps):
-        runs, lim, thr, log_y = simulate(s, rng)
-        for k, (worse, p, ci) in enumerate(_old(lim, thr, log_y, alpha, n_sim, r)):
-            acc["old"]["worse"][k] += bool(worse[4]) if truth else bool(worse.any())
-            acc["old"]["auto"][k] += p < alpha
-            acc["old"]["cover"][k] += ci.low <= truth <= ci.high
-        for name in ("pooled", "per limit"):
-            [a] = analyse_thread_counts(runs, alpha=alpha, noise_model=name, n_sim=n_sim)
-            outliers_flagged += len(a.outlying_runs) if name == "per limit" else 0
-            for k, c in enumerate(a.limits):
-                explicit = set(THREADS[:5])
-                if truth:  # power: 16 threads called slower than the best
-                    acc[name]["worse"][k] += "16" not in c.near_best_threads
-                else:
-                    acc[name]["worse"][k] += set(c.near_best_threads) != explicit
-                avb = c.auto_vs_best
-                acc[name]["auto"][k] += avb is not None and avb.p_value is not None and avb.p_value < alpha
-                if avb is not None and avb.low is not None:
-                    acc[name]["cover"][k] += c.auto_vs_best.low <= truth <= c.auto_vs_best.high
-    row: dict = {"analysis": "thread counts", "scenario": s.name, "reps": reps,
-                 "settings": (f"8 limits x threads {', '.join(THREADS)}; {s.runs} runs/cell"
-                              + (f" in {s.replicated_cells} cells/limit" if s.replicated_cells else "")
-                              + f"; noise {100 * s.cv[0]:.0f}%->{100 * s.cv[1]:.0f}%; {s.tails}"
-                              + (f"; {s.outliers} runs x{s.outlier_factor}" if s.outliers else "")
-                              + f"; effect {s.effect_pct:g}%; n_sim {n_sim}; seed {seed}"),
-                 "outliers_flagged_per_study": outliers_flagged / reps}
-    what = "power" if truth else "false_alarm"
-    for name, tag in (("old", "old"), ("pooled", "pooled"), ("per limit", "new")):
-        w = acc[name]["worse"] / reps
-        row[f"{what}_worse_{tag}"] = float(w.mean())
-        row[f"{what}_worse_{tag}_lowest_limit"] = float(w[0])
-        row[f"{what}_worse_{tag}_highest_limit"] = float(w[-1])
-        row[f"{what}_auto_{tag}"] = float(acc[name]["auto"].mean() / reps)
-        row[f"{what}_auto_{tag}_highest_limit"] = float(acc[name]["auto"][-1] / reps)
-        row[f"coverage_auto_{tag}"] = float(acc[name]["cover"].mean() / reps)
-        row[f"coverage_auto_{tag}_highest_limit"] = float(acc[name]["cover"][-1] / reps)
-    row["mc_se_per_limit"] = math.sqrt(0.05 * 0.95 / reps)
+    acc: dict = {m: [] for m in methods}
+    for _ in range(reps):
+        runs, *_ = simulate(s, rng)
+        raw = runs.select("experiment", "run_id", "backend", "workload", "cpu_limit_cores", "threads", "contention",
+                          "wall_seconds", "status")
+        for m in methods:
+            [a] = analyse_thread_counts(runs, alpha=alpha, n_sim=n_sim, family=m)
+            adv = thread_advice(raw, metric="wall_seconds", alpha=alpha, n_sim=n_sim, family=m, analyses=[a])
+            acc[m].append(report_claims(a, adv, s, alpha))
+    row: dict = {"analysis": "thread counts", "scenario": s.name, "reps": reps, "goal": s.goal,
+                 "settings": f"{s.settings()}; alpha {alpha}; n_sim {n_sim}; seed {seed}",
+                 "mc_se": math.sqrt(0.05 * 0.95 / reps)}
+    for m in methods:
+        c = pl.DataFrame(acc[m])
+        kinds = ("near", "auto", "advice", "headline")
+        row[f"false_claim_{m}"] = float(c.select(pl.any_horizontal(kinds)).to_series().mean())
+        for k in kinds:
+            row[f"false_{k}_{m}"] = float(c[k].mean())
+        for k in ("found_per_limit", "found_any", "auto_found_per_limit", "headline_covers", "all_cover", "too_few"):
+            v = c[k].drop_nulls()
+            row[f"{k}_{m}"] = float(v.cast(pl.Float64).mean()) if v.len() else None
     return row
+
+
+def goal_missed(row: dict, method: str = "sweep") -> str:
+    """Why a row misses its goal (empty when it meets it, or has none); 2 Monte-Carlo s.e. of slack."""
+    if row.get(f"too_few_{method}") == 1.0:
+        return ""  # always "too few to decide": reported apart, no false-alarm rate
+    fc, se = row[f"false_claim_{method}"], row["mc_se"]
+    if row["goal"] == "false claims" and fc > FALSE_CLAIM_GOAL + 2 * se:
+        return f"false claims {fc:.3f} > {FALSE_CLAIM_GOAL} + 2 s.e."
+    if row["goal"] == "power":
+        p = row[f"found_per_limit_{method}"]
+        pse = math.sqrt(max(p * (1 - p), 1e-12) / row["reps"])
+        if p < POWER_GOAL - 2 * pse:
+            return f"power {p:.3f} < {POWER_GOAL} - 2 s.e."
+        if fc > FALSE_CLAIM_GOAL + 2 * se:
+            return f"false claims {fc:.3f} > {FALSE_CLAIM_GOAL} + 2 s.e. (about the counts that are not slower)"
+    return ""
 
 
 def thread_count_rows(reps: int, seed: int, *, n_sim: int = 2000) -> list[dict]:

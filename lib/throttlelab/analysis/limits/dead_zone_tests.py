@@ -34,11 +34,12 @@ def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits
     rng = np.random.default_rng(seed)
     delta = math.log1p(threshold_pct / 100.0)
     sig2 = lv.sigma**2
-    df = lv.df
+    df = lv.level_df
     dmin = float(np.min(df))
-    # One noise fit serves every limit: one chi-square draw per simulation scales all of them.
+    # One noise fit serves every limit: each simulated refit moves the limits' noise together, each limit as a
+    # chi-square with the degrees of freedom the fit has there (fewer at the ends of the sweep).
     chi = rng.chisquare(dmin, n_sim) / dmin if math.isfinite(dmin) else np.ones(n_sim)
-    S2 = sig2[None, :] * chi[:, None]
+    S2 = sig2[None, :] * lv.variance_draws(rng, n_sim)
     C = np.einsum("k,kij->ij", sig2, per_limit_covariance(effects))
     L = cholesky(C)
 
@@ -54,7 +55,14 @@ def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits
     interior[0] = True
     mu0 = null_configuration(mu, delta, interior)
     draws = mu0[None, :] + (L @ rng.standard_normal((J, n_sim))).T
-    t_null, _, var_null, _ = excess_statistics(draws, S2, G, delta)
+    t_null, diff_null, var_null, _ = excess_statistics(draws, S2, G, delta)
+    # Re-centred statistics: each simulated slowdown minus its true value in the simulated curve (the limit over its
+    # best lower limit there), studentised.  Their largest value is the pivot of simultaneous bounds: t_null, centred
+    # on the threshold, sits far below 0 for limits clearly faster than their baseline, and its quantile can then be
+    # negative (bounds in reverse order).
+    true_diff = np.zeros(J)
+    true_diff[1:] = mu0[1:] - np.minimum.accumulate(mu0)[:-1]
+    r_null = (diff_null - true_diff[None, :]) / np.sqrt(var_null)
     boundary = np.minimum.accumulate(mu0)
     shift = np.zeros(J)
     shift[1:] = boundary[:-1] + delta - mu0[1:]
@@ -64,23 +72,28 @@ def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits
     p_raw[tested] = (np.sum(t_marg[:, tested] >= t_obs[tested] - 1e-12, axis=0) + 1) / (n_sim + 1)
     p_holm = holm(p_raw)
     p_maxt = maxt_stepdown(t_obs, t_null, tested)
-    tmax = np.max(t_null[:, tested], axis=1)
+    # The lower bounds (which claim dead zones) take the largest re-centred statistic over the limits that could be
+    # dead zones (moment selection: not clearly inside their null), as the test does; the upper bounds (which clear
+    # a limit) the largest over every tested limit.  With no limit outside its null, every tested limit counts.
+    claimable = tested[~interior[tested]]
+    rmax = np.max(r_null[:, claimable if claimable.size else tested], axis=1)
     p_single = np.full(J, np.nan)
-    p_single[tested] = (np.sum(tmax[:, None] >= t_obs[None, tested] - 1e-12, axis=0) + 1) / (n_sim + 1)
+    p_single[tested] = (np.sum(rmax[:, None] >= t_obs[None, tested] - 1e-12, axis=0) + 1) / (n_sim + 1)
     m = len(tested)
-    if correction == "maxt":
-        crit = np.full(J, float(np.quantile(tmax, 1 - alpha)))
+    if correction == "maxt":  # one-sided simultaneous bounds from the largest re-centred statistic on either side
+        crit_lo = np.full(J, max(float(np.quantile(rmax, 1 - alpha)), 0.0))
+        crit_hi = np.full(J, max(float(np.quantile(np.max(-r_null[:, tested], axis=1), 1 - alpha)), 0.0))
         p_adj = p_single
     else:
         wdf = satterthwaite_df(sig2, df, G, base)
-        crit = stats.t.ppf(1 - alpha / m, np.where(np.isfinite(wdf), wdf, 1e6))
+        crit_lo = crit_hi = stats.t.ppf(1 - alpha / m, np.where(np.isfinite(wdf), wdf, 1e6))
         p_adj = p_holm
     limits = [LimitTest(limits_cores[0], labels[0], int(effects.n[0]), verdict="lowest limit",
                         noise_cv_pct=noise_cv_pct(lv.sigma[0]))]
     method = ("simultaneous bound, single-step max-T over the tested limits" if correction == "maxt" else
               "simultaneous Bonferroni bound, Holm p-value")
     for j in tested:
-        lo, hi = diff[j] - crit[j] * se_obs[j], diff[j] + crit[j] * se_obs[j]
+        lo, hi = diff[j] - crit_lo[j] * se_obs[j], diff[j] + crit_hi[j] * se_obs[j]  # lo <= estimate <= hi
         # The verdict is read off the simultaneous interval, so the two can never disagree.
         verdict = "dead zone" if lo > delta else ("not a dead zone" if hi < delta else "undecided")
         b = int(base[j])

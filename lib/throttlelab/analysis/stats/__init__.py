@@ -2,8 +2,8 @@
 
 from throttlelab.analysis.stats.bootstrap import percentile_interval, residual_bootstrap
 from throttlelab.analysis.stats.excess_over_best import (
-    cholesky, excess_statistics, level_covariance, null_configuration, per_limit_covariance,
-    pooled_covariance, satterthwaite_df
+    cholesky, excess_statistics, level_covariance, not_below_larger_limits, null_configuration,
+    per_limit_covariance, pooled_covariance, satterthwaite_df
 )
 from throttlelab.analysis.stats.level_noise import ZERO_NOTE, ZERO_SIGMA, noise_trend
 from throttlelab.analysis.stats.monotone_test import monotone_p_value
@@ -19,16 +19,16 @@ from throttlelab.analysis.stats.run_level import (
     runs_of
 )
 from throttlelab.analysis.stats.selection import (
-    BestChoice, posterior_best, worse_than_best, worse_than_best_critical
+    BestChoice, pairwise_max_null, posterior_best, worse_than_best, worse_than_best_critical
 )
 
 __all__ = [
     'BestChoice', 'LimitEffects', 'NoiseModel', 'ONE_RUN', 'OutlyingRun', 'PRIOR_CV', 'PooledEstimate',
     'ReplicatesNeeded', 'RunComparison', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'across_runs',
-    'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics',
-    'flag_outliers', 'holm', 'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend',
-    'null_configuration', 'per_limit_covariance', 'percentile_interval', 'pooled_covariance',
-    'pooled_quantile_interval', 'posterior_best', 'profile_interval', 'quantile_interval',
-    'replicates_needed', 'residual_bootstrap', 'run_level_columns', 'runs_of', 'satterthwaite_df',
-    'split_runs', 'worse_than_best', 'worse_than_best_critical'
+    'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics', 'flag_outliers',
+    'holm', 'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend',
+    'not_below_larger_limits', 'null_configuration', 'pairwise_max_null', 'per_limit_covariance',
+    'percentile_interval', 'pooled_covariance', 'pooled_quantile_interval', 'posterior_best',
+    'profile_interval', 'quantile_interval', 'replicates_needed', 'residual_bootstrap', 'run_level_columns',
+    'runs_of', 'satterthwaite_df', 'split_runs', 'worse_than_best', 'worse_than_best_critical'
 ]

@@ -16,6 +16,14 @@ and it only raises a level's noise above the pooled sigma, never lowers it (a
 spurious trend must not make any test liberal).  With fewer than two
 replicated levels or fewer than three residual degrees of freedom the noise is
 pooled.
+
+Each level's fitted noise is known only as well as the fit: ``level_df`` gives
+its degrees of freedom, ``1 / (x_k' (X'WX)^-1 x_k)`` (the variance of a
+chi-square's log is ``2 / df``, that of the fitted log variance
+``2 x_k' (X'WX)^-1 x_k``): the pooled degrees of freedom in the middle of the
+levels, fewer at the ends, where the trend is least sure.  ``trend`` is the
+fitted noise before the pooled floor, for callers that guard against a wrong
+trend otherwise (:mod:`~throttlelab.analysis.threads.thread_noise`).
 """
 
 from __future__ import annotations
@@ -49,12 +57,56 @@ class LevelNoise:
         Change of log sigma from the first to the last level (0 when pooled).
     pooled
         True when one sigma serves every level.
+    trend
+        The fitted noise per level before the pooled floor (``sigma`` when pooled).
+    level_df
+        Degrees of freedom of each level's fitted noise (the precision of the fit at that level; ``df`` when pooled).
     """
 
     sigma: np.ndarray
     df: np.ndarray
     slope: float
     pooled: bool
+    trend: np.ndarray | None = None
+    level_df: np.ndarray | None = None
+    log_var_cov: np.ndarray | None = None  # covariance of the fitted (a, b) of log sigma^2 (trend only)
+    positions: np.ndarray | None = None  # each level's position in the fit (clipped to the replicated range)
+    centre: float = 0.5  # the weighted mean position (where the pooled noise sits on the trend)
+
+    def __post_init__(self):
+        if self.trend is None:
+            object.__setattr__(self, "trend", self.sigma)
+        if self.level_df is None:
+            object.__setattr__(self, "level_df", self.df)
+
+    def variance_draws(self, rng: np.random.Generator, n_sim: int) -> np.ndarray:
+        """Simulated ``sigma*^2 / sigma^2`` per level (``n_sim x levels``): how far a refit could land.
+
+        Pooled: one chi-square draw (``df``) shared by every level.  Trend: each level's marginal is a chi-square
+        with its ``level_df``, and the levels move together as the fitted line does (a Gaussian copula of the
+        fitted ``(a, b)``); levels floored at the pooled noise take the pooled noise's chi-square at the same
+        draw of the line's centre.
+        """
+        from scipy import stats
+
+        n = len(self.sigma)
+        df_pooled = float(np.max(self.df)) + (0.0 if self.pooled else 1.0)
+        if self.pooled or self.log_var_cov is None:
+            d = float(self.df[0]) if np.isfinite(self.df[0]) else np.inf
+            if not np.isfinite(d):
+                return np.ones((n_sim, n))
+            return np.repeat((rng.chisquare(d, n_sim) / d)[:, None], n, axis=1)
+        ab = rng.multivariate_normal(np.zeros(2), self.log_var_cov, n_sim)
+        xs = np.column_stack([np.ones(n), self.positions])
+        sd = np.sqrt(np.einsum("ij,jk,ik->i", xs, self.log_var_cov, xs))
+        u = stats.norm.cdf((ab @ xs.T) / sd[None, :])
+        out = stats.chi2.ppf(u, self.level_df[None, :]) / self.level_df[None, :]
+        floored = self.sigma > self.trend * (1 + 1e-12)
+        if floored.any():
+            xc = np.array([1.0, self.centre])
+            uc = stats.norm.cdf(ab @ xc / math.sqrt(float(xc @ self.log_var_cov @ xc)))
+            out[:, floored] = (stats.chi2.ppf(uc, df_pooled) / df_pooled)[:, None]
+        return np.maximum(out, 1e-12)
 
 
 def noise_trend(resid: np.ndarray, leverage: np.ndarray, level: np.ndarray, n_levels: int, df_total: float) -> LevelNoise:
@@ -96,5 +148,13 @@ def noise_trend(resid: np.ndarray, leverage: np.ndarray, level: np.ndarray, n_le
     sigma = np.exp((a + b * xc) / 2)
     # Rescale so that the trend reproduces the pooled residual variance (ML variance is biased low).
     scale = math.sqrt(float(np.sum(resid**2 / np.exp(a + b * x_all[level]))) / df_total)
-    sigma = np.maximum(sigma * scale, pooled)  # the trend only ever raises a level's noise above the pooled one
-    return LevelNoise(sigma, np.full(n_levels, df_total - 1), float(b / 2), False)
+    trend = sigma * scale
+    sigma = np.maximum(trend, pooled)  # the trend only ever raises a level's noise above the pooled one
+    # Precision of the fitted log variance at each level: Fisher information of the gamma GLM (shape w/2 per residual).
+    xs = np.column_stack([np.ones(k.size), x])
+    info = xs.T @ (w[:, None] * xs)
+    xq = np.column_stack([np.ones(n_levels), xc])
+    cov = np.linalg.inv(info)
+    level_df = np.minimum(1.0 / np.einsum("ij,jk,ik->i", xq, cov, xq), df_total - 1)
+    return LevelNoise(sigma, np.full(n_levels, df_total - 1), float(b / 2), False, trend, level_df, 2 * cov, xc,
+                      float(np.sum(w * x) / np.sum(w)))

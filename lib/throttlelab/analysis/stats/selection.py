@@ -74,6 +74,12 @@ def _pairwise_max_null(n: tuple[int, ...], df: float, n_sim: int, seed: int) -> 
     return np.sort(stat / sd)
 
 
+def pairwise_max_null(n_runs, df: float, *, n_sim: int = 20000, seed: int = 0) -> np.ndarray:
+    """Sorted simulated largest studentised pairwise gaps of settings with ``n_runs`` runs each, all equal (unit
+    noise with ``df`` degrees of freedom): the null of Tukey-Kramer's studentised range."""
+    return _pairwise_max_null(tuple(int(x) for x in n_runs), float(df), n_sim, seed)
+
+
 def worse_than_best(mean_log: np.ndarray, n: np.ndarray, sigma: float, df: float, *, n_sim: int = 20000,
                     seed: int = 0) -> np.ndarray:
     """Adjusted p-values of "candidate k is slower than the fastest-looking one" (the best re-picked in every draw).

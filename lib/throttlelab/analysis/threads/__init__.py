@@ -7,9 +7,12 @@ from throttlelab.analysis.threads.thread_count_results import (
     ThreadCountResults, single_number_table, thread_count_results
 )
 from throttlelab.analysis.threads.thread_counts import ThreadCountAnalysis, analyse_thread_counts
+from throttlelab.analysis.threads.thread_sweep import (
+    LimitFamily, auto_against_best, limit_family, pair_change, runs_to_decide, slower_than_best
+)
 
 __all__ = [
-    'LimitThreads', 'ThreadCountAnalysis', 'ThreadCountResults', 'advice_sentences',
-    'analyse_thread_counts', 'selection_adjusted', 'single_number_table', 'thread_advice',
-    'thread_count_results'
+    'LimitFamily', 'LimitThreads', 'ThreadCountAnalysis', 'ThreadCountResults', 'advice_sentences',
+    'analyse_thread_counts', 'auto_against_best', 'limit_family', 'pair_change', 'runs_to_decide',
+    'selection_adjusted', 'single_number_table', 'slower_than_best', 'thread_advice', 'thread_count_results'
 ]

@@ -8,16 +8,20 @@ throughput and p99 latency) :func:`thread_advice` compares against it
 * the host's core count (the pre-1.25 Go default, ``GOMAXPROCS = NumCPU``),
 
 as the change of that metric in % with an interval and a p-value from the runs
-(the run is the unit).  In the metric that chose the count these are the
-thread-count analysis' own numbers, so every view shows one interval per number
-and near-best never contradicts a verdict: ``auto`` is its selection-adjusted
-``auto_vs_best``, the host's count its family-wise "slower than the best"
-p-value with the simultaneous (Tukey-Kramer) interval read off the same null.
-In the other advice metrics (no choice was made in them) it is a two-sided t
-on the log scale with the limit's run-to-run noise from
-:func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts`.  Where no
-cell is replicated there is no interval: the verdict of
-:mod:`throttlelab.analysis.runs.single_numbers` (break-even noise) is given instead.
+(the run is the unit), in the family of
+:func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts`: every
+setting of a limit compared pairwise with that limit's run-to-run noise
+(Tukey-Kramer, which pays for choosing the count to use after looking), the
+limits combined by Bonferroni, so a claim is controlled over the whole sweep
+(:mod:`~throttlelab.analysis.threads.thread_sweep`).  In the metric that chose
+the count these are the thread-count analysis' own numbers, so every view shows
+one interval per number and near-best never contradicts a verdict: ``auto`` is
+its ``auto_vs_best``, the host's count its "slower than the best" p-value with
+the simultaneous interval read off the same null.  In the other advice metrics
+(no choice was made in them) it is a pair of the same sweep-wide family, with
+that metric's run-to-run noise.  Where no cell is replicated there is no
+interval: the verdict of :mod:`throttlelab.analysis.runs.single_numbers`
+(break-even noise) is given instead.
 """
 
 from __future__ import annotations
@@ -25,14 +29,13 @@ from __future__ import annotations
 import math
 
 import polars as pl
-from scipy import stats
 
 from throttlelab import units
 from throttlelab.analysis.runs import prepare_runs
 from throttlelab.analysis.runs import metric_change_ci, metric_change_pct, resolve
-from throttlelab.analysis.stats import worse_than_best_critical
 from throttlelab.analysis.runs import CEILING_CV, FLOOR_CV, critical_gap, sigma_to_cv
 from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
+from throttlelab.analysis.threads.thread_sweep import limit_family, pair_change, runs_to_decide
 from throttlelab.results import ConfidenceInterval
 
 SCHEMA = {"group": pl.String, "limit": pl.String, "limit_cores": pl.Float64, "use_threads": pl.String,
@@ -45,7 +48,8 @@ SCHEMA = {"group": pl.String, "limit": pl.String, "limit_cores": pl.Float64, "us
 
 def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_metrics: tuple[str, ...] = (),
                   machine_cores: float | None = None, alpha: float = 0.05, level: float = 0.95,
-                  ceiling_cv: float = CEILING_CV, floor_cv: float = FLOOR_CV, n_sim: int = 20000) -> pl.DataFrame:
+                  ceiling_cv: float = CEILING_CV, floor_cv: float = FLOOR_CV, n_sim: int = 20000,
+                  family: str = "sweep", analyses: list | None = None) -> pl.DataFrame:
     """Per group and limit: the thread count to use, and ``auto`` / host cores against it, per metric.
 
     Parameters
@@ -61,8 +65,12 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
         no host-cores comparison.
     ceiling_cv, floor_cv
         The noise band of the single-number verdicts (:mod:`throttlelab.analysis.runs.single_numbers`).
-    n_sim
-        Draws of the thread-count analysis' simulated nulls.
+    n_sim, family
+        Draws of the simulated nulls, and the family of the claims (``"sweep"``: the whole sweep, or ``"limit"``),
+        as in :func:`~throttlelab.analysis.threads.thread_counts.analyse_thread_counts`.
+    analyses
+        The primary metric's analyses of these runs when already made with the same settings (so that both give
+        the same numbers); ``None``: made here.
 
     Returns
     -------
@@ -75,9 +83,8 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
     primary = prepare_runs(runs, machine_cores=machine_cores, metric=metric)
     cores = primary.machine_cores
     host = str(int(cores)) if cores and float(cores).is_integer() else None
-    kw = dict(alpha=alpha, level=level, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
-    kw["n_sim"] = n_sim
-    primary_analyses = analyse_thread_counts(primary.runs, **kw)
+    kw = dict(alpha=alpha, level=level, ceiling_cv=ceiling_cv, floor_cv=floor_cv, n_sim=n_sim, family=family)
+    primary_analyses = analyses if analyses is not None else analyse_thread_counts(primary.runs, **kw)
     choice, near = {}, {}
     for a in primary_analyses:
         for c in a.limits:
@@ -117,16 +124,19 @@ def thread_advice(runs: pl.DataFrame, *, metric: str = "throughput_rps", advice_
                         row["verdict"] = (("worse" if d > 0 else "better" if d < 0 else "same") +
                                           " (exact: zero run-to-run noise, a deterministic metric; no test needed)")
                         row["method"] = "exact difference: zero run-to-run noise"
-                    else:  # this limit's own run-to-run noise (thread_noise)
+                    else:  # this limit's run-to-run noise (thread_noise), a pair of the sweep-wide family
                         sigma = math.sqrt(math.log1p((lim.noise_cv_pct / 100) ** 2))
-                        if name != metric:  # no choice was made in this metric: a plain t comparison
-                            row.update(_run_comparison(d, cell["runs"], ref["runs"], sigma, lim.noise_df, m, alpha,
-                                                       level))
-                        elif t == "auto":  # the analysis' own selection-adjusted number
-                            row.update(_from_estimate(lim.auto_vs_best, d, cell["runs"], ref["runs"], sigma, m, alpha))
-                        else:  # an explicit count against the best: the family-wise test that decides near-best
-                            row.update(_against_best(a, i, lim, t, d, cell["runs"], ref["runs"], sigma, m, alpha,
-                                                     n_sim))
+                        fam = _family(a, i, lim, n_sim)
+                        if t == "auto" and name == metric:  # the analysis' own number
+                            row.update(_from_estimate(lim.auto_vs_best, d, sigma, m, alpha, len(cells),
+                                                      a.family_limits, n_sim))
+                        elif name == metric:  # an explicit count against the best: the test that decides near-best
+                            p = (lim.worse_than_best_p_values or {}).get(t)
+                            row.update(_pair(d, cell["runs"], ref["runs"], sigma, fam, level, m, alpha, len(cells),
+                                             n_sim, p=p, method=SAME_FAMILY + " (the test that decides near-best)"))
+                        else:  # no choice was made in this metric: a pair of the same family, this metric's noise
+                            row.update(_pair(d, cell["runs"], ref["runs"], sigma, fam, level, m, alpha, len(cells),
+                                             n_sim, method=SAME_FAMILY + " (the count was chosen by another metric)"))
                     rows.append(row)
     return pl.DataFrame(rows, schema=SCHEMA) if rows else pl.DataFrame(schema=SCHEMA)
 
@@ -141,48 +151,44 @@ def _single_verdict(d: float, k: int, alpha: float, ceiling_cv: float, floor_cv:
     return f"single numbers: undecided (break-even noise {100 * be:.0f}%)"
 
 
-def _verdict(d: float, p: float, sigma: float, alpha: float, n: int, n_ref: int) -> str:
+SAME_FAMILY = ("a pair of the sweep-wide family: every setting of each limit compared pairwise (Tukey-Kramer), "
+               "Bonferroni across the limits, simultaneous interval")
+
+
+def _family(a, i: int, lim, n_sim: int):
+    """The limit's :class:`~throttlelab.analysis.threads.thread_sweep.LimitFamily`, drawn as the analysis drew it."""
+    at = a.cells.filter(pl.col("limit_label") == lim.limit_label)
+    settings = (at.filter(pl.col("explicit")).sort("geomean_seconds")["runs"].to_list()
+                + at.filter(pl.col("threads") == "auto")["runs"].to_list())
+    return limit_family(settings, lim.noise_df, a.family_limits, n_sim=n_sim, seed=i)
+
+
+def _verdict(d: float, p: float, sigma: float, alpha: float, settings: int, limits: int, n_sim: int) -> str:
     """``worse``/``better`` when ``p < alpha``, else too few runs to decide, with the runs that would decide it."""
     verdict = ("worse" if d > 0 else "better") if p < alpha else "too few runs to decide"
-    if p >= alpha and d != 0:  # runs per cell for 80% power at this difference and noise
-        need = math.ceil(2 * ((stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(0.8)) * sigma / d) ** 2)
+    if p >= alpha and d != 0:  # runs per cell for 80% power at this difference and noise, in the same family
+        need = runs_to_decide(d, sigma, settings, limits, alpha, n_sim=min(n_sim, 20000))
         verdict += (f" (about {need} runs per cell would decide a difference this size)" if need <= 100
                     else " (a difference this small would need over 100 runs per cell)")
     return verdict
 
 
-def _from_estimate(e, d: float, n: int, n_ref: int, sigma: float, m, alpha: float) -> dict:
-    """``auto`` in the choosing metric: the analysis' selection-adjusted ``auto_vs_best`` in the metric's terms."""
+def _from_estimate(e, d: float, sigma: float, m, alpha: float, settings: int, limits: int, n_sim: int) -> dict:
+    """``auto`` in the choosing metric: the analysis' own ``auto_vs_best`` in the metric's terms."""
     ci = metric_change_ci(e.confidence_interval(), m)
     return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": e.p_value,
-            "verdict": _verdict(d, e.p_value, sigma, alpha, n, n_ref), "method": e.method}
+            "verdict": _verdict(d, e.p_value, sigma, alpha, settings, limits, n_sim), "method": e.method}
 
 
-def _against_best(a, i: int, lim, t: str, d: float, n: int, n_ref: int, sigma: float, m, alpha: float,
-                  n_sim: int) -> dict:
-    """An explicit count against the best: its family-wise p-value (as near-best) and the simultaneous interval."""
-    p = (lim.worse_than_best_p_values or {}).get(t)
-    explicit = a.cells.filter(pl.col("limit_label") == lim.limit_label, pl.col("explicit")).sort("geomean_seconds")
-    crit = worse_than_best_critical(explicit["runs"].to_numpy(), lim.noise_df, alpha, n_sim=n_sim, seed=i)
-    se = sigma * math.sqrt(1 / n + 1 / n_ref)
-    ci = metric_change_ci(ConfidenceInterval(100 * math.expm1(d - crit * se), 100 * math.expm1(d + crit * se)), m)
+def _pair(d: float, n: int, n_ref: int, sigma: float, fam, level: float, m, alpha: float, settings: int,
+          n_sim: int, *, p: float | None = None, method: str) -> dict:
+    """One pair of the family: simultaneous interval of the metric's change, adjusted p-value (``p`` when the
+    analysis already gave it from the same null), verdict."""
+    ci, p_pair = pair_change(d, n, n_ref, sigma, fam, level)
+    p = p_pair if p is None else p
+    ci = metric_change_ci(ConfidenceInterval(100 * math.expm1(ci.low), 100 * math.expm1(ci.high)), m)
     return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": p,
-            "verdict": _verdict(d, p, sigma, alpha, n, n_ref),
-            "method": "against the best picked after looking: family-wise over the limit's counts (the test that "
-                      "decides near-best) with its simultaneous Tukey-Kramer interval"}
-
-
-def _run_comparison(d: float, n: int, n_ref: int, sigma: float, df: float, m, alpha: float, level: float) -> dict:
-    """Replicated runs: interval of the metric's change, two-sided t p-value, verdict (with runs needed if undecided)."""
-    tdist = stats.t(df) if math.isfinite(df) else stats.norm()
-    se = sigma * math.sqrt(1 / n + 1 / n_ref)
-    q = tdist.ppf(1 - (1 - level) / 2)
-    ci = metric_change_ci(ConfidenceInterval(100 * math.expm1(d - q * se), 100 * math.expm1(d + q * se)), m)
-    p = float(2 * tdist.sf(abs(d) / se))
-    return {"ci_low_pct": ci.low, "ci_high_pct": ci.high, "p_value": p,
-            "verdict": _verdict(d, p, sigma, alpha, n, n_ref),
-            "method": "two-sided t on the log scale with the limit's run-to-run noise (the count was chosen by "
-                      "another metric)"}
+            "verdict": _verdict(d, p, sigma, alpha, settings, fam.limits, n_sim), "method": method}
 
 
 def _auto_choices(runs: pl.DataFrame) -> dict[tuple, str]:

@@ -10,8 +10,9 @@ import polars as pl
 
 from throttlelab.analysis.stats import NoiseModel
 from throttlelab.analysis.limits import expected_estimate
-from throttlelab.analysis.stats import posterior_best, worse_than_best
+from throttlelab.analysis.stats import posterior_best
 from throttlelab.analysis.threads.thread_noise import ZERO_NOTE
+from throttlelab.analysis.threads.thread_sweep import auto_against_best, limit_family, slower_than_best
 from throttlelab.results import ConfidenceInterval, Estimate
 
 
@@ -28,24 +29,26 @@ class ThreadChoice:
         noise is unmeasured: one number per cell).
     near_best_threads
         Explicit counts not shown slower than the best (studentised gap against the simulated largest
-        pairwise gap, the best re-picked in every draw: family-wise ``alpha`` per limit).  With one number per
-        cell: the counts that no single-number verdict calls clearly worse
-        (:mod:`~throttlelab.analysis.runs.single_numbers`).
+        pairwise gap of the limit's settings, the best re-picked in every draw; family-wise ``alpha`` over the
+        whole sweep: Bonferroni across its limits).  With one number per cell: the counts that no single-number
+        verdict calls clearly worse (:mod:`~throttlelab.analysis.runs.single_numbers`).
     auto_seconds
         Geometric-mean cost of the ``auto`` runs.
     auto_vs_best
-        auto against the best explicit count, percent (positive = auto worse), with its selection-adjusted
-        interval and p-value; its ``method`` says how they were computed, or why there are none (too few to decide,
-        exact with zero noise); ``null`` without both auto and explicit runs.
+        auto against the best explicit count, percent (positive = auto worse), with its interval (simultaneous
+        over every limit of the sweep, so it also holds for the limit a headline picks) and its sweep-adjusted
+        p-value; its ``method`` says how they were computed, or why there are none (too few to decide, exact with
+        zero noise); ``null`` without both auto and explicit runs.
     recommended_threads, recommended_seconds
-        The count to run (auto when it is not worse) with its expected cost and interval.
+        The count to run (auto unless it is shown slower than the best explicit count) with its expected cost and
+        interval.
     core_seconds
         Limit x expected wall time of the recommended count (what a run reserves).
     probability_best
         Explicit count -> probability that it is the best, from the limit's measured noise (``null`` with one
         number per cell: no probability is claimed from unmeasured noise).
     worse_than_best_p_values
-        Explicit count -> adjusted p-value of "slower than the best" (family-wise over the limit's counts).
+        Explicit count -> adjusted p-value of "slower than the best" (family-wise over the whole sweep).
     noise_cv_pct, noise_df, noise_source
         This limit's run-to-run noise (percent), its degrees of freedom and where it came from (``own cells``,
         ``trend across limits``, ``pooled across limits``, ``zero``; ``unmeasured`` with no replicated cell).
@@ -94,12 +97,14 @@ def selection_adjusted(d: float, n_auto: int, n_explicit: list[int], noise: Nois
 
 
 def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: float, *,
-                   single_near_best: tuple[str, ...] | None = None, seed: int = 0, n_sim: int = 20000) -> ThreadChoice:
+                   single_near_best: tuple[str, ...] | None = None, seed: int = 0, n_sim: int = 20000,
+                   limits: int = 1) -> ThreadChoice:
     """The :class:`ThreadChoice` at one limit from its cells (``limit_label``, ``cpu_limit_cores``, ``limit_x``,
     ``threads``, ``explicit``, ``runs``, ``mean_log``, ``geomean_seconds``); ``noise`` is that limit's run-to-run
     noise (or the group's prior, ``assumption_based``: then no interval, test or probability is given, and
     ``single_near_best`` (the counts no single-number verdict calls clearly worse) is the near-best list; ``None``
-    lists every count, since nothing is shown slower)."""
+    lists every count, since nothing is shown slower); ``limits`` the limits of the sweep its claims share a family
+    with (:mod:`~throttlelab.analysis.threads.thread_sweep`)."""
     first = cells.row(0, named=True)
     limit_cores, label = first["cpu_limit_cores"], first["limit_label"]
     reserve = first["limit_x"]
@@ -110,6 +115,10 @@ def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: 
     a = auto.row(0, named=True) if auto.height else None
     near: tuple[str, ...] = ()
     best_ci = worse_p = None
+    family = None
+    if not noise.assumption_based and not zero and cells.height > 1:
+        settings = explicit["runs"].to_list() + ([a["runs"]] if a else [])
+        family = limit_family(settings, noise.df, limits, n_sim=n_sim, seed=seed)
     if best:
         best_ci = expected_estimate(best["geomean_seconds"], best["runs"], noise, level, exact=zero)
         names = explicit["threads"].to_list()
@@ -117,13 +126,15 @@ def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: 
             near_list = names if single_near_best is None else [t for t in names if t in single_near_best]
         elif zero:  # exact: only exact ties are as good as the best
             near_list = [t for t, v in zip(names, explicit["mean_log"]) if v <= best["mean_log"] + 1e-12]
+        elif family is None:  # one setting: nothing to compare
+            near_list = names
         else:
-            p_w = worse_than_best(explicit["mean_log"].to_numpy(), explicit["runs"].to_numpy(), noise.sigma, noise.df,
-                                  n_sim=n_sim, seed=seed)
+            p_w = slower_than_best(explicit["mean_log"].to_numpy(), explicit["runs"].to_numpy(), noise.sigma, family)
             worse_p = {t: float(p) for t, p in zip(names, p_w)}
             near_list = [t for t in names if worse_p[t] >= alpha]
         near = tuple(sorted(near_list, key=int))
     auto_vs_best = None
+    auto_slower = False
     if best and a:
         ci = p = None
         d = a["mean_log"] - best["mean_log"]
@@ -133,10 +144,13 @@ def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: 
         elif zero:
             method = "exact difference: " + ZERO_NOTE
         else:
-            ci, p = selection_adjusted(d, a["runs"], explicit["runs"].to_list(), noise, level, seed=seed, n_sim=n_sim)
-            method = (f"selection-adjusted: auto vs the fastest of {explicit.height} explicit counts, null simulated "
-                      f"with the best picked in every draw; noise of this limit ({noise.source}, "
-                      f"{noise.cv_pct:.1f}%, df {noise.df:g})")
+            ci, p = auto_against_best(a["mean_log"], a["runs"], explicit["mean_log"].to_numpy(),
+                                      explicit["runs"].to_numpy(), noise.sigma, family, level)
+            auto_slower = p < alpha and d > 0
+            method = (f"Tukey-Kramer pairwise comparisons of this limit's {explicit.height + 1} settings (the best "
+                      f"re-picked in every simulated draw), Bonferroni across {limits} limit(s), interval simultaneous "
+                      f"over them: auto vs the fastest of {explicit.height} explicit counts; noise of this limit "
+                      f"({noise.source}, {noise.cv_pct:.1f}%, df {noise.df:.3g})")
         auto_vs_best = Estimate(pct, None if ci is None else ci.low, None if ci is None else ci.high, level, method, p,
                                 int(a["runs"] + explicit["runs"].sum()), "pct", "auto against the fastest explicit count")
     prob = None
@@ -146,7 +160,10 @@ def choose_threads(cells: pl.DataFrame, noise: NoiseModel, alpha: float, level: 
         prob = {t: float(v) for t, v in zip(explicit["threads"], pb)}
     rec = None
     if best and a:
-        rec = a if a["mean_log"] <= best["mean_log"] else best
+        if zero or noise.assumption_based:  # exact, or nothing measured: the faster-looking one
+            rec = a if a["mean_log"] <= best["mean_log"] else best
+        else:  # auto, the runtime's own choice, unless it is shown slower than the best explicit count
+            rec = best if auto_slower else a
     else:
         rec = best or a
     rec_est = expected_estimate(rec["geomean_seconds"], rec["runs"], noise, level, exact=zero) if rec else None

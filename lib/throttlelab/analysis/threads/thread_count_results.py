@@ -122,7 +122,8 @@ class ThreadAdviceRow:
         ``worse``/``better``, ``too few runs to decide`` (with the runs that would decide) or a single-number verdict.
     method
         The procedure behind the interval and p-value (in the metric that chose the count, the thread-count
-        analysis' own: selection-adjusted for ``auto``, family-wise against the best for an explicit count).
+        analysis' own; every comparison a pair of the sweep-wide family of
+        :mod:`~throttlelab.analysis.threads.thread_sweep`).
     """
 
     group: str

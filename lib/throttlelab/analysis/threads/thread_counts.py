@@ -2,30 +2,34 @@
 
 Per (workload, contention) group, every (limit, threads) cell is compared on
 the log scale with **the run-to-run noise of its limit**
-(:mod:`throttlelab.analysis.threads.thread_noise`: the limit's own replicated cells,
-else the log-linear trend of the noise across limits of
-:mod:`~throttlelab.analysis.stats.level_noise`, never below the pooled noise).
-Outlying runs are flagged against the robust scale of the runs at their limit
-(:func:`~throttlelab.analysis.stats.run_level.flag_outliers`), reported and left out.
+(:mod:`throttlelab.analysis.threads.thread_noise`: the log-linear trend of the
+noise across limits of :mod:`~throttlelab.analysis.stats.level_noise` with the
+trend's degrees of freedom at that limit, never below the limit's own
+replicated cells).  Outlying runs are flagged against the robust scale of the
+runs at their limit (:func:`~throttlelab.analysis.stats.run_level.flag_outliers`),
+reported and left out.
 
-Per limit:
+Every claim is controlled over **the whole sweep**
+(:mod:`throttlelab.analysis.threads.thread_sweep`): at each limit the settings
+(explicit counts and ``auto``) are compared pairwise against the simulated
+largest studentised gap of equal settings (Tukey-Kramer, the best re-picked in
+every draw), and the limits are combined by Bonferroni.  Per limit:
 
 * ``best_threads``: the explicit thread count with the lowest geometric-mean
   time, with the interval of that time;
-* ``near_best_threads``: explicit counts not shown slower than the best; "X is
-  slower than the best" is claimed when its studentised gap exceeds the
-  simulated largest pairwise gap of equal counts (Tukey-Kramer, the best
-  re-picked in every draw: family-wise ``alpha`` per limit), p-values in
-  ``worse_than_best_p_values``;
-* ``auto`` against the best explicit count: time ratio in %, its interval and
-  a two-sided p-value that pay for choosing the best count after looking
-  (:func:`selection_adjusted`: the null is simulated with the best re-picked
-  in every draw);
+* ``near_best_threads``: explicit counts not shown slower than the best,
+  p-values in ``worse_than_best_p_values``;
+* ``auto`` against the best explicit count: time ratio in %, its interval
+  (simultaneous over every limit, so it also holds for the limit a headline
+  picks) and its sweep-adjusted p-value;
 * ``probability_best``: for each explicit count, the probability that it is the
   fastest given the limit's noise (:func:`~throttlelab.analysis.stats.selection.posterior_best`).
 
-With no replicated cell in the group (one number per cell): no interval, no
-p-value and no probability; what single numbers can decide is
+``family="limit"`` tests each limit on its own (the earlier family: 9-28% of
+simulated null sweeps of 8 limits then claim something somewhere, against
+1.5-6.5% for the sweep; ``bench/bench_stats.py``).  With no
+replicated cell in the group (one number per cell): no interval, no p-value and
+no probability; what single numbers can decide is
 :func:`~throttlelab.analysis.runs.single_numbers.single_number_verdicts` (in
 ``single_numbers``), and ``near_best_threads`` are the counts none of those
 verdicts calls clearly worse.  With
@@ -47,9 +51,11 @@ from throttlelab.analysis.stats import OutlyingRun, flag_outliers
 from throttlelab.analysis.runs import CEILING_CV, FLOOR_CV, near_best_threads, single_number_verdicts
 from throttlelab.analysis.threads.thread_choice import ThreadChoice, choose_threads
 from throttlelab.analysis.threads.thread_noise import ZERO_NOTE, describe, noise_per_limit
+from throttlelab.analysis.threads.thread_sweep import describe as describe_family
 from throttlelab.results import Estimate
 
 NOISE_MODELS = ("per limit", "pooled")
+FAMILIES = ("sweep", "limit")
 
 
 
@@ -75,6 +81,7 @@ class ThreadCountAnalysis:
     method: str = ""
     outlying_runs: tuple[OutlyingRun, ...] = ()
     single_numbers: pl.DataFrame | None = None  # one number per cell: the verdicts of single_number_verdicts
+    family_limits: int = 1  # limits whose claims share one family (Bonferroni divisor; 1: each limit on its own)
 
     def table(self) -> pl.DataFrame:
         rows = []
@@ -111,7 +118,7 @@ class ThreadCountAnalysis:
 def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: float = PRIOR_CV,
                           level: float = 0.95, metric: str | ResponseMetric | None = None,
                           noise_model: str = "per limit", n_sim: int = 20000, ceiling_cv: float = CEILING_CV,
-                          floor_cv: float = FLOOR_CV) -> list[ThreadCountAnalysis]:
+                          floor_cv: float = FLOOR_CV, family: str = "sweep") -> list[ThreadCountAnalysis]:
     """Thread-count analysis per (workload, contention) group of prepared runs.
 
     ``metric``: the response metric the runs were prepared with
@@ -120,10 +127,14 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
     throughput, lowest latency); ``*_seconds`` fields hold costs (see
     :mod:`throttlelab.analysis.runs.response_metric`).  ``noise_model``: ``"per limit"``
     (default, :mod:`~throttlelab.analysis.threads.thread_noise`) or ``"pooled"`` (one noise
-    for all limits, the earlier method); ``n_sim``: draws of the simulated nulls.
+    for all limits, the earlier method); ``n_sim``: draws of the simulated nulls.  ``family``: ``"sweep"``
+    (default: every claim family-wise over the whole sweep, Bonferroni across its limits) or ``"limit"`` (each
+    limit on its own, the earlier method).
     """
     if noise_model not in NOISE_MODELS:
         raise ValueError(f"noise_model must be one of {NOISE_MODELS}, not {noise_model!r}")
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES}, not {family!r}")
     m = _prepared_metric(runs, metric)
     out = []
     for group, frame in iter_groups(runs, ("workload", "contention")):
@@ -165,18 +176,21 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
                              (pl.col("geomean_seconds") ** m.sign).alias("metric_value"), "runs",
                              pl.col("mean_log").alias("log_cost")),
                 metric=m, alpha=alpha, ceiling_cv=ceiling_cv, floor_cv=floor_cv)
+        models = [noise if noise.assumption_based else n.model(replicated) for n in noises]
+        parts = sorted(cells.partition_by("limit_order", as_dict=True).items(), key=lambda kv: kv[0][0])
+        tested = sum(1 for key, sub in parts if sub.height > 1 and not models[orders.index(key[0])].assumption_based
+                     and models[orders.index(key[0])].sigma > 0)
+        limits = max(tested, 1) if family == "sweep" else 1
         choices = tuple(
-            choose_threads(sub, noise if noise.assumption_based else noises[orders.index(key[0])].model(replicated),
-                           alpha, level, seed=i, n_sim=n_sim,
+            choose_threads(sub, models[orders.index(key[0])], alpha, level, seed=i, n_sim=n_sim, limits=limits,
                            single_near_best=None if single is None else near_best_threads(single, sub["limit_label"][0]))
-            for i, (key, sub) in enumerate(sorted(cells.partition_by("limit_order", as_dict=True).items(),
-                                                  key=lambda kv: kv[0][0]))
+            for i, (key, sub) in enumerate(parts)
         )
         method = (f"{SINGLE_NOTE}; single-number verdicts: each count against the quota's count (the best where "
                   f"that is missing) by its break-even noise, clearly worse or better when the gap survives "
                   f"{100 * ceiling_cv:.0f}% run-to-run noise (Bonferroni, or the range of equal cells against the "
                   f"best, family-wise alpha {alpha:g} per limit)" if noise.assumption_based
-                  else describe(noises, pooled=pooled) + "; " + PROCEDURE)
+                  else describe(noises, pooled=pooled) + "; " + procedure(limits, alpha))
         if flagged:
             method += (f"; {len(flagged)} outlying run(s) flagged, {dropped} left out (only where their cell keeps "
                        "3 runs or more)")
@@ -185,17 +199,20 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
             noise=noise, alpha=alpha, limits=choices,
             cells=cells.select("limit_label", "limit_order", "cpu_limit_cores", "threads", "explicit", "runs",
                                "geomean_seconds"),
-            metric=m, method=method, outlying_runs=tuple(flagged), single_numbers=single,
+            metric=m, method=method, outlying_runs=tuple(flagged), single_numbers=single, family_limits=limits,
         ))
     return out
 
 
 SINGLE_NOTE = ("one run per cell: run-to-run noise unmeasured, so no interval, p-value or probability is given; "
                "only what single numbers can decide")
-PROCEDURE = ("per limit: 'slower than the best' when the studentised gap exceeds the simulated largest pairwise gap "
-             "of equal counts (Tukey-Kramer with the best re-picked in every draw; family-wise alpha per limit); auto "
-             "vs the best explicit count selection-adjusted (the best re-picked in every simulated draw); probability "
-             "best from the limit's noise (flat prior, sigma drawn from its chi-square)")
+
+
+def procedure(limits: int, alpha: float) -> str:
+    """The method text's procedure: the sweep-wide family, auto against the best and the probability of being best."""
+    return (describe_family(limits, alpha) + "; 'slower than the best' and auto against the best explicit count are "
+            "both pairs of that family; probability best from the limit's noise (flat prior, sigma drawn from its "
+            "chi-square)")
 
 
 def _drop_outliers(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[OutlyingRun], int]:

@@ -1,15 +1,19 @@
-"""Run-to-run noise per CPU limit for the thread-count comparisons: the limit's own cells, else the trend.
+"""Run-to-run noise per CPU limit for thread counts: the trend across limits, never below the limit's own cells.
 
 Noise grows with the limit (more cores, more scheduling noise), so one pooled
 sigma over a thread sweep understates it at large limits and overstates it at
-small ones.  Each limit's noise comes from the residuals of its own replicated
-(limit, threads) cells when they give at least ``MIN_OWN_DF`` degrees of
-freedom (an exact t with those df); otherwise from the log-linear trend of the
-noise across the limits (:func:`~throttlelab.analysis.stats.level_noise.noise_trend`,
-the model the dead-zone test uses: never below the pooled noise, with the
-trend's degrees of freedom).  Identical replicates (a deterministic metric such
-as the CPU seconds of fixed work) give zero noise: differences are then exact,
-and no test is needed or possible.
+small ones.  A limit's own replicated cells measure its noise but with few
+degrees of freedom (12 with six cells of three runs), and a claim made over the
+whole sweep needs a small per-limit level, where so few degrees of freedom cost
+much power.  Each limit's noise is therefore the log-linear trend of the noise
+across the limits (:func:`~throttlelab.analysis.stats.level_noise.noise_trend`: the
+pooled noise when the runs do not support a trend), with the degrees of freedom
+of the trend's fitted value at that limit (``level_df``: fewer at the ends of
+the sweep, where the trend is least sure), and never below what the limit's own
+cells measured (a guard against a trend of the wrong shape, e.g. a step).
+Identical replicates (a deterministic metric such as the CPU seconds of fixed
+work) give zero noise: differences are then exact, and no test is needed or
+possible.
 """
 
 from __future__ import annotations
@@ -22,8 +26,8 @@ import numpy as np
 from throttlelab.analysis.stats import ZERO_NOTE, ZERO_SIGMA, noise_trend
 from throttlelab.analysis.stats import NoiseModel
 
-#: Fewest residual degrees of freedom of a limit's own cells for its own noise to be used.
-MIN_OWN_DF = 4
+#: Fewest residual degrees of freedom of a limit's own cells for its own noise to guard the trend.
+MIN_OWN_DF = 1
 
 
 @dataclass(frozen=True)
@@ -35,7 +39,8 @@ class LimitNoise:
     sigma, df
         sd of log run values and its degrees of freedom (NaN, 0 when unmeasured).
     source
-        ``"own cells"``, ``"trend across limits"``, ``"pooled across limits"``, ``"zero"`` or ``"unmeasured"``.
+        ``"own cells"`` (above the trend), ``"trend across limits"``, ``"pooled across limits"``, ``"zero"`` or
+        ``"unmeasured"``.
     own_df
         Residual degrees of freedom of the limit's own replicated cells.
     """
@@ -84,11 +89,11 @@ def noise_per_limit(limit: np.ndarray, cell: np.ndarray, log_y: np.ndarray, n_li
     out = []
     for k in range(n_limits):
         own = math.sqrt(own_ss[k] / own_df[k]) if own_df[k] > 0.5 else 0.0
-        if own_df[k] >= min_own_df - 1e-9 and own > ZERO_SIGMA:
-            out.append(LimitNoise(own, float(round(own_df[k])), "own cells", float(round(own_df[k]))))
-        else:  # never below what the limit's own few replicates measured either (the trend may lag behind them)
-            out.append(LimitNoise(max(float(trend.sigma[k]), own), float(trend.df[k]),
-                                  "pooled across limits" if trend.pooled else "trend across limits",
+        fitted, df = float(trend.trend[k]), float(trend.level_df[k])
+        if own_df[k] >= min_own_df - 1e-9 and own > fitted:  # the trend's shape misses this limit: its own noise
+            out.append(LimitNoise(own, df, "own cells", float(round(own_df[k]))))
+        else:
+            out.append(LimitNoise(fitted, df, "pooled across limits" if trend.pooled else "trend across limits",
                                   float(round(own_df[k]))))
     return out
 
@@ -102,10 +107,10 @@ def describe(noises: list[LimitNoise], *, pooled: bool = False) -> str:
     if pooled:
         return "one pooled run-to-run noise for all limits (noise_model='pooled')"
     parts = []
-    for src in ("own cells", "trend across limits", "pooled across limits"):
+    for src in ("trend across limits", "pooled across limits", "own cells"):
         k = sum(n.source == src for n in noises)
         if k:
-            parts.append(f"{k} limit(s) from {src}")
-    return ("run-to-run noise per limit: its own replicated cells when they give >= "
-            f"{MIN_OWN_DF} degrees of freedom, else the log-linear trend of the noise across limits (never below "
-            "the pooled noise; level_noise): " + ", ".join(parts))
+            parts.append(f"{k} limit(s) from {'their own cells (above the trend)' if src == 'own cells' else src}")
+    return ("run-to-run noise per limit: the log-linear trend of the noise across limits (the pooled noise when the "
+            "runs show no trend) with the degrees of freedom of the trend at that limit, never below the limit's own "
+            "replicated cells: " + ", ".join(parts))
