@@ -37,6 +37,12 @@ COUNTERS = {
 }
 
 
+#: The kubelet's ``/metrics/resource`` also exports ``container_cpu_usage_seconds_total`` per container (without
+#: cAdvisor's ``id``, ``image`` and ``name``): where both are scraped, summing them doubled the usage.  A container's
+#: usage is read from its series with an ``id`` label where it has one, else from whatever series it has.
+USAGE_COPY = "the kubelet's /metrics/resource copy of cAdvisor's usage"
+
+
 class NoContainers(PrometheusError):
     """Nothing matched: no container usage in the namespace, selector and window asked for (one line)."""
 
@@ -288,6 +294,9 @@ def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: fl
 
     def one(name: str):
         q = f"sum by ({BY}) (rate({COUNTERS[name]}{{{m}}}[{rng}]))"
+        if name == "usage":  # cAdvisor's series (with the cgroup's id), else whatever there is: see USAGE_COPY
+            q = (f"sum by ({BY}) (rate({COUNTERS[name]}{{{m},id!=\"\"}}[{rng}])"
+                 f" or on ({BY}) rate({COUNTERS[name]}{{{m}}}[{rng}]))")
         return name, q, api.query_range(q, start + step, end, step)
 
     series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
