@@ -296,7 +296,7 @@ def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: fl
         q = f"sum by ({BY}) (rate({COUNTERS[name]}{{{m}}}[{rng}]))"
         if name == "usage":  # cAdvisor's series (with the cgroup's id), else whatever there is: see USAGE_COPY
             q = (f"sum by ({BY}) (rate({COUNTERS[name]}{{{m},id!=\"\"}}[{rng}])"
-                 f" or on ({BY}) rate({COUNTERS[name]}{{{m}}}[{rng}]))")
+                 f" or on ({BY}) rate({COUNTERS[name]}{{{m},id=\"\"}}[{rng}]))")  # each series read once
         return name, q, api.query_range(q, start + step, end, step)
 
     series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {}
