@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+import yaml
 
 from tests.conftest import SCENARIO_HOURS
 from throttlelab.cli import main
@@ -195,10 +196,24 @@ def test_without_kube_state_metrics_or_throttled_seconds_workloads_are_inferred_
     assert "shop/node-agent (DaemonSet or Job" in head[2] and "ops/migrate-schema (DaemonSet or Job" in head[2]
     assert head[3].startswith("container_cpu_cfs_throttled_seconds_total is missing for 8 workload containers")
     assert "kubelet.serviceMonitor.cAdvisorMetricRelabelings" in head[3]
-    rc, out, _ = _run(capsys, *bare_prometheus, "--min-history", "6h", "--format", "json")
+    rc, out, err = _run(capsys, *bare_prometheus, "--min-history", "6h", "--format", "json")
+    assert err.splitlines() == head[1:]  # JSON has no place for them: said on stderr, the same lines
     rows = {(r["workload_kind"], r["workload"], r["container"]): r for r in json.loads(out)}
     assert rows[("Deployment", "web", "app")]["pods"] == 6  # the same name in pods of three rollouts: one row
     assert rows[("CronJob", "report", "report")]["pods"] == 13
     assert rows[("Deployment", "web", "app")]["current_limit_cores"] == 0.8  # from cAdvisor's quota, latest pod
     assert all("throttled periods alone" in r["burst_sigma_source"] for r in rows.values()
                if r["throttled_ratio"] and r["decision"] != "too little data")
+
+
+@pytest.mark.prometheus
+def test_the_patch_says_how_its_workloads_were_found(capsys, bare_prometheus):
+    """Whoever applies a patch of an inferred workload reads that it was inferred (and which names stayed
+    ambiguous) in the patch file itself; the documents are unchanged by the comments."""
+    rc, table, _ = _run(capsys, *bare_prometheus, "--min-history", "6h")
+    notes = table.split("\n\n", 1)[0].splitlines()[1:]
+    rc, out, _ = _run(capsys, *bare_prometheus, "--min-history", "6h", "--format", "patch")
+    comments = [line[2:] for line in out.split("---", 1)[0].splitlines() if line.startswith("# ")]
+    assert rc == 0 and all(n in comments for n in notes) and len(notes) == 3, (notes, comments)
+    docs = [d for d in yaml.safe_load_all(out) if d]
+    assert {(d["kind"], d["metadata"]["name"]) for d in docs} >= {("Deployment", "web")}

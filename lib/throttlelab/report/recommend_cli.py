@@ -79,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
         print_table(table, reasons, header=header, footnote=footnote)
         return 0
     text = render(result, args.format)
+    if args.format in ("json", "csv"):  # no place for them in the data: say them beside it (patch and html show them)
+        for note in result.notes:
+            print(note, file=sys.stderr)
     if args.format == "html" and not args.output:
         args.output = "recommend.html"
     if args.output:
@@ -111,7 +114,7 @@ def render(result, fmt: str, *, width: int = 120) -> str:
     if fmt == "patch":
         from throttlelab.report.recommend_patch import patch_yaml
 
-        return patch_yaml(recs, settings.limit_policy, source=result.source)
+        return patch_yaml(recs, settings.limit_policy, source=result.source, notes=result.notes)
     if fmt == "html":
         from throttlelab.report.recommend_html import recommend_html
 

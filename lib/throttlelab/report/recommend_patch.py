@@ -85,15 +85,23 @@ def containers(doc: dict) -> list[dict]:
     return spec["template"]["spec"]["containers"]
 
 
-def patch_yaml(recs: list[Rightsizing], policy: str, *, source: str = "") -> str:
-    """The multi-document YAML, each document preceded by the command that applies it."""
+def patch_yaml(recs: list[Rightsizing], policy: str, *, source: str = "", notes: tuple[str, ...] = ()) -> str:
+    """The multi-document YAML, each document preceded by the command that applies it.
+
+    ``notes`` (the run's: workloads inferred from pod names, a missing metric) go into the header as comments,
+    so whoever applies a patch sees how its workload was found.
+
+    >>> print(patch_yaml([], "target", notes=("Workloads inferred from pod names.",)).splitlines()[-2])
+    # Workloads inferred from pod names.
+    """
     import yaml
 
     docs, said = patches(recs, policy)
     head = [f"# CPU requests and limits recommended by throttlelab from {source}" if source else
             "# CPU requests and limits recommended by throttlelab",
             "# Strategic-merge patches: apply each document with",
-            "#   kubectl patch <kind> <name> -n <namespace> --type strategic --patch-file <document>"]
+            "#   kubectl patch <kind> <name> -n <namespace> --type strategic --patch-file <document>",
+            *(f"# {note}" for note in notes)]
     if policy == "none":
         head += ["# Requests-only policy: each CPU limit is removed (limits: {cpu: null}); memory is left alone.",
                  "# A LimitRange with a default CPU limit in the namespace would put a limit back on new pods."]

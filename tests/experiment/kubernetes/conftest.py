@@ -126,3 +126,15 @@ def node_cluster():
     yield node
     if node.owned and not node.down:
         cli.down(node.layout, say=lambda msg: None)
+
+
+#: node tests that stop the one-node cluster: they run after every other node test, in whichever file
+STOPS_THE_CLUSTER = ("test_cluster_down_leaves_nothing", "test_a_killed_owner_leaves_nothing")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Move the tests that stop the cluster to the end (in their order), so node tests of other files
+    (collected after test_node.py) still find it running."""
+    last = [i for i in items if i.name in STOPS_THE_CLUSTER]
+    if last:
+        items[:] = [i for i in items if i.name not in STOPS_THE_CLUSTER] + last

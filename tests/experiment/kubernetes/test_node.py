@@ -5,7 +5,8 @@ The sweep runs with the runner's service account (deploy/rbac.yaml), the
 project's busybox image imported into containerd, and Prometheus scraping the
 kubelet's cAdvisor: each run is measured by the pod's own cgroup (the in-pod
 sampler) and by cAdvisor, and the two must agree.  The last tests stop the
-cluster and check that nothing is left, also after a SIGKILL.
+cluster and check that nothing is left, also after a SIGKILL (conftest runs them
+after the node tests of every other file).
 """
 
 from __future__ import annotations

@@ -80,3 +80,35 @@ def test_every_scenario_container_is_read_with_its_limit(prometheus_scenarios):
         assert c.node_cores == {"node-0": 8.0, "node-1": 2.0}[spec.node]  # machine_cpu_cores, joined by node label
     with pytest.raises(PrometheusError, match="no container_cpu_usage_seconds_total series in namespace 'nowhere'"):
         fetch_containers(PrometheusAPI(url), window_s=3600, end=end, namespace="nowhere")
+
+
+def _usage_twice_om(path):
+    """Container ``a`` as cAdvisor (with ``id``) and as the kubelet's /metrics/resource (no ``id``) export it, both
+    0.5 core; container ``b`` only without ``id`` (an export that dropped the label), 0.25 core.  15-s scrapes, 2 h."""
+    lines = ["# TYPE container_cpu_usage_seconds_total counter"]
+    for lab, rate in (('container="a",pod="p-0",id="/kubepods/burstable/podx/a1",job="kubelet-cadvisor"', 0.5),
+                      ('container="a",pod="p-0",job="kubelet-resource"', 0.5),
+                      ('container="b",pod="q-0",job="kubelet-resource"', 0.25)):
+        lines += [f'container_cpu_usage_seconds_total{{namespace="twice",{lab}}} {rate * 15 * i:.2f} {START + 15 * i:.0f}'
+                  for i in range(1, 2 * 240 + 1)]
+    path.write_text("\n".join(lines) + "\n# EOF\n")
+    return path
+
+
+@pytest.mark.prometheus
+def test_usage_scraped_from_cadvisor_and_the_resource_endpoint_is_counted_once(tmp_path):
+    """A Prometheus scraping both /metrics/cadvisor and /metrics/resource (as the one-node cluster's does) holds
+    two usage series per container: the usage is cAdvisor's, not their sum; the direct reader agrees."""
+    from throttlelab.ingest.prometheus.openmetrics_containers import read_openmetrics_containers
+
+    ok, why = prometheus_available()
+    if not ok:
+        pytest.skip(why)
+    om = _usage_twice_om(tmp_path / "twice.om")
+    run_promtool(om, tmp_path / "tsdb")
+    with LocalPrometheus(tmp_path / "tsdb") as prom:
+        f = fetch_containers(PrometheusAPI(prom.url), window_s=7200, end=START + 7200, namespace="twice", step_s=60)
+    direct = read_openmetrics_containers(om, namespace="twice", step_s=60)
+    for got in (f, direct):
+        by = {c.container: float(np.nanmedian(c.usage)) for c in got.containers}
+        assert by == {"a": pytest.approx(0.5, rel=0.01), "b": pytest.approx(0.25, rel=0.01)}, by

@@ -37,6 +37,13 @@ COUNTERS = {COUNTER[n].container_field: COUNTER[n].cadvisor
             for n in ("usage_seconds", "throttled_seconds", "nr_periods", "nr_throttled")}
 
 
+#: The kubelet's ``/metrics/resource`` also exports ``container_cpu_usage_seconds_total`` per container (without
+#: cAdvisor's ``id``, ``image`` and ``name``): where both are scraped, summing them doubled the usage.  A container's
+#: usage is read from its series with an ``id`` label where it has one, else from whatever series it has.
+USAGE = COUNTER["usage_seconds"].container_field
+USAGE_COPY = "the kubelet's /metrics/resource copy of cAdvisor's usage"
+
+
 class NoContainers(PrometheusError):
     """Nothing matched: no container usage in the namespace, selector and window asked for (one line)."""
 
@@ -308,9 +315,14 @@ def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: fl
 
     def one(job):
         name, group = job
+        # split_range puts the namespace group's matcher at {ns}
+        sel, with_id, without_id = (f"{{{m}{extra},{{ns}}}}" for extra in ("", ',id!=""', ',id=""'))
+        q = f"sum by ({BY}) (rate({COUNTERS[name]}{sel}[{rng}]))"
+        if name == USAGE:  # cAdvisor's series (with the cgroup's id), else whatever there is: see USAGE_COPY
+            q = (f"sum by ({BY}) (rate({COUNTERS[name]}{with_id}[{rng}])"
+                 f" or on ({BY}) rate({COUNTERS[name]}{without_id}[{rng}]))")  # each series read once
         asked: list[str] = []
-        found = split_range(api, f"sum by ({BY}) (rate({COUNTERS[name]}{{{m},{{ns}}}}[{rng}]))", [group],
-                            start + step, end, step, asked)
+        found = split_range(api, q, [group], start + step, end, step, asked)
         return name, asked, found
 
     series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {name: {} for name in COUNTERS}

@@ -201,7 +201,10 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
     sums: dict[tuple, dict[str, np.ndarray]] = defaultdict(dict)
     fine5 = int(max(1, math.floor(window_s / 300)))
     five: dict[tuple, dict[str, np.ndarray]] = defaultdict(dict)
+    with_id = {(name, key) for name, key, i in series if i}
     for (name, key, _id), pts in series.items():
+        if not _id and (name, key) in with_id:  # USAGE_COPY: cAdvisor's own series is there
+            continue
         t, inc = _increases(pts)
         keep = (t > start) & (t <= end)
         t, inc = t[keep], inc[keep]
