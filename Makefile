@@ -17,7 +17,7 @@ help:
 	@echo "make bench    - run the benchmarks (ratios measured in one run)"
 	@echo "make fuzz     - the property tests with fresh random draws (make test repeats the same ones)"
 	@echo "make cluster-up / cluster-down - a real one-node Kubernetes cluster on this machine (root)"
-	@echo "make screenshots - docs/screenshots/: the index and each published report's first screen"
+	@echo "make screenshots - docs/screenshots/: the index and each report's first screen (default study)"
 	@echo "make docs     - the documentation site (mkdocs, Material) into site/; open site/index.html"
 
 setup: $(STAMP) git-filter
@@ -72,10 +72,14 @@ test: setup system-tools node-tools control-plane notebooks
 fuzz: setup
 	HYPOTHESIS_PROFILE=fuzz $(PY) -m pytest -q -p no:cacheprovider $$(grep -rl "from hypothesis" tests --include='test_*.py')
 
-# docs/screenshots/: the index and each published report's first screen (1280x800), as a reader sees them.
+# docs/screenshots/: the index and each report of the default study ($(STUDY)): its first screen (1280x800), as a
+# reader sees it. The PNGs are replaced only when every page rendered; a report the machine could not run has none.
 screenshots: setup system-tools
-	@d=$$(mktemp -d); $(VENV)/bin/throttlelab run studies/published.yaml --reports $$d \
-	  && $(VENV)/bin/throttlelab check $$d --screenshots docs/screenshots; rc=$$?; rm -rf $$d; exit $$rc
+	@t0=$$(date +%s); d=$$(mktemp -d); $(VENV)/bin/throttlelab run $(STUDY) --reports $$d/reports \
+	  && $(VENV)/bin/throttlelab check $$d/reports --screenshots $$d/shots \
+	  && rm -f docs/screenshots/*.png && cp $$d/shots/*.png docs/screenshots/ \
+	  && echo "screenshots: $$(ls docs/screenshots/*.png | wc -l) PNGs in docs/screenshots/ in $$(( $$(date +%s) - t0 )) s"; \
+	rc=$$?; rm -rf $$d; exit $$rc
 
 # The documentation site (docs/ + mkdocs.yml) into site/, offline: the generated reference pages first.
 # (not --quiet: with it, mkdocs 1.6 --strict no longer stops on a warning)

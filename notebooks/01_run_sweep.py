@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -19,18 +19,6 @@
 #
 # **Question:** what happens to a workload's wall time, CPU use and CFS throttling when this machine's Linux
 # scheduler caps it at a CPU limit, the way Kubernetes does with `limits.cpu`, and at each thread count?
-#
-# This notebook runs (or resumes) a sweep described by a spec (`studies/local_sweep.yaml` shows every key): each run
-# gets its own cgroup with the run's CFS quota, the workload starts inside it, and a sampler writes the cgroup's
-# `cpu.stat` into a monitor log in the same format as the write-up's `monitor_cpu.sh`. Finished runs are stored in
-# `data/raw/<experiment>/` and never rerun: executing the notebook again resumes where it stopped. Where this machine
-# has no writable CPU cgroup the notebook says why and shows what is already stored.
-#
-# With `design: adaptive` in the spec the sweep does not run the whole grid: after a connected half of the cells, each
-# next run goes where a decision (the knee, a dead zone, the best thread count per limit) is still uncertain, until all
-# decisions are right together with the spec's confidence or the run budget is spent. The notebook then shows the decisions with their confidence first, and
-# the runs in the order they were chosen, each with the reason. `backend: simulated` runs the same spec in
-# milliseconds against a known ground truth.
 
 # %% tags=["parameters"]
 output_dir: str = "../data/processed/01_run_sweep"  # where tables, charts and results.json go
@@ -41,7 +29,7 @@ run: bool = True  # run the missing runs; False: only show what is stored
 retry_failed: bool = False  # also redo runs that failed or timed out
 example_run: str = ""  # run whose monitor intervals are shown; "": the most throttled run
 
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 import polars as pl
 from IPython.display import Markdown, display
 
@@ -59,6 +47,21 @@ from throttlelab.report.charts.sweep_charts import limit_wall_chart, run_interva
 from throttlelab.report.sweep_answer import sweep_answer
 
 out = tn.start(output_dir, name="01_run_sweep")
+
+# %% [markdown]
+# ## What this notebook does
+#
+# This notebook runs (or resumes) a sweep described by a spec (`studies/local_sweep.yaml` shows every key): each run
+# gets its own cgroup with the run's CFS quota, the workload starts inside it, and a sampler writes the cgroup's
+# `cpu.stat` into a monitor log in the same format as the write-up's `monitor_cpu.sh`. Finished runs are stored in
+# `data/raw/<experiment>/` and never rerun: executing the notebook again resumes where it stopped. Where this machine
+# has no writable CPU cgroup the notebook says why and shows what is already stored.
+#
+# With `design: adaptive` in the spec the sweep does not run the whole grid: after a connected half of the cells, each
+# next run goes where a decision (the knee, a dead zone, the best thread count per limit) is still uncertain, until all
+# decisions are right together with the spec's confidence or the run budget is spent. The notebook then shows the decisions with their confidence first, and
+# the runs in the order they were chosen, each with the reason. `backend: simulated` runs the same spec in
+# milliseconds against a known ground truth.
 
 # %% [markdown]
 # ## The sweep

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -16,15 +16,6 @@
 
 # %% [markdown]
 # # Ingest logs: what do the monitor logs say about throttling, and what could not be read?
-#
-# This notebook reads monitor logs (the `monitor_cpu.sh` format of the ffmpeg write-up, also written by our
-# experiment runners), raw cgroup directories, Prometheus `query_range` exports, k6 results and `time` output into the
-# canonical tables (see `throttlelab.tables`). It then shows the monitor panels of the write-up's Grafana dashboard on
-# one time axis — throttled ratio, CPU usage against the limit (and the request), throttled time, memory — and reports,
-# per reason, every input line it could not use.
-#
-# By default it reads the bundled sample: a real cgroup v1 run on this machine (two busy loops, quota stepped
-# 0.25 → 0.5 → 1.0 core; see `data/published/samples/README.md`).
 
 # %% tags=["parameters"]
 input_paths: list = ["../data/published/samples/local_cgroup_v1_quota_steps.log"]  # files or cgroup dirs to ingest (format detected from content)
@@ -34,7 +25,7 @@ request_cores: float = 0.0  # CPU request to draw on the usage panel (cores); 0 
 max_points: int = 2000  # at most this many samples per log in the charts (intervals between kept samples stay exact)
 output_dir: str = "../data/processed/02_ingest_logs"  # where tables, results.json and headlines go
 
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 import polars as pl
 from IPython.display import Markdown, display
 
@@ -45,6 +36,18 @@ from throttlelab.report import notebook as tn
 from throttlelab.report.charts import monitor_charts
 from throttlelab.report.monitor_answer import monitor_answer
 out = tn.start(output_dir, name="02_ingest_logs")
+
+# %% [markdown]
+# ## What this notebook does
+#
+# This notebook reads monitor logs (the `monitor_cpu.sh` format of the ffmpeg write-up, also written by our
+# experiment runners), raw cgroup directories, Prometheus `query_range` exports, k6 results and `time` output into the
+# canonical tables (see `throttlelab.tables`). It then shows the monitor panels of the write-up's Grafana dashboard on
+# one time axis — throttled ratio, CPU usage against the limit (and the request), throttled time, memory — and reports,
+# per reason, every input line it could not use.
+#
+# By default it reads the bundled sample: a real cgroup v1 run on this machine (two busy loops, quota stepped
+# 0.25 → 0.5 → 1.0 core; see `data/published/samples/README.md`).
 
 # %% [markdown]
 # ## Reading the inputs

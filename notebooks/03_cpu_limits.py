@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -16,15 +16,6 @@
 
 # %% [markdown]
 # # CPU limits: how fast does a run get with more CPU, where does more CPU make it slower, and what limit should it get?
-#
-# For each group of runs (workload, thread count, noisy-neighbour share) this notebook fits scaling models of run time
-# against the CPU limit (Amdahl, the Universal Scalability Law, a CFS quota model), finds the knee and the cost in
-# core-seconds, tests for **dead zones** (limits at which a run is slower than at a lower limit) with effect sizes,
-# intervals and multiplicity-adjusted p-values, and recommends a limit. A last section fits the **active-time** view of
-# the Go write-up (CPU time / wall time against the limit share). By default it reads the published ffmpeg sweep
-# (both experiments of the write-up, pooled as replicates where their limits overlap). The response `metric` may be
-# wall time (default), CPU time, throughput (higher is better) or a latency percentile: the analyses work on its cost
-# (the value, or 1 / value when higher is better), so "slower" reads "worse", and the tables give the metric itself.
 
 # %% tags=["parameters"]
 runs_path: str = ""  # runs table: "": published ffmpeg sweep; a .parquet/.csv runs table or a run-store folder (data/raw/<experiment>)
@@ -39,7 +30,7 @@ seed: int = 0  # seed of every resampling
 active_time_path: str = ""  # Go active-time table (CSV); "": published (seed 003); "none": skip the section
 output_dir: str = "../data/processed/03_cpu_limits"  # where tables, results.json and headlines go
 
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 import polars as pl
 from IPython.display import Markdown, display
 
@@ -58,6 +49,18 @@ from throttlelab.report.charts.scaling_charts import scaling_chart
 from throttlelab.report.cpu_limit_answer import cpu_limit_answer
 
 out = tn.start(output_dir, name="03_cpu_limits")
+
+# %% [markdown]
+# ## What this notebook does
+#
+# For each group of runs (workload, thread count, noisy-neighbour share) this notebook fits scaling models of run time
+# against the CPU limit (Amdahl, the Universal Scalability Law, a CFS quota model), finds the knee and the cost in
+# core-seconds, tests for **dead zones** (limits at which a run is slower than at a lower limit) with effect sizes,
+# intervals and multiplicity-adjusted p-values, and recommends a limit. A last section fits the **active-time** view of
+# the Go write-up (CPU time / wall time against the limit share). By default it reads the published ffmpeg sweep
+# (both experiments of the write-up, pooled as replicates where their limits overlap). The response `metric` may be
+# wall time (default), CPU time, throughput (higher is better) or a latency percentile: the analyses work on its cost
+# (the value, or 1 / value when higher is better), so "slower" reads "worse", and the tables give the metric itself.
 
 # %% [markdown]
 # ## Runs analysed

@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -16,16 +16,6 @@
 
 # %% [markdown]
 # # Thread counts: at each CPU limit, which thread count is best, and does `auto` cost?
-#
-# For each CPU limit this notebook finds the best **explicit** thread count by the chosen response `metric` (wall time
-# by default; throughput, higher is better; or a latency percentile, lower is better), with its interval and the
-# counts the data cannot tell apart from it, compares `auto` against it (effect size, interval, p-value), draws a
-# limits x threads heatmap and gives a recommendation table. For a service (`advice_metrics`), it says which thread
-# count (GOMAXPROCS) to use at each limit and how much `auto` and a thread count equal to the host's cores lose against
-# it, in throughput and tail latency. A table with one number per cell (a published table) gets verdicts that say what
-# single numbers can and cannot decide, instead of an invented noise level. It needs runs with explicit thread counts,
-# e.g. a local sweep (`runs_path` = a run-store folder under `data/raw/`) or `published:automaxprocs`. The default
-# input, the published ffmpeg sweep, only ran `-threads auto`: the notebook then says so.
 
 # %% tags=["parameters"]
 runs_path: str = ""  # runs table: "": published ffmpeg sweep (auto only); "published:automaxprocs"; a .parquet/.csv runs table or a run-store folder (data/raw/<experiment>)
@@ -37,7 +27,7 @@ ceiling_cv: float = 0.15  # one number per cell: a gap that survives this run-to
 floor_cv: float = 0.05  # one number per cell: a gap that would drown in this noise "cannot be told apart"
 output_dir: str = "../data/processed/04_thread_counts"  # where tables, results.json and headlines go
 
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 import polars as pl
 from IPython.display import Markdown, display
 
@@ -52,6 +42,19 @@ from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_h
 from throttlelab.report.thread_count_answer import per_limit_lines, thread_count_answer
 
 out = tn.start(output_dir, name="04_thread_counts")
+
+# %% [markdown]
+# ## What this notebook does
+#
+# For each CPU limit this notebook finds the best **explicit** thread count by the chosen response `metric` (wall time
+# by default; throughput, higher is better; or a latency percentile, lower is better), with its interval and the
+# counts the data cannot tell apart from it, compares `auto` against it (effect size, interval, p-value), draws a
+# limits x threads heatmap and gives a recommendation table. For a service (`advice_metrics`), it says which thread
+# count (GOMAXPROCS) to use at each limit and how much `auto` and a thread count equal to the host's cores lose against
+# it, in throughput and tail latency. A table with one number per cell (a published table) gets verdicts that say what
+# single numbers can and cannot decide, instead of an invented noise level. It needs runs with explicit thread counts,
+# e.g. a local sweep (`runs_path` = a run-store folder under `data/raw/`) or `published:automaxprocs`. The default
+# input, the published ffmpeg sweep, only ran `-threads auto`: the notebook then says so.
 
 # %%
 runs = load_runs(runs_path)

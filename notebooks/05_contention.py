@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -19,14 +19,6 @@
 #
 # **Question:** how much slower does a CPU-bound service answer when a neighbour takes 0-70% of the machine's CPU,
 # at several request rates, and from which neighbour share does the response time take off?
-#
-# Default: the contention paper's table 1 (php-apache next to a stress pod; mean response time at 150/300/450
-# requests per 30 s), rebuilt from the bundled CSV and checked cell by cell against the printed percentages, then a
-# queueing-style fit with its knee. With `requests_path` (measured requests: a latency run store, a requests table
-# or k6 output) or `live_sweep` (run a short sweep here: service in a cgroup, noisy neighbour, open-loop load), the
-# same analysis runs on per-request data, with bootstrap intervals and tests. When the measured data hold several
-# neighbour worker counts at one share (the paper's second experiment: 65% of the node, 2-10 CPU jobs), a last
-# section asks whether more busy workers at the same share slow the service down.
 
 # %% tags=["parameters"]
 output_dir: str = "../data/processed/05_contention"  # where tables, charts and results.json go
@@ -38,7 +30,7 @@ data_root: str = "../data/raw"  # where a live sweep writes its run store: data_
 n_boot: int = 200  # bootstrap resamples for intervals
 seed: int = 0  # random seed of the bootstrap
 
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 import polars as pl
 from IPython.display import Markdown, display
 
@@ -50,6 +42,17 @@ from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts
 from throttlelab.report.service_answers import contention_answer
 out = tn.start(output_dir, name="05_contention")
+
+# %% [markdown]
+# ## What this notebook does
+#
+# Default: the contention paper's table 1 (php-apache next to a stress pod; mean response time at 150/300/450
+# requests per 30 s), rebuilt from the bundled CSV and checked cell by cell against the printed percentages, then a
+# queueing-style fit with its knee. With `requests_path` (measured requests: a latency run store, a requests table
+# or k6 output) or `live_sweep` (run a short sweep here: service in a cgroup, noisy neighbour, open-loop load), the
+# same analysis runs on per-request data, with bootstrap intervals and tests. When the measured data hold several
+# neighbour worker counts at one share (the paper's second experiment: 65% of the node, 2-10 CPU jobs), a last
+# section asks whether more busy workers at the same share slow the service down.
 
 # %% [markdown]
 # ## The paper's table 1, rebuilt

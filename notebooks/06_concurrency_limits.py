@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -19,12 +19,6 @@
 #
 # **Question:** in a pipeline service where one CPU-heavy stage (embedding) and four light stages share a worker pool,
 # how does limiting the heavy stage's concurrency (a semaphore) change each stage's time, at 10-30 virtual users?
-#
-# Default: the semaphore wiki's k6 summaries (avg/p95/max per stage, `max_workers` 8 and 12, semaphore none vs 4),
-# with its %-change table (max_workers=8) rebuilt from its own per-run tables and checked cell by cell. With
-# `requests_path` (measured stage timings: a latency run store or k6 output) or `live_sweep` (run a short closed-loop
-# sweep of our pipeline service here), the same table on per-request data, plus Mann-Whitney tests with Holm's
-# correction.
 
 # %% tags=["parameters"]
 output_dir: str = "../data/processed/06_concurrency_limits"  # where tables, charts and results.json go
@@ -37,7 +31,7 @@ base_config: str = ""  # measured: configuration to compare from; empty: the one
 other_config: str = ""  # measured: configuration to compare to; empty: one with a semaphore
 alpha: float = 0.05  # family-wise error rate of the Holm-corrected tests
 
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 import polars as pl
 from IPython.display import display
 
@@ -49,6 +43,15 @@ from throttlelab.report import notebook as tn
 from throttlelab.report.charts import latency_charts as charts
 from throttlelab.report.service_answers import concurrency_answer
 out = tn.start(output_dir, name="06_concurrency_limits")
+
+# %% [markdown]
+# ## What this notebook does
+#
+# Default: the semaphore wiki's k6 summaries (avg/p95/max per stage, `max_workers` 8 and 12, semaphore none vs 4),
+# with its %-change table (max_workers=8) rebuilt from its own per-run tables and checked cell by cell. With
+# `requests_path` (measured stage timings: a latency run store or k6 output) or `live_sweep` (run a short closed-loop
+# sweep of our pipeline service here), the same table on per-request data, plus Mann-Whitney tests with Holm's
+# correction.
 
 # %% [markdown]
 # ## The wiki's %-change table (max_workers=8), rebuilt

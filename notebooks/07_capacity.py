@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -16,12 +16,6 @@
 
 # %% [markdown]
 # # Capacity: how many units (streams, requests/s) fit under a CPU threshold, before and after an optimisation?
-#
-# From the media-server report (seed 004: MediaMTX with 64 WebRTC streams, before = `asis`, after = `tobe`), this
-# notebook derives the CPU and memory cost per stream, projects CPU at a target load and the capacity under a threshold
-# (by default 70% of a 1-core limit), with the projection's uncertainty, and compares the two variants. With a single
-# load level per variant the projection rests on a stated assumption (linear through the origin, with a fixed-overhead
-# range and a measurement-noise level), printed next to every number.
 
 # %% tags=["parameters"]
 capacity_path: str = ""  # per-variant usage table (CSV, columns as data/published/mediamtx_optimization.csv); "": published (seed 004)
@@ -34,7 +28,7 @@ n_sim: int = 20000  # Monte-Carlo draws of the projection
 seed: int = 0  # seed of the Monte-Carlo
 output_dir: str = "../data/processed/07_capacity"  # where tables, results.json and headlines go
 
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 import numpy as np
 import polars as pl
 from IPython.display import Markdown, display
@@ -47,6 +41,15 @@ from throttlelab.report.capacity_answer import capacity_answer
 from throttlelab.report.charts.capacity_charts import capacity_chart
 
 out = tn.start(output_dir, name="07_capacity")
+
+# %% [markdown]
+# ## What this notebook does
+#
+# From the media-server report (seed 004: MediaMTX with 64 WebRTC streams, before = `asis`, after = `tobe`), this
+# notebook derives the CPU and memory cost per stream, projects CPU at a target load and the capacity under a threshold
+# (by default 70% of a 1-core limit), with the projection's uncertainty, and compares the two variants. With a single
+# load level per variant the projection rests on a stated assumption (linear through the origin, with a fixed-overhead
+# range and a measurement-noise level), printed next to every number.
 
 # %% [markdown]
 # ## Cost per stream

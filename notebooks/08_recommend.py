@@ -1,7 +1,7 @@
 # ---
 # jupyter:
 #   jupytext:
-#     cell_metadata_filter: tags,-all
+#     cell_metadata_filter: tags,jupyter,-all
 #     formats: ipynb,py:percent
 #     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
 #     text_representation:
@@ -16,14 +16,6 @@
 
 # %% [markdown]
 # # Right-sizing: which CPU request and limit should each workload's containers get, given how often they are throttled?
-#
-# From a Prometheus (cAdvisor CPU and CFS counters, kube-state-metrics requests, limits and owners), or a saved
-# OpenMetrics export of one, this notebook recommends per workload container (a container of a Deployment,
-# StatefulSet, DaemonSet or CronJob, every pod of the window pooled) a request (p95 of demand: usage plus the time the limit
-# denied it) and the smallest limit that keeps the predicted share of throttled CFS periods under a target, each
-# with a 90% block-bootstrap interval, next to what a KRR-style (p95 of usage, no limit) and a VPA-style (p90 of
-# decayed usage + 15%) recommendation would be. The default input is a bundled export of a six-container namespace,
-# loaded into a temporary local Prometheus when the Debian `prometheus` package is installed, else read directly.
 
 # %% tags=["parameters"]
 prometheus_url: str = ""  # a live Prometheus, e.g. http://127.0.0.1:9090; "" reads openmetrics_path instead
@@ -40,11 +32,7 @@ bearer_token_file: str = ""  # for a live server behind auth
 insecure_skip_tls_verify: bool = False  # do not verify a live server's certificate
 output_dir: str = "../data/processed/08_recommend"  # where tables, results.json and headlines go
 
-# %% [markdown] tags=["setup"]
-# ## Setup
-# Imports, the output folder, and the offline chart renderer.
-
-# %% tags=["setup"]
+# %% tags=["setup"] jupyter={"source_hidden": true}
 from pathlib import Path
 
 from IPython.display import HTML, Markdown, display
@@ -63,7 +51,18 @@ out = tn.start(output_dir, name="08_recommend")
 sample = Path("../data/published/samples/shop_namespace.om.gz")
 
 # %% [markdown]
-# ## Answer
+# ## What this notebook does
+#
+# From a Prometheus (cAdvisor CPU and CFS counters, kube-state-metrics requests, limits and owners), or a saved
+# OpenMetrics export of one, this notebook recommends per workload container (a container of a Deployment,
+# StatefulSet, DaemonSet or CronJob, every pod of the window pooled) a request (p95 of demand: usage plus the time the limit
+# denied it) and the smallest limit that keeps the predicted share of throttled CFS periods under a target, each
+# with a 90% block-bootstrap interval, next to what a KRR-style (p95 of usage, no limit) and a VPA-style (p90 of
+# decayed usage + 15%) recommendation would be. The default input is a bundled export of a six-container namespace,
+# loaded into a temporary local Prometheus when the Debian `prometheus` package is installed, else read directly.
+
+# %% [markdown]
+# ## Sizing the workloads
 # The same reading and numbers as `throttlelab recommend` with the same input and options: every pod of a workload
 # (replicas, rollouts, Job runs) pooled into one row per container.
 

@@ -40,9 +40,37 @@ def run_notebook(tmp_path):
             progress_bar=False,
         )
         results = json.loads((out / "results.json").read_text())
+        assert_answer_first(tmp_path / f"{name}.out.ipynb", out)
         return out, results
 
     return run
+
+
+def first_output(nb: dict) -> tuple[int, dict] | None:
+    """(index of the cell, the output) of the first output in an executed notebook, or None."""
+    for i, cell in enumerate(nb["cells"]):
+        if cell.get("outputs"):
+            return i, cell["outputs"][0]
+    return None
+
+
+def assert_answer_first(executed: Path, out: Path) -> None:
+    """The executed notebook's first output is the answer box, right under the parameters, and it holds the lead
+    of ``answer.json`` (the one the index and the CLI show): what JupyterLab shows on its first screen."""
+    nb = json.loads(executed.read_text())
+    found = first_output(nb)
+    assert found, f"{executed.name}: no output"
+    i, output = found
+    assert (output.get("metadata") or {}).get("throttlelab", {}).get("role") == "answer", \
+        f"{executed.name}: the first output is not the answer box: {str(output)[:300]}"
+    above = [c for c in nb["cells"][:i] if c["cell_type"] == "code"]
+    assert all({"parameters", "injected-parameters"} & set(c["metadata"].get("tags", [])) for c in above), \
+        f"{executed.name}: a code cell other than the parameters comes before the answer"
+    text = "".join(output["data"]["text/markdown"])
+    answer = out / "answer.json"
+    if answer.exists():
+        lead = json.loads(answer.read_text())["answer"]
+        assert f"**Answer.** {lead}" in text, f"{executed.name}: the answer box does not show answer.json's lead"
 
 
 # A real Prometheus (Debian binary) on a loopback port, serving the six right-sizing scenarios

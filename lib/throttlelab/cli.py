@@ -90,8 +90,18 @@ EXAMPLES: dict[str, str] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the error first, one short line (a list of choices on the next), then the usage."""
+
+    def error(self, message: str):  # noqa: D102  (argparse's hook)
+        from throttlelab.errors import error_lines
+
+        sys.stderr.write(error_lines(f"{self.prog}: error: {message}") + "\n" + self.format_usage())
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="throttlelab",
         description="Kubernetes CPU limits, throttling and noisy neighbours: studies, sweeps and ingest.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -136,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._module.run(args) or 0)
     except ThrottlelabError as exc:
-        print(f"throttlelab: error: {exc}", file=sys.stderr)
+        from throttlelab.errors import error_lines
+
+        print(error_lines(f"throttlelab: error: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("throttlelab: interrupted", file=sys.stderr)

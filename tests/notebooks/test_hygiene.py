@@ -123,3 +123,63 @@ def test_each_notebook_is_paired_with_its_percent_script(path):
     from_py, from_nb = jupytext.read(script), jupytext.read(path)
     cells = lambda nb: [(c.cell_type, c.source.strip(), tuple(c.metadata.get("tags", []))) for c in nb.cells]
     assert cells(from_py) == cells(from_nb), f"{path.name} and {script.name} differ: run make notebooks"
+
+
+#: JupyterLab at 1280x800 (file browser open): where the notebook's first cell starts, and the layout of cells
+#: above the answer. Calibrated on the executed notebooks in headless Chromium, where the answer box started at
+#: 441-562 px for notebooks 01-07 (papermill's injected parameters cell included, about 75 px).
+LAB_TOP_PX, H1_CHARS, H1_LINE_PX, TEXT_CHARS, TEXT_LINE_PX = 100, 50, 44, 110, 22
+CODE_LINE_PX, CELL_PAD_PX, HIDDEN_CODE_PX = 18, 30, 40
+#: The answer box must start here or higher, so that its lead (2-3 lines) is on the first screen of 800 px.
+ANSWER_TOP_BUDGET_PX = 600
+
+
+def answer_top_px(cells) -> int | None:
+    """Estimated top of the answer box in JupyterLab after Run All: the cells above the setup cell that shows it
+    (the title, the parameters), then the setup cell, its code collapsed. None when no setup cell shows it."""
+    y = LAB_TOP_PX
+    for cell in cells:
+        src = _source(cell)
+        if cell["cell_type"] == "markdown":
+            for line in src.splitlines():
+                heading = line.startswith("# ")
+                chars, px = (H1_CHARS, H1_LINE_PX) if heading else (TEXT_CHARS, TEXT_LINE_PX)
+                y += px * max(1, -(-len(line.lstrip("# ")) // chars)) if line.strip() else TEXT_LINE_PX // 2
+            y += CELL_PAD_PX
+        elif "tn.start(" in src:
+            hidden = (cell.get("metadata", {}).get("jupyter") or {}).get("source_hidden")
+            return y + (HIDDEN_CODE_PX if hidden else CODE_LINE_PX * len(src.splitlines()) + CELL_PAD_PX)
+        else:
+            y += CODE_LINE_PX * len(src.splitlines()) + CELL_PAD_PX
+    return None
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_answer_is_on_the_first_screen(path):
+    """Right under the parameters, the setup cell (its code collapsed) shows the answer box (tn.start; updated in
+    place when the notebook has run): only the title and the parameters are above it, within the first screen.
+    The executed notebooks' tests check that this box is the first output and holds answer.json's lead."""
+    import jupytext
+
+    cells = json.loads(path.read_text())["cells"]
+    i = next(i for i, c in enumerate(cells) if "parameters" in c.get("metadata", {}).get("tags", []))
+    setup = cells[i + 1]
+    assert setup["cell_type"] == "code" and "tn.start(" in _source(setup), f"{path.name}: the setup right after the parameters"
+    assert [c["cell_type"] for c in cells[:i]] == ["markdown"], f"{path.name}: only the title above the parameters"
+    assert setup["metadata"].get("jupyter", {}).get("source_hidden"), f"{path.name}: setup code collapsed"
+    script = jupytext.read(path.with_suffix(".py"))  # kept in the paired script, so opening the .py shows it too
+    assert next(c for c in script.cells if "tn.start(" in c.source).metadata.get("jupyter", {}).get("source_hidden")
+    top = answer_top_px(cells)
+    assert top is not None and top <= ANSWER_TOP_BUDGET_PX, f"{path.name}: the answer starts at about {top} px"
+
+
+def test_a_long_title_or_open_setup_pushes_the_answer_off_the_first_screen():
+    md = lambda s: {"cell_type": "markdown", "source": s, "metadata": {}}
+    code = lambda s, **meta: {"cell_type": "code", "source": s, "metadata": meta}
+    params = code("\n".join(f"p{i} = {i}" for i in range(12)), tags=["parameters"])
+    setup = "\n".join(["import x"] * 18 + ["out = tn.start(output_dir)"])
+    short = [md("# A question?"), params, code(setup, jupyter={"source_hidden": True})]
+    assert answer_top_px(short) <= ANSWER_TOP_BUDGET_PX
+    assert answer_top_px([md("# A question?"), params, code(setup)]) > ANSWER_TOP_BUDGET_PX
+    long_title = md("# A question?\n\n" + "\n".join(["word " * 22] * 12))
+    assert answer_top_px([long_title, params, code(setup, jupyter={"source_hidden": True})]) > ANSWER_TOP_BUDGET_PX

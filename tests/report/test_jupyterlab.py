@@ -92,9 +92,10 @@ def _open(browser, base, token, path):
 KERNEL_IDLE = """() => { const w = window.jupyterapp.shell.currentWidget;
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
   return !!k && k.status === 'idle'; }"""
-PROMPTS = """() => Array.from(document.querySelectorAll('.jp-CodeCell'))
-  .map(c => (c.querySelector('.jp-InputPrompt') || {}).textContent || '')"""
-ALL_RAN = f"() => {{ const p = ({PROMPTS})(); return p.length > 0 && p.every(t => /\\[\\d+\\]/.test(t)); }}"
+# execution counts from the notebook's model: a cell whose code is collapsed (the setup) shows no prompt
+PROMPTS = """() => { const w = window.jupyterapp.shell.currentWidget;
+  return w.content.widgets.filter(c => c.model.type === 'code').map(c => c.model.executionCount); }"""
+ALL_RAN = f"() => {{ const p = ({PROMPTS})(); return p.length > 0 && p.every(n => n !== null && n > 0); }}"
 
 
 def test_notebook_runs_top_to_bottom_in_jupyterlab_and_its_charts_draw(lab, browser, tmp_path):
@@ -119,6 +120,13 @@ def test_notebook_runs_top_to_bottom_in_jupyterlab_and_its_charts_draw(lab, brow
     answer = next((o for o in outputs if o.strip().startswith("Answer.")), "")
     assert "streams" in answer and "Rests on" in answer, outputs[:3]
     assert outputs.index(answer) == 0, "the answer is the notebook's first output"
+    # on the first screen: where its lead ends with the notebook scrolled to the top (Run All scrolls as it goes)
+    lead_end = page.evaluate("""() => { const o = Array.from(document.querySelectorAll('.jp-OutputArea-output'))
+      .find(e => e.textContent.trim().startsWith('Answer.'));
+      const sc = o.closest('.jp-WindowedPanel-outer') || o.closest('.jp-Notebook');
+      return (o.querySelector('p') || o).getBoundingClientRect().bottom + (sc ? sc.scrollTop : 0); }""")
+    assert lead_end <= 800, f"the answer's lead ends {lead_end:.0f} px down an 800 px window"
+    print(f"answer lead ends {lead_end:.0f} px down the window")
     assert outside == [], outside
     page.close()
 

@@ -177,7 +177,7 @@ def scan_csv(path, stage_of: Callable[[str], str | None] = no_stage) -> Scan:
                 skips.add(n, "no k6 CSV header before this line", text)
             continue
         if len(fields) != len(header):
-            skips.add(n, "wrong number of CSV fields", text)
+            skips.add(n, "wrong number of CSV fields", f"{len(fields)} fields, expected {len(header)}")
             continue
         rec = dict(zip(header, fields))
         metric = rec["metric_name"]

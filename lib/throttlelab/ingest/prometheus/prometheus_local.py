@@ -149,7 +149,10 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rb") as src, open(plain, "wb") as dst:
             shutil.copyfileobj(src, dst)
-        run_promtool(plain, tsdb)
+        try:
+            run_promtool(plain, tsdb)
+        except EnvironmentProblem as exc:  # name the user's file, not the temporary copy
+            raise EnvironmentProblem(str(exc).replace(str(plain), str(path))) from None
         plain.unlink()
         first, last = tsdb_time_range(tsdb) or (0.0, 0.0)
         end = end or last
