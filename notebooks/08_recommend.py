@@ -33,6 +33,7 @@ insecure_skip_tls_verify: bool = False  # do not verify a live server's certific
 output_dir: str = "../data/processed/08_recommend"  # where tables, results.json and headlines go
 
 # %% tags=["setup"] jupyter={"source_hidden": true}
+from html import escape
 from pathlib import Path
 
 from IPython.display import HTML, Markdown, display
@@ -85,7 +86,7 @@ tn.answer(lead, rests_on=rests_on)
 
 # %%
 display(Markdown(f"**{len(recs)} workload containers** from `{run.source}` ({run.how}); window {run.window_text()}; "
-                 f"{fetched.queries} HTTP queries.\n\n" + "\n".join(f"* {n}" for n in run.notes)))
+                 f"{fetched.queries} HTTP queries.\n\n" + "\n".join(f"* {escape(n)}" for n in run.notes)))
 
 # %% [markdown]
 # ## Decisions

@@ -42,6 +42,8 @@ def test_08_through_a_temporary_prometheus(run_notebook, capsys):
     assert recs["oversized-0"]["decision"] == "lower limit" and recs["oversized-0"]["recommended_limit_cores"] < 1
     assert recs["wellsized-0"]["decision"] == "keep"
     assert (out / "recommendations.csv").exists() and (out / "headlines.json").exists()
+    shown = (out.parent / "08_recommend.out.ipynb").read_text()  # the name patterns are text, not HTML tags
+    assert "&lt;deployment&gt;-&lt;replicaset hash&gt;" in shown
     bursty = _assert_cli_equals_notebook(capsys, results)
     print(f"bursty-0/batch: request {bursty['recommended_request_cores']}, usage p95 {bursty['usage_p95_cores']:.4f}")
 
