@@ -121,11 +121,8 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> p
         cpu_q=pl.when(four).then(c("3")).otherwise(c("2")),
         mem_q=pl.when(four).then(c("4")).otherwise(c("3")),
     )
-    # quantities repeat: parse each distinct one once
-    cpu = rows.select(c("cpu_q").unique()).with_columns(cpu=cores_expr(c("cpu_q")))
-    mem = rows.select(c("mem_q").unique()).with_columns(mem=memory_bytes(c("mem_q")))
-    rows = rows.join(cpu, on="cpu_q", how="left", maintain_order="left", nulls_equal=True).join(
-        mem, on="mem_q", how="left", maintain_order="left", nulls_equal=True).drop("cpu_q", "mem_q")
+    rows = rows.select("block", "pod", "container", cpu=_each_distinct(rows["cpu_q"], cores_expr),
+                       mem=_each_distinct(rows["mem_q"], memory_bytes))
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
     rows, i = rows.filter(pl.Series(~bad)), i[~bad]
@@ -135,6 +132,17 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> p
         rc[i[again]] = R["repeated kubectl top row in block"]
         rows = rows.filter(pl.Series(~again))
     return top_frame(rows.with_columns(c("block") - 1))
+
+
+def _each_distinct(text: pl.Series, parse) -> pl.Series:
+    """``parse`` (a function of an expression) of each distinct text once, spread back by the texts'
+    codes in an Enum of the distinct texts (quantities repeat; null stays null).
+
+    >>> _each_distinct(pl.Series(["250m", None, "1", "250m"]), cores_expr).to_list()
+    [0.25, None, 1.0, 0.25]
+    """
+    distinct = text.unique().drop_nulls()
+    return pl.select(parse(pl.lit(distinct))).to_series().gather(text.cast(pl.Enum(distinct)).to_physical())
 
 
 def repeated_rows(rows: pl.DataFrame, most: int = 8) -> np.ndarray:
