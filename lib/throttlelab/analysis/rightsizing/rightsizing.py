@@ -214,9 +214,10 @@ def _ceil(x: float) -> float:
     return round(math.ceil(round(x / GRAIN, 6)) * GRAIN, 4)
 
 
-def _usage_baselines(u: np.ndarray, times: np.ndarray, c: WorkloadCPU) -> tuple[float, float, float | None]:
-    """KRR-style request, VPA-style request and limit from usage alone (see the module docstring)."""
-    krr_req = _ceil(float(np.quantile(u, 0.95)))
+def _usage_baselines(u: np.ndarray, times: np.ndarray, c: WorkloadCPU, u95: float) -> tuple[float, float, float | None]:
+    """KRR-style request, VPA-style request and limit from usage alone (see the module docstring); ``u95`` is the
+    usage's 95th percentile."""
+    krr_req = _ceil(u95)
     wts = 0.5 ** ((times.max() - times) / 3600 / 24)
     order = np.argsort(u)
     cw = np.cumsum(wts[order])
@@ -227,7 +228,7 @@ def _usage_baselines(u: np.ndarray, times: np.ndarray, c: WorkloadCPU) -> tuple[
 
 def _interval(draws: np.ndarray, level: float) -> tuple[float, float]:
     a = (1 - level) / 2
-    return tuple(_ceil(float(np.quantile(draws[1:], q))) for q in (a, 1 - a))
+    return tuple(_ceil(float(v)) for v in np.quantile(draws[1:], [a, 1 - a]))  # one partition for both ends
 
 
 def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
@@ -258,6 +259,7 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
                            demand_censored=False, reason=why)
 
     u = p.usage
+    u50, usage_p95, u99 = (float(v) for v in np.quantile(u, [0.5, 0.95, 0.99]))  # one partition for the three
     times = p.times
     limits = p.limits
     per = np.nan_to_num(p.periods)
@@ -312,7 +314,7 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
         # missed the target, so the smallest limit meeting it is above it; demand is at least the usage seen, so
         # its p95 is at least the usage's (not the limit's: bursts within periods throttle a p95 demand below it)
         lim_lo = round(_ceil(cur) + GRAIN, 4)
-        req_lo = _ceil(float(np.quantile(u, 0.95)))
+        req_lo = _ceil(usage_p95)
         rec_lim, rec_req = max(rec_lim, lim_lo), max(rec_req, req_lo)
         lim_hi = req_hi = None
     model_lim = rec_lim
@@ -332,7 +334,6 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
 
     predicted = curve(rec_lim)
     at_current = curve(cur) if s.limit_policy == "keep" and cur is not None else None
-    usage_p95 = float(np.quantile(u, 0.95))
     out = limit_decision(s.limit_policy, s.throttle_target, current=cur, ratio=ratio, throttled_s_per_h=thr_s_h,
                          usage_p95=usage_p95, demand_p95=point_req, request=(rec_req, req_lo, req_hi),
                          limit=(rec_lim, lim_lo, lim_hi), predicted=predicted, predicted_at_current=at_current)
@@ -348,12 +349,12 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
                   "the larger of a log-normal and a gamma burst shape's fitted to the throttling seen."))
     reason = out.reason + tail_note + capping_note(censored=censored, current=cur, model_limit=model_lim,
                                                    capped_limit=rec_lim, node=node) + patch_note(w.workload_kind)
-    krr_req, vpa_req, vpa_lim = _usage_baselines(u, times, w)
+    krr_req, vpa_req, vpa_lim = _usage_baselines(u, times, w, usage_p95)
     return Rightsizing(
         **common, decision=out.decision,
         recommended_request_cores=rec_req, recommended_request_low=req_lo, recommended_request_high=req_hi,
         recommended_limit_cores=out.limit, recommended_limit_low=out.low, recommended_limit_high=out.high,
-        usage_p50_cores=float(np.quantile(u, 0.5)), usage_p95_cores=usage_p95, usage_p99_cores=float(np.quantile(u, 0.99)),
+        usage_p50_cores=u50, usage_p95_cores=usage_p95, usage_p99_cores=u99,
         usage_max_cores=float(u.max()), demand_p95_cores=point_req, throttled_ratio=ratio,
         throttled_seconds_per_hour=thr_s_h if limited else None, predicted_throttled_ratio=out.predicted,
         burst_sigma=sigma,

@@ -145,9 +145,11 @@ def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray,
 
     def smallest(params: np.ndarray, rows_all: np.ndarray, sf) -> np.ndarray:
         pred = np.ones((len(W), n_lat))
-        for sg in np.unique(params[rows_all]):
+        uniq = np.unique(params[rows_all])
+        curves = sf(uniq[:, None])  # every parameter's curve at once (one row each)
+        for sg, c in zip(uniq, curves):
             rows = np.flatnonzero(rows_all & (params == sg))
-            pred[rows] = (ha[rows] @ sf(sg)[gather]) / np.maximum(ha[rows].sum(1, keepdims=True), 1e-12)
+            pred[rows] = (ha[rows] @ c[gather]) / np.maximum(ha[rows].sum(1, keepdims=True), 1e-12)
         ok = pred <= target
         first = np.argmax(ok, 1)
         prev = np.maximum(first - 1, 0)

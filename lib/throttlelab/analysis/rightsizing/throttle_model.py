@@ -109,15 +109,25 @@ def _served(m: np.ndarray, limit: np.ndarray, sigma: float) -> np.ndarray:
     return m * (1 - norm_sf(k - sigma)) + limit * norm_sf(k)
 
 
-def _running_demand(served: np.ndarray, ratio: np.ndarray, limit: np.ndarray, sigma: float) -> np.ndarray:
-    """Running demand ``m`` per step: from what the limit served (bisection of :func:`_served`), and at least what
-    the step's throttled-period ratio implies where it has one (``P(m X > L) = ratio``, clipped to 0.99)."""
+def _bisect_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
+    """log of the running demand whose served part (:func:`_served`) is ``served``, by 40 bisection steps; ``sigma``
+    may be a column (one row per sigma, every row bisected at once: element for element the same arithmetic)."""
     top = np.log(limit) + sigma**2 / 2 + 3 * sigma  # throttled in 99.9% of periods: more is not told apart
     lo, hi = np.minimum(np.log(np.maximum(served, 1e-9)), top), top
+    lo, hi = np.broadcast_arrays(lo, hi)
     for _ in range(40):
         mid = (lo + hi) / 2
         short = _served(np.exp(mid), limit, sigma) < served
         lo, hi = np.where(short, mid, lo), np.where(short, hi, mid)
+    return hi
+
+
+def _running_demand(served: np.ndarray, ratio: np.ndarray, limit: np.ndarray, sigma: float,
+                    log_m: np.ndarray | None = None) -> np.ndarray:
+    """Running demand ``m`` per step: from what the limit served (bisection of :func:`_served`; ``log_m``: its
+    result, already found), and at least what the step's throttled-period ratio implies where it has one
+    (``P(m X > L) = ratio``, clipped to 0.99)."""
+    hi = _bisect_demand(served, limit, sigma) if log_m is None else log_m
     from scipy.special import ndtri
 
     k = -ndtri(np.clip(ratio, 1e-9, 0.99))  # norm_sf(k) = ratio
@@ -154,13 +164,15 @@ def throttled_seconds_from_periods(usage: np.ndarray, active: np.ndarray, limits
     n_thr, n_per = float(throttled[ok].sum() * step_s), float(periods[ok].sum() * step_s)
     informative = n_thr >= 10
     observed = n_thr / n_per if informative else (n_thr + 3) / max(n_per, 1)
-    pred, ms = [], []
-    for s in SIGMAS:
-        m = _running_demand(served, np.zeros_like(ratio), lim, float(s))
-        ms.append(m)
-        pred.append(float((a * norm_sf((np.log(lim / m) + s**2 / 2) / s)).sum() / a.sum()))
+    col = SIGMAS[:, None]  # every sigma bisected at once (one row each)
+    log_ms = _bisect_demand(served, lim, col)
+    ms = np.exp(log_ms)
+    p = a * norm_sf((np.log(lim / ms) + col**2 / 2) / col)
+    a_sum = a.sum()
+    pred = [float(row.sum() / a_sum) for row in p]  # row by row: the same summation as one sigma at a time
     sigma = float(calibrate_sigma(np.array([pred]), np.array([observed]), np.array([informative]))[0])
-    m = _running_demand(served, ratio, lim, sigma)
+    hit = np.flatnonzero(SIGMAS == sigma)
+    m = _running_demand(served, ratio, lim, sigma, log_m=log_ms[hit[0]] if len(hit) else None)
     cap = cap_cores if cap_cores else 4 * float(lim.max())
     out = np.zeros(len(usage))
     out[ok] = np.clip(a * m, usage[ok], max(cap, float(usage[ok].max()))) - usage[ok]
