@@ -37,3 +37,20 @@ def labelled(admin, namespace: str) -> list[str]:
     pods = admin.list_namespaced_pod(namespace, label_selector=sel).items
     cms = admin.list_namespaced_config_map(namespace, label_selector=sel).items
     return [f"pod/{p.metadata.name}" for p in pods] + [f"configmap/{c.metadata.name}" for c in cms]
+
+
+def scratch_namespace(core, prefix: str) -> str:
+    """A new namespace ``<prefix>-<6 hex>`` with its ``default`` service account (pods need it at admission; the
+    controller-manager may make it first)."""
+    import uuid
+
+    from kubernetes.client import ApiException
+
+    ns = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    try:
+        core.create_namespaced_service_account(ns, {"metadata": {"name": "default"}})
+    except ApiException as exc:
+        if exc.status != 409:
+            raise
+    return ns

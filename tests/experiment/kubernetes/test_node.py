@@ -28,6 +28,7 @@ from throttlelab.experiment.sweeps.spec import spec_from_mapping
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
+from .cluster_helpers import scratch_namespace
 from .node_cluster import BUSYBOX_IMAGE, CLUSTER_DIR, NAMESPACE, NODE_NAME, cli, leftovers, pid_alive
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
@@ -257,21 +258,12 @@ def test_recommend_on_the_live_cluster_raises_a_starved_limit(node_cluster):
     """Issue 15 on the real node: a busybox pod with 2 busy threads under 100m and a mostly idle pod under a
     1.5-core limit, scraped by Prometheus from the kubelet's cAdvisor; ``recommend`` raises the first's limit
     and does not raise the second's.  Waits (up to 6 min) until the command has enough data to decide."""
-    import uuid
-
     from kubernetes import client, config
-    from kubernetes.client import ApiException
 
     api = config.new_client_from_config(config_file=str(node_cluster.kubeconfig))
     core = client.CoreV1Api(api)
-    ns = f"tl-rec-{uuid.uuid4().hex[:6]}"
-    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    ns = scratch_namespace(core, "tl-rec")
     try:
-        try:  # the controller-manager makes it too; pods need it at admission
-            core.create_namespaced_service_account(ns, {"metadata": {"name": "default"}})
-        except ApiException as exc:
-            if exc.status != 409:
-                raise
         busy = "( while :; do :; done ) & ( while :; do :; done ) & wait"
         idle = "while :; do i=0; while [ $i -lt 3000 ]; do i=$((i+1)); done; sleep 1; done"
         core.create_namespaced_pod(ns, _busybox_pod("starved", busy, "100m", "100m"))

@@ -24,7 +24,6 @@ import json
 import subprocess
 import sys
 import time
-import uuid
 
 import pytest
 import yaml
@@ -32,6 +31,7 @@ import yaml
 from throttlelab.experiment.kubernetes.cadvisor import query
 from throttlelab.report.recommend_patch import millicores, parse_cpu
 
+from .cluster_helpers import scratch_namespace
 from .node_cluster import BUSYBOX_IMAGE
 
 pytestmark = [pytest.mark.node, pytest.mark.slow]
@@ -115,18 +115,11 @@ def _wait(what: str, ok, timeout_s: float) -> None:
 
 def test_applied_patches_remove_the_throttling_on_the_real_node(node_cluster):
     from kubernetes import client, config
-    from kubernetes.client import ApiException
 
     api = config.new_client_from_config(config_file=str(node_cluster.kubeconfig))  # admin: apps patches
     core, apps = client.CoreV1Api(api), client.AppsV1Api(api)
-    ns = f"tl-patch-{uuid.uuid4().hex[:6]}"
-    core.create_namespace({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+    ns = scratch_namespace(core, "tl-patch")
     try:
-        try:  # the controller-manager makes it too; pods need it at admission
-            core.create_namespaced_service_account(ns, {"metadata": {"name": "default"}})
-        except ApiException as exc:
-            if exc.status != 409:
-                raise
         for name, args in WORKLOADS.items():
             apps.create_namespaced_deployment(ns, _deployment(name, *args))
         _wait("the pods to run", lambda: all(_rolled_out(apps, core, ns, n) for n in WORKLOADS), 120)
