@@ -29,6 +29,16 @@ def modules() -> dict[str, Path]:
     return out
 
 
+def _absolute(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module a ``from ... import`` names, relative imports resolved against ``package``."""
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")
+        anchor = anchor[: len(anchor) - (node.level - 1)]
+        base = ".".join(anchor + ([base] if base else []))
+    return base
+
+
 def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str, int]]:
     """Every throttlelab module ``name`` imports (at any depth of the file), resolved, with its line."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -38,11 +48,7 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str,
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
+            base = _absolute(node, package)
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 targets.append(sub if sub in known else base)
@@ -228,11 +234,7 @@ def import_sites(path: Path, package: str, known: dict[str, Path],
         if isinstance(node, ast.Import):
             out += [(a.name, [], node.lineno) for a in node.names if a.name.startswith("throttlelab")]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
+            base = _absolute(node, package)
             if not base.startswith("throttlelab"):
                 continue
             names = []
