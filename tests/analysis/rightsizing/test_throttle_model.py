@@ -71,3 +71,20 @@ def test_a_gamma_fitted_far_in_the_tail_recovers_its_cv_and_needs_a_larger_limit
     need_g = lims[np.argmax(gamma_curve(m, w, lims, 0.8) <= 0.05)]
     need_ln = lims[np.argmax(throttle_curve(m, w, lims, sigma) <= 0.05)]
     assert need_ln < 0.85 * need_g
+
+
+def test_the_demand_solver_serves_exactly_what_was_served_and_holds_saturated_steps_at_the_top():
+    from throttlelab.analysis.rightsizing.throttle_model import SIGMAS, _bisect_demand, _served
+
+    rng = np.random.default_rng(3)
+    lim = rng.choice([0.1, 0.5, 1.0, 4.0], 3000)
+    served = lim * np.concatenate([rng.uniform(1e-6, 0.999, 2990), [0, 1e-12, 1.2, 2.0, 0.9999999, *[0.5] * 5]])
+    col = SIGMAS[:, None]
+    u = _bisect_demand(served, lim, col)
+    top = np.log(lim) + col**2 / 2 + 3 * col
+    inside = (u < top - 1e-9) & (served > 1e-9)
+    got = _served(np.exp(u), lim, col)
+    np.testing.assert_allclose(got[inside], np.broadcast_to(served, u.shape)[inside], rtol=1e-9)
+    assert np.all(u <= top + 1e-12)
+    beyond = served > _served(np.exp(top), lim, col)  # more than the top serves: held at the top
+    assert beyond.any() and np.all(u[beyond] == np.broadcast_to(top, u.shape)[beyond])

@@ -110,16 +110,43 @@ def _served(m: np.ndarray, limit: np.ndarray, sigma: float) -> np.ndarray:
 
 
 def _bisect_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
-    """log of the running demand whose served part (:func:`_served`) is ``served``, by 40 bisection steps; ``sigma``
-    may be a column (one row per sigma, every row bisected at once: element for element the same arithmetic)."""
-    top = np.log(limit) + sigma**2 / 2 + 3 * sigma  # throttled in 99.9% of periods: more is not told apart
-    lo, hi = np.minimum(np.log(np.maximum(served, 1e-9)), top), top
-    lo, hi = np.broadcast_arrays(lo, hi)
-    for _ in range(40):
-        mid = (lo + hi) / 2
-        short = _served(np.exp(mid), limit, sigma) < served
-        lo, hi = np.where(short, mid, lo), np.where(short, hi, mid)
-    return hi
+    """log of the running demand whose served part (:func:`_served`) is ``served``; ``sigma`` may be a column (one
+    row per sigma, every row solved at once).
+
+    Safeguarded Newton on ``u = log m`` between ``lo = log(served)`` (a limit serves at most the demand) and ``top``
+    (throttled in 99.9% of periods: more is not told apart, so demand beyond is held there): the served part rises
+    with ``u`` (slope ``m P(m X* < L)``, ``X*`` the size-biased burst factor), so each row keeps a bracket around its
+    root and takes the Newton step where it falls inside, else the bracket's midpoint, until every step is under
+    1e-12 (the 40 bisection steps this replaces stopped at about 1e-11).
+
+    >>> float(np.round(np.exp(_bisect_demand(np.array([0.5]), np.array([1.0]), 0.5)), 4)[0])  # 500m served of 1 core
+    0.5151
+    """
+    top = np.log(limit) + sigma**2 / 2 + 3 * sigma
+    lo = np.minimum(np.log(np.maximum(served, 1e-9)), top)
+    lo, hi, served, limit, sig = (np.array(x, dtype=float) for x in np.broadcast_arrays(lo, top, served, limit, sigma))
+    out = np.where(_served(np.exp(hi), limit, sig) < served, hi, lo)  # beyond top: top; at or below lo: lo
+    todo = np.flatnonzero((out == lo) & (_served(np.exp(lo), limit, sig) < served))
+    lo, hi, served, limit, sig = (x.ravel()[todo] for x in (lo, hi, served, limit, sig))
+    log_l, s2 = np.log(limit), sig**2 / 2
+    u = lo.copy()
+    for _ in range(200):
+        if not len(u):
+            break
+        m = np.exp(u)
+        k = (log_l - u + s2) / sig
+        slope = m * (1 - norm_sf(k - sig))
+        f = m - m * norm_sf(k - sig) + limit * norm_sf(k) - served
+        lo, hi = np.where(f < 0, u, lo), np.where(f < 0, hi, u)
+        newton = u - f / np.maximum(slope, 1e-300)
+        new = np.where((newton > lo) & (newton < hi), newton, (lo + hi) / 2)
+        new = np.where(f == 0, u, new)
+        moving = np.abs(new - u) > 1e-12 * np.maximum(1.0, np.abs(u))
+        out.ravel()[todo] = new
+        keep = np.flatnonzero(moving)
+        todo, u, lo, hi, served, limit, sig, log_l, s2 = (
+            x[keep] for x in (todo, new, lo, hi, served, limit, sig, log_l, s2))
+    return out
 
 
 def _running_demand(served: np.ndarray, ratio: np.ndarray, limit: np.ndarray, sigma: float,
