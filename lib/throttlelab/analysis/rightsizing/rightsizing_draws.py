@@ -114,25 +114,28 @@ def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray,
     # sigma per resample
     tail = np.zeros(len(W), bool)
     if limited and float(periods.sum() * step_s) > 0:
+        rp, rt = W @ np.bincount(blocks, periods, nblk), W @ np.bincount(blocks, throttled, nblk)
+        informative = rt * step_s >= 10
+        observed = np.where(informative, rt / np.maximum(rp, 1e-12), (rt * step_s + 3) / np.maximum(rp * step_s, 1))
+        tail = ~informative | (observed < FAR_TAIL * target)
         curve, curve_g, weight = 0.0, 0.0, 0.0
         for lim in np.unique(limits[np.isfinite(limits)]):  # each limit segment against its own limit
             seg = limits == lim
             h = W @ _hist(mean_active[seg], active[seg], edges, blocks[seg], nblk)
             k = (np.log(lim / np.maximum(centers, 1e-9))[:, None] + SIGMAS[None, :] ** 2 / 2) / SIGMAS[None, :]
             curve = curve + h @ norm_sf(k)
-            curve_g = curve_g + h @ gamma_sf((lim / np.maximum(centers, 1e-9))[:, None], CVS[None, :])
+            if tail.any():  # the gamma cross-check's curve only where a draw is far in the tail
+                curve_g = curve_g + h @ gamma_sf((lim / np.maximum(centers, 1e-9))[:, None], CVS[None, :])
             weight = weight + h.sum(1, keepdims=True)
         curve = curve / np.maximum(weight, 1e-12)  # (R+1, sigmas)
-        curve_g = curve_g / np.maximum(weight, 1e-12)
-        rp, rt = W @ np.bincount(blocks, periods, nblk), W @ np.bincount(blocks, throttled, nblk)
-        informative = rt * step_s >= 10
-        observed = np.where(informative, rt / np.maximum(rp, 1e-12), (rt * step_s + 3) / np.maximum(rp * step_s, 1))
         sig = calibrate_sigma(curve, observed, informative)
         source = "calibrated at the current limit" if informative[0] else "prior, bounded by no throttling seen"
-        tail = ~informative | (observed < FAR_TAIL * target)
         prior = np.exp(rng.uniform(*np.log(CV_PRIOR_RANGE), len(W)))  # unobserved: spread the prior
         prior[0] = CV_PRIOR
-        cv = np.where(tail, calibrate_sigma(curve_g, observed, informative, grid=CVS, prior=prior), np.nan)
+        cv = np.full(len(W), np.nan)
+        if tail.any():
+            curve_g = curve_g / np.maximum(weight, 1e-12)
+            cv = np.where(tail, calibrate_sigma(curve_g, observed, informative, grid=CVS, prior=prior), np.nan)
     else:
         sig = np.full(len(W), SIGMA_NO_LIMIT)
         sig[1:] = np.exp(rng.uniform(np.log(0.4), np.log(1.6), resamples))  # unobserved: spread the prior
