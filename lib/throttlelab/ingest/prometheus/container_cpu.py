@@ -26,6 +26,7 @@ from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
 from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, pod_regex, read_owners, short_lived_pods
 from throttlelab.ingest.prometheus.query_split import query_groups, series_per_namespace, split_range
+from throttlelab.ingest.prometheus.series_sum import first_present, ratio, sum_by_key
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 KEY = ("namespace", "pod", "container")
@@ -60,7 +61,7 @@ class ContainerCPU:
     limit_cores: float | None
     limit_source: str  # "kube-state-metrics", "cadvisor" or "none"
     step_s: float
-    times: np.ndarray  # unix s, end of each step
+    times: np.ndarray  # unix s, end of each step (from Prometheus: the steps from its first to its last point)
     usage: np.ndarray  # cores
     throttled_seconds: np.ndarray  # throttled (unserved) cores
     periods: np.ndarray  # CFS periods per second
@@ -244,23 +245,31 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         quotas = api.query_values(quota_q, time=end)
     ratios5 = None
     if 300 % step != 0:  # 5-minute windows are not whole steps: let the server compute them
-        q = (f"sum by ({BY}) (rate({COUNTERS['throttled_periods']}{{{m}}}[5m]))"
-             f" / sum by ({BY}) (rate({COUNTERS['periods']}{{{m}}}[5m]) > 0)")
-        promql.append(q)
-        ratios5 = {tuple(x.labels.get(k, "") for k in KEY): x.values for x in api.query_range(q, start + 300, end, 300)}
+        # ``sum by (...) (rate(throttled[5m])) / sum by (...) (rate(periods[5m]) > 0)``, split as the fine queries
+        five_groups = query_groups(counts, int(window_s // 300))
+        five = _range_series(api, m, start, end, 300.0, "5m", promql,
+                             five_groups if len(five_groups) > 1 else [(None, five_groups[0][1])],
+                             names=("throttled_periods", "periods"))
+        ratios5 = {k: v for k, (_, v) in ratio(five["throttled_periods"], five["periods"], start + 300, 300.0).items()}
     node_of = _node_cores(api, keys, m, w, end, promql)
     out = []
     for key in sorted(keys):
         st = steps[key]
         grid = np.arange(start + st, end + st / 2, st)
         arrays = {}
-        for name in COUNTERS:
-            t, v = series[name].get(key, (np.empty(0), np.empty(0)))
+        for name in COUNTERS:  # popped: the answers are freed as the containers are built
+            t, v = series[name].pop(key, (np.empty(0), np.empty(0)))
             a = np.full(len(grid), np.nan)
             idx = np.clip(np.rint((t - grid[0]) / st).astype(np.int64), 0, len(grid) - 1)
             a[idx] = v
             arrays[name] = a
         r5 = ratios5.get(key, np.empty(0)) if ratios5 is not None and st == step else ratios_5m(arrays, st)
+        # only the steps of the pod's life are kept (a Job pod lives minutes of a long window; copies, not views,
+        # so the window-long arrays are freed)
+        have = np.flatnonzero(np.any([np.isfinite(a) for a in arrays.values()], axis=0))
+        life = slice(have[0], have[-1] + 1) if len(have) else slice(0, 0)
+        grid = grid[life].copy()
+        arrays = {name: a[life].copy() for name, a in arrays.items()}
         if key in limits:
             limit, source = limits[key], "kube-state-metrics"
         elif key in quotas:
@@ -307,30 +316,35 @@ def _scrape_interval(api: PrometheusAPI, m: str, end: float, promql: list[str]) 
 
 
 def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: float, rng: str, promql: list[str],
-                  groups=None):
-    """``counter name -> {key: (times, rates)}``: each counter's ``rate()`` over ``rng`` at ``step``, one query per
-    namespace group and time piece (``groups``: see :func:`~throttlelab.ingest.prometheus.query_split.query_groups`;
-    ``None``: all at once)."""
+                  groups=None, names=tuple(COUNTERS)):
+    """``counter name -> {key: (times, rates)}``: each counter's (of ``names``) ``rate()`` over ``rng`` at ``step``
+    from ``start + step``, summed by container, one query per namespace group and time piece (``groups``: see
+    :func:`~throttlelab.ingest.prometheus.query_split.query_groups`; ``None``: all at once)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(job):
-        name, group = job
-        # split_range puts the namespace group's matcher at {ns}
-        sel, with_id, without_id = (f"{{{m}{extra},{{ns}}}}" for extra in ("", ',id!=""', ',id=""'))
-        q = f"sum by ({BY}) (rate({COUNTERS[name]}{sel}[{rng}]))"
-        if name == USAGE:  # cAdvisor's series (with the cgroup's id), else whatever there is: see USAGE_COPY
-            q = (f"sum by ({BY}) (rate({COUNTERS[name]}{with_id}[{rng}])"
-                 f" or on ({BY}) rate({COUNTERS[name]}{without_id}[{rng}]))")  # each series read once
+        name, group, part = job
+        # split_range puts the namespace group's matcher at {ns}; raw rate() series, summed here (series_sum)
+        sel = f"{{{m}{part},{{ns}}}}"
         asked: list[str] = []
-        found = split_range(api, q, [group], start + step, end, step, asked)
-        return name, asked, found
+        found = split_range(api, f"rate({COUNTERS[name]}{sel}[{rng}])", [group], start + step, end, step, asked)
+        return name, part, asked, sum_by_key(found, start + step, step)
 
-    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {name: {} for name in COUNTERS}
-    jobs = [(name, g) for g in (groups or [(None, MAX_POINTS)]) for name in COUNTERS]
+    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {name: {} for name in names}
+    # usage: cAdvisor's series (with the cgroup's id) where a container has them at a step, else whatever it has
+    # (``sum by (...) (rate(x{id!=""}) or on (...) rate(x{id=""}))``; see USAGE_COPY)
+    parts = {name: (',id!=""', ',id=""') if name == USAGE else ("",) for name in names}
+    jobs = [(name, g, part) for g in (groups or [(None, MAX_POINTS)]) for name in names for part in parts[name]]
+    copies: dict[tuple, dict] = {}
     with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
-        for name, asked, result in pool.map(one, jobs):
+        for name, part, asked, result in pool.map(one, jobs):
             promql += asked
-            series[name].update({tuple(s.labels.get(k, "") for k in KEY): (s.times, s.values) for s in result})
+            if part == ',id=""':
+                copies.update(result)
+            else:
+                series[name].update(result)
+    if USAGE in series:
+        series[USAGE] = first_present(series[USAGE], copies, start + step, step)
     return series
 
 

@@ -53,7 +53,7 @@ class _Sample(msgspec.Struct):
     """One series of a query answer; ``values`` for a matrix, ``value`` for a vector."""
 
     metric: dict[str, str] = {}
-    values: list[tuple[float, str]] = []
+    values: msgspec.Raw = msgspec.Raw(b"[]")  # ``[[t, "v"], ...]``, parsed by numpy (:func:`_matrix_points`)
     value: tuple[float, str] | None = None
 
 
@@ -74,6 +74,26 @@ class _Answer(msgspec.Struct):
 
 
 _DECODE_ANSWER = msgspec.json.Decoder(_Answer)
+_NOT_NUMBERS = bytes.maketrans(b"", b"")
+
+
+def _matrix_points(raws: list) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each series' ``values`` (the raw JSON ``[[t, "v"], ...]``) as (times, values) arrays, all parsed in one numpy
+    call (the API writes values as strings: ``"0.25"``, ``"NaN"``, ``"+Inf"``).
+
+    >>> [(t.tolist(), v.tolist()) for t, v in _matrix_points([b'[[1,"0.5"],[2.5,"NaN"]]', b'[]'])]
+    [([1.0, 2.5], [0.5, nan]), ([], [])]
+    """
+    texts = [bytes(r).translate(_NOT_NUMBERS, b'[]" \n') for r in raws]
+    counts = [(t.count(b",") + 1) // 2 if t else 0 for t in texts]
+    flat = np.fromstring(b",".join(t for t in texts if t).decode("ascii"), sep=",") if any(counts) else np.empty(0)
+    if len(flat) != 2 * sum(counts):
+        raise PrometheusError(f"range answer: {len(flat)} numbers, expected {2 * sum(counts)} (time, value pairs)")
+    out, at = [], 0
+    for n in counts:
+        out.append((flat[at:at + 2 * n:2], flat[at + 1:at + 2 * n:2]))
+        at += 2 * n
+    return out
 
 
 def _decode_answer(body: bytes) -> _Answer | None:
@@ -220,16 +240,15 @@ class PrometheusAPI:
             data = self._get("/api/v1/query_range", {"query": promql, "start": f"{t0:.3f}", "end": f"{t1:.3f}", "step": f"{step:g}"})
             if data.resultType != "matrix":
                 raise PrometheusError(f"{self.url}: expected a matrix for {promql!r}, got {data.resultType}")
-            for item in data.result:
+            for item, points in zip(data.result, _matrix_points([item.values for item in data.result])):
                 key = tuple(sorted(item.metric.items()))
                 labels_of[key] = item.metric
-                times, values = zip(*item.values) if item.values else ((), ())
-                pieces.setdefault(key, []).append((np.array(times, dtype=float), np.array(values, dtype=float)))
+                pieces.setdefault(key, []).append(points)
             t0 = t1 + step
         out = []
         for key, parts in pieces.items():
-            times = np.concatenate([p[0] for p in parts])
-            values = np.concatenate([p[1] for p in parts])
+            times, values = parts[0] if len(parts) == 1 else (np.concatenate([p[0] for p in parts]),
+                                                              np.concatenate([p[1] for p in parts]))
             out.append(Series(labels_of[key], times, values))
         return out
 
