@@ -1,10 +1,12 @@
 """Per-container CPU usage, CFS throttling, requests and limits over a window, read from Prometheus.
 
-The aggregation runs in PromQL (``sum by (namespace, pod, container)`` of
-``rate()`` at one step, so restarts and counter resets are handled server-side);
-what comes back is one fine-resolution series per container and counter, and
-the current request and limit from kube-state-metrics (or, without it, from
-cAdvisor's ``container_spec_cpu_quota / container_spec_cpu_period``).
+The server computes each series' ``rate()`` at one step (so restarts and counter
+resets are handled server-side); the client sums them by (namespace, pod, container)
+with PromQL's semantics (:mod:`~throttlelab.ingest.prometheus.series_sum`: the
+server's own aggregation costs it about three times the rate), giving one
+fine-resolution series per container and counter, and the current request and
+limit from kube-state-metrics (or, without it, from cAdvisor's
+``container_spec_cpu_quota / container_spec_cpu_period``).
 
 Metrics read: the catalogue's cAdvisor counters (:data:`throttlelab.core.metrics.CADVISOR_COUNTERS`: usage,
 CFS periods, throttled periods and throttled time; :data:`COUNTERS` maps them to :class:`ContainerCPU`'s fields),
