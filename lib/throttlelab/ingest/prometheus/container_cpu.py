@@ -27,7 +27,7 @@ import numpy as np
 from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
 from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, pod_regex, read_owners, short_lived_pods
-from throttlelab.ingest.prometheus.query_split import query_groups, series_per_namespace, split_range
+from throttlelab.ingest.prometheus.query_split import query_groups, split_range
 from throttlelab.ingest.prometheus.series_sum import first_present, ratio, sum_by_key
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
@@ -133,6 +133,22 @@ def choose_step(window_s: float, min_step_s: float = 60.0) -> float:
     return float(max(min_step_s, math.ceil(need / unit) * unit))
 
 
+def smallest_step(window_s: float, scrape_s: float, n_series: float, min_step_s: float = 60.0) -> float:
+    """The smallest automatic step: 4 scrape intervals (so ``rate()`` has samples in each), and all containers' fine
+    points under :data:`POINTS_BUDGET` per query (JSON decoding costs the client about 0.25 s per million points).
+    Where the budget sets a step under five minutes (a large cluster), the step is five minutes: its 5-minute
+    throttled ratios then come from the same answers, without a query of their own.
+
+    >>> smallest_step(86400, 30, 500), smallest_step(86400, 30, 5000), smallest_step(86400, 30, 20000)
+    (120, 300, 720)
+    """
+    by_scrape = max(min_step_s, math.ceil(4 * scrape_s / 60) * 60)
+    by_budget = math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60
+    if by_scrape < by_budget < 300:
+        by_budget = 300
+    return max(by_scrape, by_budget)
+
+
 def _matchers(namespace: str | None, labels: dict[str, str]) -> str:
     parts = ['container!=""', 'container!="POD"']
     if namespace:
@@ -176,19 +192,23 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     m = _matchers(namespace, direct)
     scrape = None
     if step_s is None:
-        # rate() needs samples in each step: at least 4 scrape intervals; and the fine series of all containers
-        # together stay under POINTS_BUDGET per query (JSON decoding costs about 1 s per million points here)
         scrape = _scrape_interval(api, m, end, promql)
         n_q = f"count(count by ({BY}) ({COUNTERS['usage']}{{{m}}}))"
         promql.append(n_q)
         res = api.query(n_q, time=end)
         n_series = float(res[0]["value"][1]) if res else 1.0
-        min_step_s = max(min_step_s, math.ceil(4 * scrape / 60) * 60,
-                         math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60)
+        min_step_s = smallest_step(window_s, scrape, n_series, min_step_s)
     step = step_s or choose_step(window_s, min_step_s)
     w = format_duration(window_s)
     # split by namespace and time: no query evaluates more than QUERY_POINTS points (see query_split)
-    counts = series_per_namespace(api, COUNTERS["usage"], m, w, end, promql)
+    # every usage series of the window once, by container and node: the series per namespace (for the split), the
+    # containers present (for the Job pods) and their nodes (for the node sizes)
+    q = f"count by ({BY}, node, instance) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
+    promql.append(q)
+    present = api.query_values(q, time=end, keys=(*KEY, "node", "instance"))
+    counts: dict[str, int] = {}
+    for k, n in present.items():
+        counts[k[0]] = counts.get(k[0], 0) + int(n)
     groups = query_groups(counts, int(window_s // step) + 1)
     if len(groups) == 1:  # all namespaces in one query: no matcher needed
         groups = [(None, groups[0][1])]
@@ -199,9 +219,7 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     owners = read_owners(api, namespace=namespace, window=w, end=end, promql=promql)
     steps = dict.fromkeys(keys, step)
     if step > JOB_STEP_S:  # Job pods live for minutes: read them at a minute, where rate() keeps them
-        q = f"group by ({BY}) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
-        promql.append(q)
-        every = {k for k in api.query_values(q, time=end) if pods is None or (k[0], k[1]) in pods}
+        every = {k[:3] for k in present if pods is None or (k[0], k[1]) in pods}
         brief = short_lived_pods({(k[0], k[1]) for k in every}, owners)
         if brief:
             scrape = scrape or _scrape_interval(api, m, end, promql)
@@ -253,7 +271,7 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                              five_groups if len(five_groups) > 1 else [(None, five_groups[0][1])],
                              names=("throttled_periods", "periods"))
         ratios5 = {k: v for k, (_, v) in ratio(five["throttled_periods"], five["periods"], start + 300, 300.0).items()}
-    node_of = _node_cores(api, keys, m, w, end, promql)
+    node_of = _node_cores(api, present, w, end, promql)
     out = []
     for key in sorted(keys):
         st = steps[key]
@@ -350,8 +368,9 @@ def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: fl
     return series
 
 
-def _node_cores(api: PrometheusAPI, keys, m: str, w: str, end: float, promql: list[str]):
-    """``key -> CPU count of the container's node`` (``None`` when no node metric exists)."""
+def _node_cores(api: PrometheusAPI, present: dict, w: str, end: float, promql: list[str]):
+    """``key -> CPU count of the container's node`` (``None`` when no node metric exists); ``present``: the usage
+    series' ``(namespace, pod, container, node, instance)``."""
     sizes: dict[tuple, float] = {}
     for q in (f"max by (node, instance) (last_over_time(machine_cpu_cores[{w}]))",
               f'max by (node, instance) (last_over_time(kube_node_status_allocatable{{resource="cpu"}}[{w}]))'):
@@ -366,10 +385,8 @@ def _node_cores(api: PrometheusAPI, keys, m: str, w: str, end: float, promql: li
         return lambda key: largest
     by_node = {n: v for (n, _), v in sizes.items() if n}
     by_inst = {i: v for (_, i), v in sizes.items() if i}
-    q = f"group by ({BY}, node, instance) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
-    promql.append(q)
     where: dict[tuple, float] = {}
-    for (*key, node, inst) in api.query_values(q, time=end, keys=(*KEY, "node", "instance")):
+    for (*key, node, inst) in present:
         size = by_node.get(node) or by_inst.get(inst)
         if size:
             where[tuple(key)] = max(where.get(tuple(key), 0.0), size)

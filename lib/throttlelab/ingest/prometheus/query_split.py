@@ -64,15 +64,6 @@ def namespace_matcher(namespaces: tuple[str, ...]) -> str:
     return 'namespace=~"' + "|".join(n.replace(".", "\\\\.") for n in namespaces) + '"'
 
 
-def series_per_namespace(api: PrometheusAPI, metric: str, matchers: str, window: str, end: float,
-                         promql: list[str]) -> dict[str, int]:
-    """Series of ``metric{matchers}`` per namespace over ``window`` ending at ``end`` (restarts and pods that ended
-    count: each is a series the range queries evaluate)."""
-    q = f"count by (namespace) (last_over_time({metric}{{{matchers}}}[{window}]))"
-    promql.append(q)
-    return {k[0]: int(v) for k, v in api.query_values(q, time=end, keys=("namespace",)).items()}
-
-
 def split_range(api: PrometheusAPI, template: str, groups, start: float, end: float, step: float, promql: list[str],
                 pool=None) -> list:
     """Run ``template`` (a query with ``{ns}`` where the namespace matcher goes, e.g. ``x{{a="b",{ns}}}``) for each
