@@ -146,21 +146,36 @@ def limit_draws(demand: np.ndarray, mean_active: np.ndarray, active: np.ndarray,
     offsets = np.arange(-(n_bins - 1), n_lat) * STEP_LOG  # log(limit / centre) for g - b
     gather = np.arange(n_lat)[None, :] - np.arange(n_bins)[:, None] + (n_bins - 1)
 
+    weight = np.maximum(ha.sum(1), 1e-12)
+
     def smallest(params: np.ndarray, rows_all: np.ndarray, sf) -> np.ndarray:
-        pred = np.ones((len(W), n_lat))
+        # the predicted ratio falls as the limit rises, so each draw's first lattice limit at or under the target is
+        # found by bisection over the lattice (the ratio at a limit: its bins' shares times the curve at limit/centre)
+        first = np.full(len(W), n_lat)
+        y0, y1 = np.ones(len(W)), np.ones(len(W))
         uniq = np.unique(params[rows_all])
         curves = sf(uniq[:, None])  # every parameter's curve at once (one row each)
         for sg, c in zip(uniq, curves):
             rows = np.flatnonzero(rows_all & (params == sg))
-            pred[rows] = (ha[rows] @ c[gather]) / np.maximum(ha[rows].sum(1, keepdims=True), 1e-12)
-        ok = pred <= target
-        first = np.argmax(ok, 1)
+            h = ha[rows]
+
+            def ratio_at(g: np.ndarray) -> np.ndarray:  # (rows,) lattice indices -> predicted ratios
+                return np.einsum("rb,br->r", h, c[gather[:, g]]) / weight[rows]
+
+            lo, hi = np.zeros(len(rows), np.int64), np.full(len(rows), n_lat)  # first index meeting it is in [lo, hi]
+            while np.any(lo < hi):
+                mid = (lo + hi) // 2
+                meets = ratio_at(np.minimum(mid, n_lat - 1)) <= target
+                lo, hi = np.where(meets | (lo >= hi), lo, mid + 1), np.where(meets & (lo < hi), mid, hi)
+            first[rows] = lo
+            y1[rows] = ratio_at(np.minimum(lo, n_lat - 1))
+            y0[rows] = ratio_at(np.maximum(lo - 1, 0))
+        found = first < n_lat
         prev = np.maximum(first - 1, 0)
-        rows = np.arange(len(W))
-        y0, y1 = pred[rows, prev], pred[rows, first]  # ratio falls from y0 (> target) to y1 (<= target)
+        # ratio falls from y0 (> target) to y1 (<= target)
         frac = np.clip((y0 - target) / np.maximum(y0 - y1, 1e-12), 0, 1)
         out = np.exp(np.log(lattice[prev]) + frac * STEP_LOG)
-        return np.where(ok.any(1), np.where(first > 0, out, lattice[0]), hi_lim)
+        return np.where(found, np.where(first > 0, out, lattice[0]), hi_lim)
 
     lim = smallest(sig, np.ones(len(W), bool), lambda sg: norm_sf((offsets + sg**2 / 2) / sg))
     if tail.any():  # far-tail calibration: the larger of the log-normal's and the gamma's limits
