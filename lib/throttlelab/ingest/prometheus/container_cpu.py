@@ -27,7 +27,7 @@ import numpy as np
 from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
 from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, pod_regex, read_owners, short_lived_pods
-from throttlelab.ingest.prometheus.query_split import query_groups, split_range
+from throttlelab.ingest.prometheus.query_split import query_groups, split_range, time_batches
 from throttlelab.ingest.prometheus.series_sum import first_present, ratio, sum_by_key
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
@@ -136,15 +136,16 @@ def choose_step(window_s: float, min_step_s: float = 60.0) -> float:
 def smallest_step(window_s: float, scrape_s: float, n_series: float, min_step_s: float = 60.0) -> float:
     """The smallest automatic step: 4 scrape intervals (so ``rate()`` has samples in each), and all containers' fine
     points under :data:`POINTS_BUDGET` per query (JSON decoding costs the client about 0.25 s per million points).
-    Where the budget sets a step under five minutes (a large cluster), the step is five minutes: its 5-minute
-    throttled ratios then come from the same answers, without a query of their own.
+    Where the budget sets a step under ten minutes (a large cluster), the step is five minutes: its 5-minute
+    throttled ratios then come from the same answers, without two counters read again at five minutes (which cost
+    more than five-minute steps do, up to ten-minute ones).
 
-    >>> smallest_step(86400, 30, 500), smallest_step(86400, 30, 5000), smallest_step(86400, 30, 20000)
-    (120, 300, 720)
+    >>> smallest_step(86400, 30, 500), smallest_step(86400, 30, 5000), smallest_step(86400, 30, 30000)
+    (120, 300, 1080)
     """
     by_scrape = max(min_step_s, math.ceil(4 * scrape_s / 60) * 60)
     by_budget = math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60
-    if by_scrape < by_budget < 300:
+    if by_scrape < by_budget < 600:
         by_budget = 300
     return max(by_scrape, by_budget)
 
@@ -224,18 +225,18 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         if brief:
             scrape = scrape or _scrape_interval(api, m, end, promql)
             rng = format_duration(max(JOB_STEP_S, math.ceil(3 * scrape)))
-            # a Job pod's points: at most a day of steps each (they live minutes to hours)
-            per_ns: dict[str, int] = {}
-            for ns, _ in brief:
-                per_ns[ns] = per_ns.get(ns, 0) + 1
-            job_steps = min(int(window_s // JOB_STEP_S) + 1, int(86400 // JOB_STEP_S))
+            # each Job pod read over its own life (seen in the coarse answers; else the whole window), pods packed
+            # into queries by time: they live minutes to hours of a window of days
+            spans: dict[tuple[str, str], tuple[float, float] | None] = dict.fromkeys(brief)
+            for k, (t, _) in series["usage"].items():
+                if (k[0], k[1]) in spans and len(t):
+                    old = spans[(k[0], k[1])] or (math.inf, -math.inf)
+                    spans[(k[0], k[1])] = (min(old[0], float(t[0])), max(old[1], float(t[-1])))
             fine = {name: {} for name in COUNTERS}
-            for nss, _ in query_groups(per_ns, job_steps):
-                pods_in = {p for p in brief if p[0] in nss}
-                part = _range_series(api, f"{m},{pod_regex(pods_in)}", start, end, JOB_STEP_S, rng, promql,
-                                     [(nss, MAX_POINTS)])
+            for pods_in, t0, t1 in time_batches(spans, start, end, JOB_STEP_S, pad=2 * step):
+                part = _range_series(api, f"{m},{pod_regex(pods_in)}", t0, t1, JOB_STEP_S, rng, promql)
                 for name in COUNTERS:
-                    fine[name].update(part[name])
+                    fine[name].update({k: v for k, v in part[name].items() if (k[0], k[1]) in pods_in})
             moved = {k for k in fine["usage"] if (k[0], k[1]) in brief}
             for name in COUNTERS:
                 series[name].update({k: v for k, v in fine[name].items() if k in moved})

@@ -78,3 +78,42 @@ def split_range(api: PrometheusAPI, template: str, groups, start: float, end: fl
         promql.append(q)
         out += result
     return out
+
+
+def time_batches(spans: dict, start: float, end: float, step: float, *, pad: float = 0.0, budget: int | None = None,
+                 most: int = 500) -> list[tuple[set, float, float]]:
+    """Pack short-lived pods into range queries by time: ``spans`` maps each pod to the (first, last) time it was
+    seen (``None``: not seen, so its whole window), widened by ``pad`` seconds each side (seen at a coarser step, a
+    pod may have lived up to about two of those steps beyond); pods in time order share a query while its pods x
+    steps stay under ``budget`` (default :data:`QUERY_POINTS`) and it holds at most ``most`` pods.  Each query's
+    window starts on the grid ``start + k * step`` (its first point one step later) and ends on it.
+
+    Returns
+    -------
+    list of (pods, window start, window end)
+
+    >>> spans = {("n", "a"): (3600.0, 3900.0), ("n", "b"): (4000.0, 4300.0), ("n", "c"): None}
+    >>> [(sorted(p for _, p in pods), t0, t1) for pods, t0, t1 in time_batches(spans, 0.0, 86400.0, 60.0, pad=600)]
+    [(['a', 'b'], 2940.0, 4920.0), (['c'], 0.0, 86400.0)]
+    """
+    budget = budget or QUERY_POINTS
+    seen = sorted((s for s in spans.items() if s[1] is not None), key=lambda kv: kv[1][0])
+    out: list[tuple[set, float, float]] = []
+    pods: set = set()
+    t0 = t1 = 0.0
+    for pod, (first, last) in seen:
+        lo = start + max(0, (first - pad - start) // step - 1) * step  # a step before: rate() at its first point
+        hi = min(end, start + -(-(last + pad - start) // step) * step)
+        if pods and (len(pods) >= most or (len(pods) + 1) * ((max(t1, hi) - t0) / step + 1) > budget):
+            out.append((pods, t0, t1))
+            pods = set()
+        t0, t1 = (lo, hi) if not pods else (min(t0, lo), max(t1, hi))
+        pods.add(pod)
+    if pods:
+        out.append((pods, t0, t1))
+    unseen = {p for p, s in spans.items() if s is None}
+    per = max(1, min(most, budget // max(1, int((end - start) // step) + 1)))
+    ordered = sorted(unseen)
+    out += [(set(ordered[i:i + per]), start, end) for i in range(0, len(ordered), per)]
+    return out
+
