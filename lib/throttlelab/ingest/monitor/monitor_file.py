@@ -21,7 +21,7 @@ with the same result.
 from __future__ import annotations
 
 import mmap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -77,6 +77,7 @@ class LineFrame:
     texts: pl.Series
     binary: bool = False
     truncated: bool = False
+    _at: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return self.frame.height
@@ -97,16 +98,22 @@ class LineFrame:
             return f"[{SECTIONS[row['marker'] - 1]}]"
         return f"{KEY_ENUM.categories[row['key']]} {row['val']}"
 
+    def text_index(self) -> np.ndarray:
+        """Per line, the position of its text in :attr:`texts` (-1: none); made once, on first use (a look-up
+        per line is cheaper than a binary search of :attr:`text_at` for each of the lines of a section)."""
+        if self._at is None:
+            at = np.full(len(self), -1, dtype=np.int32)
+            at[self.text_at] = np.arange(len(self.text_at), dtype=np.int32)
+            self._at = at
+        return self._at
+
     def texts_of(self, lines: np.ndarray) -> pl.Series:
-        """The texts of ``lines`` (sorted 0-based indices; null for a line without text)."""
-        lines = np.asarray(lines, dtype=np.int64)
-        k = np.searchsorted(self.text_at, lines)
-        hit = np.zeros(len(lines), dtype=bool)
-        inside = k < len(self.text_at)
-        hit[inside] = self.text_at[k[inside]] == lines[inside]
-        out = self.texts.gather(k[hit])
+        """The texts of ``lines`` (0-based indices; null for a line without text)."""
+        k = self.text_index()[lines]
+        hit = k >= 0
         if hit.all():
-            return out
+            return self.texts.gather(k)
+        out = self.texts.gather(k[hit])
         full = pl.repeat(None, len(lines), dtype=pl.String, eager=True)
         return full.scatter(np.flatnonzero(hit), out) if len(out) else full
 
