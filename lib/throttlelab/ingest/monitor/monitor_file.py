@@ -179,7 +179,8 @@ class Facts(NamedTuple):
     """The three outputs of the one pass (:func:`collect_facts`)."""
 
     per_line: pl.DataFrame  #: ``flags`` (``blank`` set), ``key``, ``val``, ``marker``, one row per line
-    kept: pl.DataFrame  #: ``i`` (0-based line), ``t``, ``f``: the bits of :data:`FLAGS` ``bad``, ``long``, ``hdr``, ``loghdr`` and ``_ODD`` (another [...])
+    #: ``i`` (0-based line), ``t``, ``f``: bits of :data:`FLAGS` (``bad``, ``long``, ``hdr``, ``loghdr``) and ``_ODD``
+    kept: pl.DataFrame
     size: int  #: bytes of all lines, without their newlines
 
 

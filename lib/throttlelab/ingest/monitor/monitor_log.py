@@ -6,7 +6,7 @@ the work in Rust):
 * the **line stage** (:func:`.monitor_lines.line_stage`) takes the file's lines
   as per-line facts read in one streaming pass (:mod:`.monitor_file`), finds
   blocks and sections, and parses each section's lines (:mod:`.monitor_sections`);
-  a long framed log is cut at block headers into one part per core, whose line
+  a long framed log is cut at block headers into parts (up to eight per core), whose line
   stages run at once in threads and are joined;
 * the **block stage** (:func:`.monitor_blocks.kept_blocks`, then
   :func:`.monitor_blocks.take_samples`) skips blocks with a
