@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -69,3 +70,24 @@ def test_every_subcommand_help_gives_examples(capsys):
         assert "examples:\n" in out, name
         lines = out.split("examples:\n", 1)[1].splitlines()
         assert lines[0].startswith(f"  throttlelab {name}") and all(len(x) <= 100 for x in lines), (name, lines)
+
+
+def test_ingest_sets_the_allocator_before_polars_loads_and_a_users_setting_wins():
+    """polars reads its allocator's settings once, on import: ``ingest`` sets them first; not another command,
+    not over the user's, not once polars is loaded (there they could no longer apply)."""
+    code = ("import os, sys; from throttlelab import cli; cli._allocator(sys.argv[1]); "
+            "import polars; print(os.environ.get('_RJEM_MALLOC_CONF'))")
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+
+    def conf(command: str, **extra: str) -> str:
+        out = subprocess.run([sys.executable, "-c", code, command], env={**env, **extra}, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        return out.split(",")
+
+    ours = cli.INGEST_ALLOCATOR.split(",")
+    assert conf("ingest")[-len(ours):] == ours  # after polars' own defaults: they win
+    assert conf("ingest", _RJEM_MALLOC_CONF="narenas:1")[-1] == "narenas:1"
+    assert not set(ours) & set(conf("run"))
+    before = os.environ.get("_RJEM_MALLOC_CONF")
+    cli._allocator("ingest")  # polars is loaded in this process: nothing to set
+    assert os.environ.get("_RJEM_MALLOC_CONF") == before

@@ -121,8 +121,8 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> p
         cpu_q=pl.when(four).then(c("3")).otherwise(c("2")),
         mem_q=pl.when(four).then(c("4")).otherwise(c("3")),
     )
-    rows = rows.select("block", "pod", "container", cpu=_each_distinct(rows["cpu_q"], cores_expr),
-                       mem=_each_distinct(rows["mem_q"], memory_bytes))
+    rows = rows.select("block", pod=_compact(rows["pod"]), container=_compact(rows["container"]),
+                       cpu=_each_distinct(rows["cpu_q"], cores_expr), mem=_each_distinct(rows["mem_q"], memory_bytes))
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
     rc[i[bad]] = R["bad kubectl top row"]
     rows, i = rows.filter(pl.Series(~bad)), i[~bad]
@@ -132,6 +132,27 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> p
         rc[i[again]] = R["repeated kubectl top row in block"]
         rows = rows.filter(pl.Series(~again))
     return top_frame(rows.with_columns(c("block") - 1))
+
+
+def _compact(texts: pl.Series, most: int = 16) -> pl.Series:
+    """``texts`` with their bytes in a buffer of their own when they come in runs of equal texts (at most one run
+    per ``most`` texts: kubectl top lists the same pods block after block), else unchanged.  A text column cut
+    from the rows keeps all the rows' bytes alive (on a day of 2.3 M kubectl top rows, 51 MB for the pods),
+    and the samples gathered from it too.
+
+    >>> s = _compact(pl.Series(["pod-a"] * 20 + [None] * 20 + ["pod-b"] * 20))
+    >>> s.to_list() == ["pod-a"] * 20 + [None] * 20 + ["pod-b"] * 20
+    True
+    """
+    if len(texts) < 2:
+        return texts
+    head = texts.ne_missing(texts.shift(1)).to_numpy()
+    head[0] = True
+    at = np.flatnonzero(head)
+    if len(at) * most > len(texts):
+        return texts
+    runs = pl.Series(texts.name, texts.gather(at).to_list(), dtype=pl.String)
+    return runs.gather(np.cumsum(head) - 1)
 
 
 def _each_distinct(text: pl.Series, parse) -> pl.Series:
