@@ -74,13 +74,13 @@ def test_a_gamma_fitted_far_in_the_tail_recovers_its_cv_and_needs_a_larger_limit
 
 
 def test_the_demand_solver_serves_exactly_what_was_served_and_holds_saturated_steps_at_the_top():
-    from throttlelab.analysis.rightsizing.throttle_model import SIGMAS, _bisect_demand, _served
+    from throttlelab.analysis.rightsizing.throttle_model import SIGMAS, _solve_demand, _served
 
     rng = np.random.default_rng(3)
     lim = rng.choice([0.1, 0.5, 1.0, 4.0], 3000)
     served = lim * np.concatenate([rng.uniform(1e-6, 0.999, 2990), [0, 1e-12, 1.2, 2.0, 0.9999999, *[0.5] * 5]])
     col = SIGMAS[:, None]
-    u = _bisect_demand(served, lim, col)
+    u = _solve_demand(served, lim, col)
     top = np.log(lim) + col**2 / 2 + 3 * col
     inside = (u < top - 1e-9) & (served > 1e-9)
     got = _served(np.exp(u), lim, col)

@@ -120,7 +120,7 @@ def _demand_table(points: int = 20_000) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.log(_served(np.exp(u), 1.0, col)), u, norm_sf((-u + col**2 / 2) / col)
 
 
-def _bisect_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
+def _solve_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
     """log of the running demand whose served part (:func:`_served`) is ``served``; ``sigma`` may be a column (one
     row per sigma, every row solved at once).
 
@@ -132,7 +132,7 @@ def _bisect_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndar
     start from a table of the served part (:func:`_demand_table`, within about 1e-5 of the root), so two or three
     steps finish.
 
-    >>> float(np.round(np.exp(_bisect_demand(np.array([0.5]), np.array([1.0]), 0.5)), 4)[0])  # 500m served of 1 core
+    >>> float(np.round(np.exp(_solve_demand(np.array([0.5]), np.array([1.0]), 0.5)), 4)[0])  # 500m served of 1 core
     0.5151
     """
     top = np.log(limit) + sigma**2 / 2 + 3 * sigma
@@ -176,10 +176,10 @@ def _bisect_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndar
 
 def _running_demand(served: np.ndarray, ratio: np.ndarray, limit: np.ndarray, sigma: float,
                     log_m: np.ndarray | None = None) -> np.ndarray:
-    """Running demand ``m`` per step: from what the limit served (bisection of :func:`_served`; ``log_m``: its
+    """Running demand ``m`` per step: from what the limit served (solving :func:`_served`; ``log_m``: its
     result, already found), and at least what the step's throttled-period ratio implies where it has one
     (``P(m X > L) = ratio``, clipped to 0.99)."""
-    hi = _bisect_demand(served, limit, sigma) if log_m is None else log_m
+    hi = _solve_demand(served, limit, sigma) if log_m is None else log_m
     from scipy.special import ndtri
 
     k = -ndtri(np.clip(ratio, 1e-9, 0.99))  # norm_sf(k) = ratio
@@ -226,7 +226,7 @@ def throttled_seconds_from_periods(usage: np.ndarray, active: np.ndarray, limits
     gap = np.abs(pred - observed)
     exact = np.flatnonzero((gap < 1e-3) | (gap <= gap.min() + 1e-3))
     col = SIGMAS[exact][:, None]
-    log_ms = _bisect_demand(served, lim, col)
+    log_ms = _solve_demand(served, lim, col)
     p = a * norm_sf((np.log(lim / np.exp(log_ms)) + col**2 / 2) / col)
     pred[exact] = [float(row.sum() / a_sum) for row in p]  # row by row: the same summation as one sigma at a time
     sigma = float(calibrate_sigma(np.array([pred]), np.array([observed]), np.array([informative]))[0])
