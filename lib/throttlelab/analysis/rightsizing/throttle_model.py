@@ -128,9 +128,8 @@ def _solve_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarr
     (throttled in 99.9% of periods: more is not told apart, so demand beyond is held there): the served part rises
     with ``u`` (slope ``m P(m X* < L)``, ``X*`` the size-biased burst factor), so each row keeps a bracket around its
     root and takes the Newton step where it falls inside, else the bracket's midpoint, until every step (or the
-    bracket) is under 1e-12 or the served part is met to its rounding (the 40 bisection steps this replaces stopped at about 1e-11).  For the column of :data:`SIGMAS` the steps
-    start from a table of the served part (:func:`_demand_table`, within about 1e-5 of the root), so two or three
-    steps finish.
+    bracket) is under 1e-12 or the served part is met to its rounding.  Rows of :data:`SIGMAS` start from a table of
+    the served part (:func:`_demand_table`, within about 1e-5 of the root), so two or three steps finish.
 
     >>> float(np.round(np.exp(_solve_demand(np.array([0.5]), np.array([1.0]), 0.5)), 4)[0])  # 500m served of 1 core
     0.5151
