@@ -112,3 +112,13 @@ def test_usage_scraped_from_cadvisor_and_the_resource_endpoint_is_counted_once(t
     for got in (f, direct):
         by = {c.container: float(np.nanmedian(c.usage)) for c in got.containers}
         assert by == {"a": pytest.approx(0.5, rel=0.01), "b": pytest.approx(0.25, rel=0.01)}, by
+
+
+def test_quantile_95_is_numpys_linear_quantile_to_the_last_bit():
+    from throttlelab.ingest.prometheus.container_cpu import quantile_95
+
+    rng = np.random.default_rng(5)
+    for n in [*range(1, 40), 288, 4032]:
+        for v in (rng.random(n), np.round(rng.random(n), 2), np.zeros(n), rng.exponential(size=n) * (rng.random(n) < 0.3)):
+            assert quantile_95(v) == float(np.quantile(v, 0.95)), (n, v)
+    assert np.isnan(quantile_95(np.array([0.1, np.nan])))

@@ -213,11 +213,22 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     groups = query_groups(counts, int(window_s // step) + 1)
     if len(groups) == 1:  # all namespaces in one query: no matcher needed
         groups = [(None, groups[0][1])]
-    series = _range_series(api, m, start, end, step, format_duration(step), promql, groups)
+    # the instant queries need nothing from the range queries: the server answers them while the client decodes
+    from concurrent.futures import ThreadPoolExecutor
+
+    side_promql: list[str] = []
+    with ThreadPoolExecutor(max_workers=1) as side:
+        owners_f = side.submit(read_owners, api, namespace=namespace, window=w, end=end, promql=side_promql)
+        ksm_f = side.submit(_requests_and_limits, api, namespace, m, w, end, side_promql)
+        node_f = side.submit(_node_cores, api, present, w, end, side_promql)
+        gauges_f = side.submit(window_gauges, api, gauges or {}, namespace=namespace, window=w, end=end,
+                               promql=side_promql)
+        series = _range_series(api, m, start, end, step, format_duration(step), promql, groups)
+        owners, (requests, limits, quotas), node_of, extra = (f.result() for f in (owners_f, ksm_f, node_f, gauges_f))
+    promql += side_promql
     keys = set(series["usage"])
     if pods is not None:
         keys = {k for k in keys if (k[0], k[1]) in pods}
-    owners = read_owners(api, namespace=namespace, window=w, end=end, promql=promql)
     steps = dict.fromkeys(keys, step)
     if step > JOB_STEP_S:  # Job pods live for minutes: read them at a minute, where rate() keeps them
         every = {k[:3] for k in present if pods is None or (k[0], k[1]) in pods}
@@ -252,18 +263,6 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                 ", ".join(sorted(k[0] for k in api.query_values(q, time=end, keys=("namespace",)))[:10]) or "none")
         raise NoContainers(f"{api.url}: no {COUNTERS['usage']} series in {where}"
                            f"{' with ' + selector if selector else ''} over the last {w}{others}")
-    ksm = "," + f"namespace={_quote(namespace)}" if namespace else ""
-    req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
-    lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'
-    quota_q = (f"max by ({BY}) ((last_over_time({CADVISOR_QUOTA}{{{m}}}[{w}]) > 0)"
-               f" / last_over_time({CADVISOR_PERIOD}{{{m}}}[{w}]))")
-    promql += [req_q, lim_q]
-    requests = api.query_values(req_q, time=end)
-    limits = api.query_values(lim_q, time=end)
-    quotas = {}
-    if not requests and not limits:  # no kube-state-metrics: cAdvisor's quota / period
-        promql.append(quota_q)
-        quotas = api.query_values(quota_q, time=end)
     ratios5 = None
     if 300 % step != 0:  # 5-minute windows are not whole steps: let the server compute them
         # ``sum by (...) (rate(throttled[5m])) / sum by (...) (rate(periods[5m]) > 0)``, split as the fine queries
@@ -272,7 +271,6 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                              five_groups if len(five_groups) > 1 else [(None, five_groups[0][1])],
                              names=("throttled_periods", "periods"))
         ratios5 = {k: v for k, (_, v) in ratio(five["throttled_periods"], five["periods"], start + 300, 300.0).items()}
-    node_of = _node_cores(api, present, w, end, promql)
     out = []
     for key in sorted(keys):
         st = steps[key]
@@ -301,10 +299,46 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                                 step_s=st, times=grid, usage=arrays["usage"],
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],
                                 throttled_periods=arrays["throttled_periods"],
-                                throttled_ratio_p95_5m=float(np.quantile(r5, 0.95)) if r5 is not None and len(r5) else None,
+                                throttled_ratio_p95_5m=quantile_95(r5) if r5 is not None and len(r5) else None,
                                 node_cores=node_of(key), throttled_ratios_5m=r5))
-    extra = window_gauges(api, gauges or {}, namespace=namespace, window=w, end=end, promql=promql)
     return Fetch(out, start, end, step, api.queries - q0, promql, owners=owners, gauges=extra)
+
+
+def _requests_and_limits(api: PrometheusAPI, namespace: str | None, m: str, w: str, end: float,
+                         promql: list[str]) -> tuple[dict, dict, dict]:
+    """Each container's latest CPU request and limit over ``w`` from kube-state-metrics, and (without it) the limit
+    from cAdvisor's quota / period: ``(requests, limits, quotas)``, keyed by (namespace, pod, container)."""
+    ksm = "," + f"namespace={_quote(namespace)}" if namespace else ""
+    req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
+    lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'
+    quota_q = (f"max by ({BY}) ((last_over_time({CADVISOR_QUOTA}{{{m}}}[{w}]) > 0)"
+               f" / last_over_time({CADVISOR_PERIOD}{{{m}}}[{w}]))")
+    promql += [req_q, lim_q]
+    requests = api.query_values(req_q, time=end)
+    limits = api.query_values(lim_q, time=end)
+    quotas = {}
+    if not requests and not limits:  # no kube-state-metrics: cAdvisor's quota / period
+        promql.append(quota_q)
+        quotas = api.query_values(quota_q, time=end)
+    return requests, limits, quotas
+
+
+def quantile_95(values: np.ndarray) -> float:
+    """``np.quantile(values, 0.95)`` (linear, the same arithmetic) without its per-call overhead: one per container.
+
+    >>> v = np.array([0.3, 0.0, 0.1, 0.2]); quantile_95(v) == float(np.quantile(v, 0.95))
+    True
+    """
+    v = np.sort(values)
+    if np.isnan(v[-1]):
+        return float("nan")
+    at = 0.95 * (len(v) - 1)
+    lo = int(np.floor(at))
+    hi = min(lo + 1, len(v) - 1)
+    t = at - lo
+    a, b = v[lo], v[hi]
+    d = b - a
+    return float(b - d * (1 - t) if t >= 0.5 else a + d * t)
 
 
 #: How a gauge is reduced over the window.
