@@ -120,6 +120,25 @@ def _demand_table(points: int = 20_000) -> tuple[np.ndarray, np.ndarray, np.ndar
     return np.log(_served(np.exp(u), 1.0, col)), u, norm_sf((-u + col**2 / 2) / col)
 
 
+def _interp_rows(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    """``np.interp(x[i], xp[i], fp[i])`` for each row ``i`` (``x`` may have one row for all), the same values: each
+    row looked up in the order of the first row's ``x`` (``np.interp`` starts each search where the last ended, so
+    sorted points take a few steps each instead of a full binary search) and put back in place.
+
+    >>> _interp_rows(np.array([[0.5, 2.0, 0.0]]), np.array([[0.0, 1.0, 2.0], [0.0, 2.0, 4.0]]), np.arange(6.0).reshape(2, 3))
+    array([[0.5 , 2.  , 0.  ],
+           [3.25, 4.  , 3.  ]])
+    """
+    order = np.argsort(x[0], kind="stable")
+    xs = x[:, order]
+    found = np.empty(np.broadcast_shapes(x.shape, (len(xp), x.shape[1])))
+    for i in range(len(found)):
+        found[i] = np.interp(xs[min(i, len(xs) - 1)], xp[i], fp[i])
+    out = np.empty_like(found)
+    out[:, order] = found
+    return out
+
+
 def _solve_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
     """log of the running demand whose served part (:func:`_served`) is ``served``; ``sigma`` may be a column (one
     row per sigma, every row solved at once).
@@ -143,7 +162,7 @@ def _solve_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarr
         xs = np.log(np.maximum(served, 1e-9) / limit)
         tx, tu, _ = _demand_table()
         beyond = xs >= tx[rows, -1:]
-        u0 = np.array([np.interp(x, tx[r], tu[r]) for x, r in zip(xs, rows)]) + np.log(limit)
+        u0 = _interp_rows(xs, tx[rows], tu[rows]) + np.log(limit)
         out = np.where(beyond, hi, np.where(served > 1e-9, np.clip(u0, lo, hi), lo))
         todo = np.flatnonzero(~beyond & (served > 1e-9))
     else:
@@ -221,7 +240,7 @@ def throttled_seconds_from_periods(usage: np.ndarray, active: np.ndarray, limits
     tx, _, tp = _demand_table()
     xs = np.log(np.maximum(served, 1e-9) / lim)
     a_sum = a.sum()
-    pred = np.array([float((a * np.interp(xs, tx[i], tp[i])).sum() / a_sum) for i in range(len(SIGMAS))])
+    pred = np.array([float(row.sum() / a_sum) for row in a * _interp_rows(xs[None, :], tx, tp)])
     gap = np.abs(pred - observed)
     exact = np.flatnonzero((gap < 1e-3) | (gap <= gap.min() + 1e-3))
     col = SIGMAS[exact][:, None]

@@ -27,6 +27,7 @@ does on the larger one).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -74,9 +75,10 @@ class WorkloadCPU:
     def step_s(self) -> float:
         return self.members[0].step_s
 
-    @property
+    @cached_property
     def latest(self) -> ContainerCPU:
-        """The newest pod among those that ran until the window's end (its template is the current one)."""
+        """The newest pod among those that ran until the window's end (its template is the current one; found once:
+        the members are complete when it is first asked for)."""
         spans = [_span(m) for m in self.members]
         end = max(s[1] for s in spans)
         alive = [i for i, s in enumerate(spans) if s[1] >= end - 2 * self.members[i].step_s]
