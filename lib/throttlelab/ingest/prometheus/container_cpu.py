@@ -32,6 +32,7 @@ from throttlelab.ingest.prometheus.series_sum import first_present, ratio, sum_b
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 KEY = ("namespace", "pod", "container")
+LIFE_BATCH = 1000  # Job pods per query that finds when they lived
 POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
 BY = "namespace, pod, container"
 #: :class:`ContainerCPU`'s rate fields -> the cAdvisor counter each is the rate of (from the catalogue; in the order
@@ -206,53 +207,42 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     # containers present (for the Job pods) and their nodes (for the node sizes)
     q = f"count by ({BY}, node, instance) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
     promql.append(q)
-    present = api.query_values(q, time=end, keys=(*KEY, "node", "instance"))
-    counts: dict[str, int] = {}
-    for k, n in present.items():
-        counts[k[0]] = counts.get(k[0], 0) + int(n)
-    groups = query_groups(counts, int(window_s // step) + 1)
-    if len(groups) == 1:  # all namespaces in one query: no matcher needed
-        groups = [(None, groups[0][1])]
     # the instant queries need nothing from the range queries: the server answers them while the client decodes
+    # (the owners first: they name the Job pods, which the window's step leaves out)
     from concurrent.futures import ThreadPoolExecutor
 
     side_promql: list[str] = []
     with ThreadPoolExecutor(max_workers=1) as side:
         owners_f = side.submit(read_owners, api, namespace=namespace, window=w, end=end, promql=side_promql)
+        present = api.query_values(q, time=end, keys=(*KEY, "node", "instance"))
         ksm_f = side.submit(_requests_and_limits, api, namespace, m, w, end, side_promql)
         node_f = side.submit(_node_cores, api, present, w, end, side_promql)
         gauges_f = side.submit(window_gauges, api, gauges or {}, namespace=namespace, window=w, end=end,
                                promql=side_promql)
-        series = _range_series(api, m, start, end, step, format_duration(step), promql, groups)
+        every = {k[:3] for k in present if pods is None or (k[0], k[1]) in pods}
+        brief: set[tuple[str, str]] = set()
+        if step > JOB_STEP_S:  # Job pods live for minutes: read at a minute over their own lives, not at the step
+            brief = short_lived_pods({(k[0], k[1]) for k in every}, owners_f.result())
+        counts: dict[str, int] = {}
+        for k, n in present.items():
+            if (k[0], k[1]) not in brief:
+                counts[k[0]] = counts.get(k[0], 0) + int(n)
+        groups = query_groups(counts, int(window_s // step) + 1)
+        if len(groups) == 1:  # all namespaces in one query: no matcher needed
+            groups = [(None, groups[0][1])]
+        series = _range_series(api, m, start, end, step, format_duration(step), promql, groups,
+                               pods=_other_pods(groups, every, brief))
+        if brief:
+            scrape = scrape or _scrape_interval(api, m, end, promql)
+            fine = _job_pod_series(api, m, brief, start, end, scrape, promql)
+            for name in COUNTERS:
+                series[name].update(fine[name])
         owners, (requests, limits, quotas), node_of, extra = (f.result() for f in (owners_f, ksm_f, node_f, gauges_f))
     promql += side_promql
     keys = set(series["usage"])
     if pods is not None:
         keys = {k for k in keys if (k[0], k[1]) in pods}
-    steps = dict.fromkeys(keys, step)
-    if step > JOB_STEP_S:  # Job pods live for minutes: read them at a minute, where rate() keeps them
-        every = {k[:3] for k in present if pods is None or (k[0], k[1]) in pods}
-        brief = short_lived_pods({(k[0], k[1]) for k in every}, owners)
-        if brief:
-            scrape = scrape or _scrape_interval(api, m, end, promql)
-            rng = format_duration(max(JOB_STEP_S, math.ceil(3 * scrape)))
-            # each Job pod read over its own life (seen in the coarse answers; else the whole window), pods packed
-            # into queries by time: they live minutes to hours of a window of days
-            spans: dict[tuple[str, str], tuple[float, float] | None] = dict.fromkeys(brief)
-            for k, (t, _) in series["usage"].items():
-                if (k[0], k[1]) in spans and len(t):
-                    old = spans[(k[0], k[1])] or (math.inf, -math.inf)
-                    spans[(k[0], k[1])] = (min(old[0], float(t[0])), max(old[1], float(t[-1])))
-            fine = {name: {} for name in COUNTERS}
-            for pods_in, t0, t1 in time_batches(spans, start, end, JOB_STEP_S, pad=2 * step):
-                part = _range_series(api, f"{m},{pod_regex(pods_in)}", t0, t1, JOB_STEP_S, rng, promql)
-                for name in COUNTERS:
-                    fine[name].update({k: v for k, v in part[name].items() if (k[0], k[1]) in pods_in})
-            moved = {k for k in fine["usage"] if (k[0], k[1]) in brief}
-            for name in COUNTERS:
-                series[name].update({k: v for k, v in fine[name].items() if k in moved})
-            keys |= moved
-            steps.update(dict.fromkeys(moved, JOB_STEP_S))
+    steps = {k: JOB_STEP_S if (k[0], k[1]) in brief else step for k in keys}
     if not keys:
         where = f"namespace {namespace!r}" if namespace else "any namespace"
         others = ""
@@ -267,28 +257,19 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     if 300 % step != 0:  # 5-minute windows are not whole steps: let the server compute them
         # ``sum by (...) (rate(throttled[5m])) / sum by (...) (rate(periods[5m]) > 0)``, split as the fine queries
         five_groups = query_groups(counts, int(window_s // 300))
-        five = _range_series(api, m, start, end, 300.0, "5m", promql,
-                             five_groups if len(five_groups) > 1 else [(None, five_groups[0][1])],
-                             names=("throttled_periods", "periods"))
+        five_groups = five_groups if len(five_groups) != 1 else [(None, five_groups[0][1])]
+        five = _range_series(api, m, start, end, 300.0, "5m", promql, five_groups,
+                             names=("throttled_periods", "periods"), pods=_other_pods(five_groups, every, brief))
         ratios5 = {k: v for k, (_, v) in ratio(five["throttled_periods"], five["periods"], start + 300, 300.0).items()}
     out = []
+    grids = {st: np.arange(start + st, end + st / 2, st) for st in set(steps.values())}
     for key in sorted(keys):
         st = steps[key]
-        grid = np.arange(start + st, end + st / 2, st)
-        arrays = {}
-        for name in COUNTERS:  # popped: the answers are freed as the containers are built
-            t, v = series[name].pop(key, (np.empty(0), np.empty(0)))
-            a = np.full(len(grid), np.nan)
-            idx = np.clip(np.rint((t - grid[0]) / st).astype(np.int64), 0, len(grid) - 1)
-            a[idx] = v
-            arrays[name] = a
-        r5 = ratios5.get(key, np.empty(0)) if ratios5 is not None and st == step else ratios_5m(arrays, st)
-        # only the steps of the pod's life are kept (a Job pod lives minutes of a long window; copies, not views,
-        # so the window-long arrays are freed)
-        have = np.flatnonzero(np.any([np.isfinite(a) for a in arrays.values()], axis=0))
-        life = slice(have[0], have[-1] + 1) if len(have) else slice(0, 0)
-        grid = grid[life].copy()
-        arrays = {name: a[life].copy() for name, a in arrays.items()}
+        # popped: the answers are freed as the containers are built
+        grid, arrays, r5 = _pod_life({name: series[name].pop(key, (np.empty(0), np.empty(0))) for name in COUNTERS},
+                                     grids[st], st)
+        if ratios5 is not None and st == step:
+            r5 = ratios5.get(key, np.empty(0))
         if key in limits:
             limit, source = limits[key], "kube-state-metrics"
         elif key in quotas:
@@ -371,16 +352,17 @@ def _scrape_interval(api: PrometheusAPI, m: str, end: float, promql: list[str]) 
 
 
 def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: float, rng: str, promql: list[str],
-                  groups=None, names=tuple(COUNTERS)):
+                  groups=None, names=tuple(COUNTERS), pods: dict | None = None):
     """``counter name -> {key: (times, rates)}``: each counter's (of ``names``) ``rate()`` over ``rng`` at ``step``
     from ``start + step``, summed by container, one query per namespace group and time piece (``groups``: see
-    :func:`~throttlelab.ingest.prometheus.query_split.query_groups`; ``None``: all at once)."""
+    :func:`~throttlelab.ingest.prometheus.query_split.query_groups`; ``None``: all at once; ``[]``: none), and
+    ``pods``: a group's namespaces -> more matchers for its queries (``,pod=~"..."``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(job):
         name, group, part = job
         # split_range puts the namespace group's matcher at {ns}; raw rate() series, summed here (series_sum)
-        sel = f"{{{m}{part},{{ns}}}}"
+        sel = f"{{{m}{part}{(pods or {}).get(group[0], '')},{{ns}}}}"
         asked: list[str] = []
         found = split_range(api, f"rate({COUNTERS[name]}{sel}[{rng}])", [group], start + step, end, step, asked)
         return name, part, asked, sum_by_key(found, start + step, step)
@@ -389,7 +371,8 @@ def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: fl
     # usage: cAdvisor's series (with the cgroup's id) where a container has them at a step, else whatever it has
     # (``sum by (...) (rate(x{id!=""}) or on (...) rate(x{id=""}))``; see USAGE_COPY)
     parts = {name: (',id!=""', ',id=""') if name == USAGE else ("",) for name in names}
-    jobs = [(name, g, part) for g in (groups or [(None, MAX_POINTS)]) for name in names for part in parts[name]]
+    jobs = [(name, g, part) for g in ([(None, MAX_POINTS)] if groups is None else groups) for name in names
+            for part in parts[name]]
     copies: dict[tuple, dict] = {}
     with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
         for name, part, asked, result in pool.map(one, jobs):
@@ -401,6 +384,41 @@ def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: fl
     if USAGE in series:
         series[USAGE] = first_present(series[USAGE], copies, start + step, step)
     return series
+
+
+def _other_pods(groups, every, brief: set[tuple[str, str]]) -> dict:
+    """Each query group's namespaces -> a matcher naming its pods other than the Job pods (``brief``): a set of names,
+    which the server looks up in its index one by one (none where there are no Job pods)."""
+    if not brief:
+        return {}
+    return {nss: "," + pod_regex({(k[0], k[1]) for k in every if (k[0], k[1]) not in brief
+                                  and (nss is None or k[0] in nss)}) for nss, _ in groups}
+
+
+def _job_pod_series(api: PrometheusAPI, m: str, brief: set[tuple[str, str]], start: float, end: float, scrape: float,
+                    promql: list[str]) -> dict:
+    """``counter name -> {key: (times, rates)}`` of Job pods (``brief``) at :data:`JOB_STEP_S`, each read over its
+    own life: the hours in which it has usage samples (``count_over_time`` at an hour's step, in batches of pods),
+    the pods then packed into queries by time (they live minutes to hours of a window of days)."""
+    hour = 3600.0
+    spans: dict[tuple[str, str], tuple[float, float] | None] = dict.fromkeys(brief)
+    names = sorted(brief)
+    for i in range(0, len(names), LIFE_BATCH):
+        batch = set(names[i:i + LIFE_BATCH])
+        q = f"count_over_time({COUNTERS['usage']}{{{m},{pod_regex(batch)}}}[1h])"
+        promql.append(q)
+        for sr in api.query_range(q, start + hour, max(end, start + hour), hour):
+            k = (sr.labels.get("namespace", ""), sr.labels.get("pod", ""))
+            if k in batch and len(sr.times):
+                old = spans[k] or (math.inf, -math.inf)
+                spans[k] = (min(old[0], float(sr.times[0]) - hour), max(old[1], float(sr.times[-1])))
+    rng = format_duration(max(JOB_STEP_S, math.ceil(3 * scrape)))
+    fine = {name: {} for name in COUNTERS}
+    for pods_in, t0, t1 in time_batches(spans, start, end, JOB_STEP_S, pad=JOB_STEP_S):
+        part = _range_series(api, f"{m},{pod_regex(pods_in)}", t0, t1, JOB_STEP_S, rng, promql)
+        for name in COUNTERS:
+            fine[name].update({k: v for k, v in part[name].items() if (k[0], k[1]) in pods_in})
+    return fine
 
 
 def _node_cores(api: PrometheusAPI, present: dict, w: str, end: float, promql: list[str]):
@@ -426,6 +444,40 @@ def _node_cores(api: PrometheusAPI, present: dict, w: str, end: float, promql: l
         if size:
             where[tuple(key)] = max(where.get(tuple(key), 0.0), size)
     return lambda key: where.get(key, largest)
+
+
+def _pod_life(points: dict, grid: np.ndarray, st: float) -> tuple[np.ndarray, dict, np.ndarray | None]:
+    """One container's counters (``name -> (times, rates)``) on the window's ``grid`` of steps ``st``, kept only over
+    its pod's life (from its first to its last finite rate; a Job pod lives minutes of a long window), and its
+    5-minute throttled ratios (:func:`ratios_5m` over the window's whole 5-minute blocks): ``(grid, arrays, ratios)``.
+    Only the blocks around its points are laid out, which gives what laying out the whole window gives.
+
+    >>> g = 60.0 * np.arange(1, 21)
+    >>> t, a, r = _pod_life({"usage": (g[6:9], np.array([0.1, 0.2, np.nan])), "periods": (g[5:9], np.full(4, 10.0)),
+    ...                      "throttled_periods": (g[5:9], np.array([0.0, 5.0, 10.0, 5.0]))}, g, 60.0)
+    >>> t.tolist(), a["usage"].tolist(), r.tolist()
+    ([360.0, 420.0, 480.0, 540.0], [nan, 0.1, 0.2, nan], [0.5])
+    """
+    n = len(grid)
+    k = int(round(300 / st))
+    idx = {name: np.clip(np.rint((t - grid[0]) / st).astype(np.int64), 0, n - 1) for name, (t, _) in points.items()}
+    placed = [i for i in idx.values() if len(i)]
+    finite = [i[np.isfinite(points[name][1])] for name, i in idx.items()]
+    finite = [i for i in finite if len(i)]
+    if not finite:
+        return grid[:0].copy(), {name: np.empty(0) for name in points}, None
+    whole = n // k * k  # the 5-minute blocks of the window
+    a0 = min(int(i.min()) for i in placed) // k * k
+    a1 = max(int(i.max()) for i in placed) + 1
+    a1 = max(a1, min(whole, -(-a1 // k) * k))
+    arrays = {}
+    for name, (_, v) in points.items():
+        arrays[name] = np.full(a1 - a0, np.nan)
+        arrays[name][idx[name] - a0] = v
+    r5 = ratios_5m({name: a[:max(0, min(a1, whole) - a0)] for name, a in arrays.items()}, st)
+    lo = min(int(i.min()) for i in finite)
+    hi = max(int(i.max()) for i in finite)
+    return (grid[lo:hi + 1].copy(), {name: a[lo - a0:hi - a0 + 1].copy() for name, a in arrays.items()}, r5)
 
 
 def ratios_5m(arrays: dict[str, np.ndarray], step: float) -> np.ndarray | None:
