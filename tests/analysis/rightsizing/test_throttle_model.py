@@ -80,11 +80,12 @@ def test_the_demand_solver_serves_exactly_what_was_served_and_holds_saturated_st
     lim = rng.choice([0.1, 0.5, 1.0, 4.0], 3000)
     served = lim * np.concatenate([rng.uniform(1e-6, 0.999, 2990), [0, 1e-12, 1.2, 2.0, 0.9999999, *[0.5] * 5]])
     col = SIGMAS[:, None]
-    u = _solve_demand(served, lim, col)
-    top = np.log(lim) + col**2 / 2 + 3 * col
-    inside = (u < top - 1e-9) & (served > 1e-9)
-    got = _served(np.exp(u), lim, col)
-    np.testing.assert_allclose(got[inside], np.broadcast_to(served, u.shape)[inside], rtol=1e-9)
-    assert np.all(u <= top + 1e-12)
-    beyond = served > _served(np.exp(top), lim, col)  # more than the top serves: held at the top
-    assert beyond.any() and np.all(u[beyond] == np.broadcast_to(top, u.shape)[beyond])
+    for rows in (None, np.arange(len(SIGMAS))):  # from the bracket, and from the table
+        u = _solve_demand(served, lim, col, rows=rows)
+        top = np.log(lim) + col**2 / 2 + 3 * col
+        inside = (u < top - 1e-9) & (served > 1e-9)
+        got = _served(np.exp(u), lim, col)
+        np.testing.assert_allclose(got[inside], np.broadcast_to(served, u.shape)[inside], rtol=1e-9)
+        assert np.all(u <= top + 1e-12)
+        beyond = served > _served(np.exp(top), lim, col)  # more than the top serves: held at the top
+        assert beyond.any() and np.all(u[beyond] == np.broadcast_to(top, u.shape)[beyond])

@@ -139,15 +139,16 @@ def _interp_rows(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return out
 
 
-def _solve_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarray) -> np.ndarray:
+def _solve_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarray,
+                  rows: np.ndarray | None = None) -> np.ndarray:
     """log of the running demand whose served part (:func:`_served`) is ``served``; ``sigma`` may be a column (one
-    row per sigma, every row solved at once).
+    row per sigma, every row solved at once), and ``rows`` its indices in :data:`SIGMAS` where it is ``SIGMAS[rows]``.
 
     Safeguarded Newton on ``u = log m`` between ``lo = log(served)`` (a limit serves at most the demand) and ``top``
     (throttled in 99.9% of periods: more is not told apart, so demand beyond is held there): the served part rises
     with ``u`` (slope ``m P(m X* < L)``, ``X*`` the size-biased burst factor), so each row keeps a bracket around its
     root and takes the Newton step where it falls inside, else the bracket's midpoint, until every step (or the
-    bracket) is under 1e-12 or the served part is met to its rounding.  Rows of :data:`SIGMAS` start from a table of
+    bracket) is under 1e-12 or the served part is met to its rounding.  With ``rows``, each row starts from a table of
     the served part (:func:`_demand_table`, within about 1e-5 of the root), so two or three steps finish.
 
     >>> float(np.round(np.exp(_solve_demand(np.array([0.5]), np.array([1.0]), 0.5)), 4)[0])  # 500m served of 1 core
@@ -156,9 +157,7 @@ def _solve_demand(served: np.ndarray, limit: np.ndarray, sigma: float | np.ndarr
     top = np.log(limit) + sigma**2 / 2 + 3 * sigma
     lo = np.minimum(np.log(np.maximum(served, 1e-9)), top)
     lo, hi, served, limit, sig = (np.array(x, dtype=float) for x in np.broadcast_arrays(lo, top, served, limit, sigma))
-    rows = np.searchsorted(SIGMAS, np.ravel(sigma)) if np.ndim(sigma) == 2 and np.shape(sigma)[1] == 1 else None
-    if rows is not None and np.all(rows < len(SIGMAS)) and np.array_equal(SIGMAS[np.minimum(rows, len(SIGMAS) - 1)],
-                                                                          np.ravel(sigma)):
+    if rows is not None:
         xs = np.log(np.maximum(served, 1e-9) / limit)
         tx, tu, _ = _demand_table()
         beyond = xs >= tx[rows, -1:]
@@ -244,7 +243,7 @@ def throttled_seconds_from_periods(usage: np.ndarray, active: np.ndarray, limits
     gap = np.abs(pred - observed)
     exact = np.flatnonzero((gap < 1e-3) | (gap <= gap.min() + 1e-3))
     col = SIGMAS[exact][:, None]
-    log_ms = _solve_demand(served, lim, col)
+    log_ms = _solve_demand(served, lim, col, rows=exact)
     p = a * norm_sf((np.log(lim / np.exp(log_ms)) + col**2 / 2) / col)
     pred[exact] = [float(row.sum() / a_sum) for row in p]  # row by row: the same summation as one sigma at a time
     sigma = float(calibrate_sigma(np.array([pred]), np.array([observed]), np.array([informative]))[0])
