@@ -9,7 +9,8 @@ limit from kube-state-metrics (or, without it, from cAdvisor's
 ``container_spec_cpu_quota / container_spec_cpu_period``).
 
 Metrics read: the catalogue's cAdvisor counters (:data:`throttlelab.core.metrics.CADVISOR_COUNTERS`: usage,
-CFS periods, throttled periods and throttled time; :data:`COUNTERS` maps them to :class:`ContainerCPU`'s fields),
+CFS periods, throttled periods and throttled time; :data:`~throttlelab.ingest.prometheus.range_series.COUNTERS` maps them to
+:class:`ContainerCPU`'s fields),
 ``kube_pod_container_resource_requests`` / ``_limits`` (``resource="cpu"``), ``kube_pod_labels``, and the
 node's size: ``machine_cpu_cores`` (kubelet cAdvisor) or kube-state-metrics'
 ``kube_node_status_allocatable{resource="cpu"}``, joined to the container by its ``node`` or ``instance`` label
@@ -24,30 +25,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
+from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA
+from throttlelab.ingest.prometheus.pod_life import pod_life, quantile_95
 from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
-from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, pod_regex, read_owners, short_lived_pods
-from throttlelab.ingest.prometheus.query_split import query_groups, split_range, time_batches
-from throttlelab.ingest.prometheus.series_sum import first_present, ratio, sum_by_key
+from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, read_owners, short_lived_pods
+from throttlelab.ingest.prometheus.query_split import query_groups
+from throttlelab.ingest.prometheus.range_series import BY, COUNTERS, KEY, job_pod_series, other_pods, range_series
+from throttlelab.ingest.prometheus.series_sum import ratio
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
-KEY = ("namespace", "pod", "container")
-LIFE_BATCH = 1000  # Job pods per query that finds when they lived
 POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
-BY = "namespace, pod, container"
-#: :class:`ContainerCPU`'s rate fields -> the cAdvisor counter each is the rate of (from the catalogue; in the order
-#: of the queries)
-COUNTERS = {COUNTER[n].container_field: COUNTER[n].cadvisor
-            for n in ("usage_seconds", "throttled_seconds", "nr_periods", "nr_throttled")}
-
-
-#: The kubelet's ``/metrics/resource`` also exports ``container_cpu_usage_seconds_total`` per container (without
-#: cAdvisor's ``id``, ``image`` and ``name``): where both are scraped, summing them doubled the usage.  A container's
-#: usage is read from its series with an ``id`` label where it has one, else from whatever series it has.
-USAGE = COUNTER["usage_seconds"].container_field
-USAGE_COPY = "the kubelet's /metrics/resource copy of cAdvisor's usage"
-
-
 class NoContainers(PrometheusError):
     """Nothing matched: no container usage in the namespace, selector and window asked for (one line)."""
 
@@ -55,7 +42,7 @@ class NoContainers(PrometheusError):
 @dataclass
 class ContainerCPU:
     """One container's CPU over the window: per-step rates (NaN where there was no sample); each rate field is the
-    rate of one counter of the catalogue (:data:`COUNTERS`, :func:`throttlelab.core.metrics.from_field`)."""
+    rate of one counter of the catalogue (:data:`~throttlelab.ingest.prometheus.range_series.COUNTERS`, :func:`throttlelab.core.metrics.from_field`)."""
 
     namespace: str
     pod: str
@@ -230,11 +217,11 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         groups = query_groups(counts, int(window_s // step) + 1)
         if len(groups) == 1:  # all namespaces in one query: no matcher needed
             groups = [(None, groups[0][1])]
-        series = _range_series(api, m, start, end, step, format_duration(step), promql, groups,
-                               pods=_other_pods(groups, every, brief))
+        series = range_series(api, m, start, end, step, format_duration(step), promql, groups,
+                               pods=other_pods(groups, every, brief))
         if brief:
             scrape = scrape or _scrape_interval(api, m, end, promql)
-            fine = _job_pod_series(api, m, brief, start, end, scrape, promql)
+            fine = job_pod_series(api, m, brief, start, end, scrape, promql)
             for name in COUNTERS:
                 series[name].update(fine[name])
         owners, (requests, limits, quotas), node_of, extra = (f.result() for f in (owners_f, ksm_f, node_f, gauges_f))
@@ -258,15 +245,15 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         # ``sum by (...) (rate(throttled[5m])) / sum by (...) (rate(periods[5m]) > 0)``, split as the fine queries
         five_groups = query_groups(counts, int(window_s // 300))
         five_groups = five_groups if len(five_groups) != 1 else [(None, five_groups[0][1])]
-        five = _range_series(api, m, start, end, 300.0, "5m", promql, five_groups,
-                             names=("throttled_periods", "periods"), pods=_other_pods(five_groups, every, brief))
+        five = range_series(api, m, start, end, 300.0, "5m", promql, five_groups,
+                             names=("throttled_periods", "periods"), pods=other_pods(five_groups, every, brief))
         ratios5 = {k: v for k, (_, v) in ratio(five["throttled_periods"], five["periods"], start + 300, 300.0).items()}
     out = []
     grids = {st: np.arange(start + st, end + st / 2, st) for st in set(steps.values())}
     for key in sorted(keys):
         st = steps[key]
         # popped: the answers are freed as the containers are built
-        grid, arrays, r5 = _pod_life({name: series[name].pop(key, (np.empty(0), np.empty(0))) for name in COUNTERS},
+        grid, arrays, r5 = pod_life({name: series[name].pop(key, (np.empty(0), np.empty(0))) for name in COUNTERS},
                                      grids[st], st)
         if ratios5 is not None and st == step:
             r5 = ratios5.get(key, np.empty(0))
@@ -304,24 +291,6 @@ def _requests_and_limits(api: PrometheusAPI, namespace: str | None, m: str, w: s
     return requests, limits, quotas
 
 
-def quantile_95(values: np.ndarray) -> float:
-    """``np.quantile(values, 0.95)`` (linear, the same arithmetic) without its per-call overhead: one per container.
-
-    >>> v = np.array([0.3, 0.0, 0.1, 0.2]); quantile_95(v) == float(np.quantile(v, 0.95))
-    True
-    """
-    v = np.sort(values)
-    if np.isnan(v[-1]):
-        return float("nan")
-    at = 0.95 * (len(v) - 1)
-    lo = int(np.floor(at))
-    hi = min(lo + 1, len(v) - 1)
-    t = at - lo
-    a, b = v[lo], v[hi]
-    d = b - a
-    return float(b - d * (1 - t) if t >= 0.5 else a + d * t)
-
-
 #: How a gauge is reduced over the window.
 REDUCERS = ("last", "max")
 
@@ -351,76 +320,6 @@ def _scrape_interval(api: PrometheusAPI, m: str, end: float, promql: list[str]) 
     return 3600 / per_hour if per_hour >= 2 else 60.0
 
 
-def _range_series(api: PrometheusAPI, m: str, start: float, end: float, step: float, rng: str, promql: list[str],
-                  groups=None, names=tuple(COUNTERS), pods: dict | None = None):
-    """``counter name -> {key: (times, rates)}``: each counter's (of ``names``) ``rate()`` over ``rng`` at ``step``
-    from ``start + step``, summed by container, one query per namespace group and time piece (``groups``: see
-    :func:`~throttlelab.ingest.prometheus.query_split.query_groups`; ``None``: all at once; ``[]``: none), and
-    ``pods``: a group's namespaces -> more matchers for its queries (``,pod=~"..."``)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    def one(job):
-        name, group, part = job
-        # split_range puts the namespace group's matcher at {ns}; raw rate() series, summed here (series_sum)
-        sel = f"{{{m}{part}{(pods or {}).get(group[0], '')},{{ns}}}}"
-        asked: list[str] = []
-        found = split_range(api, f"rate({COUNTERS[name]}{sel}[{rng}])", [group], start + step, end, step, asked)
-        return name, part, asked, sum_by_key(found, start + step, step)
-
-    series: dict[str, dict[tuple, tuple[np.ndarray, np.ndarray]]] = {name: {} for name in names}
-    # usage: cAdvisor's series (with the cgroup's id) where a container has them at a step, else whatever it has
-    # (``sum by (...) (rate(x{id!=""}) or on (...) rate(x{id=""}))``; see USAGE_COPY)
-    parts = {name: (',id!=""', ',id=""') if name == USAGE else ("",) for name in names}
-    jobs = [(name, g, part) for g in ([(None, MAX_POINTS)] if groups is None else groups) for name in names
-            for part in parts[name]]
-    copies: dict[tuple, dict] = {}
-    with ThreadPoolExecutor(max_workers=2) as pool:  # the server evaluates one query while the client decodes another
-        for name, part, asked, result in pool.map(one, jobs):
-            promql += asked
-            if part == ',id=""':
-                copies.update(result)
-            else:
-                series[name].update(result)
-    if USAGE in series:
-        series[USAGE] = first_present(series[USAGE], copies, start + step, step)
-    return series
-
-
-def _other_pods(groups, every, brief: set[tuple[str, str]]) -> dict:
-    """Each query group's namespaces -> a matcher naming its pods other than the Job pods (``brief``): a set of names,
-    which the server looks up in its index one by one (none where there are no Job pods)."""
-    if not brief:
-        return {}
-    return {nss: "," + pod_regex({(k[0], k[1]) for k in every if (k[0], k[1]) not in brief
-                                  and (nss is None or k[0] in nss)}) for nss, _ in groups}
-
-
-def _job_pod_series(api: PrometheusAPI, m: str, brief: set[tuple[str, str]], start: float, end: float, scrape: float,
-                    promql: list[str]) -> dict:
-    """``counter name -> {key: (times, rates)}`` of Job pods (``brief``) at :data:`JOB_STEP_S`, each read over its
-    own life: the hours in which it has usage samples (``count_over_time`` at an hour's step, in batches of pods),
-    the pods then packed into queries by time (they live minutes to hours of a window of days)."""
-    hour = 3600.0
-    spans: dict[tuple[str, str], tuple[float, float] | None] = dict.fromkeys(brief)
-    names = sorted(brief)
-    for i in range(0, len(names), LIFE_BATCH):
-        batch = set(names[i:i + LIFE_BATCH])
-        q = f"count_over_time({COUNTERS['usage']}{{{m},{pod_regex(batch)}}}[1h])"
-        promql.append(q)
-        for sr in api.query_range(q, start + hour, max(end, start + hour), hour):
-            k = (sr.labels.get("namespace", ""), sr.labels.get("pod", ""))
-            if k in batch and len(sr.times):
-                old = spans[k] or (math.inf, -math.inf)
-                spans[k] = (min(old[0], float(sr.times[0]) - hour), max(old[1], float(sr.times[-1])))
-    rng = format_duration(max(JOB_STEP_S, math.ceil(3 * scrape)))
-    fine = {name: {} for name in COUNTERS}
-    for pods_in, t0, t1 in time_batches(spans, start, end, JOB_STEP_S, pad=JOB_STEP_S):
-        part = _range_series(api, f"{m},{pod_regex(pods_in)}", t0, t1, JOB_STEP_S, rng, promql)
-        for name in COUNTERS:
-            fine[name].update({k: v for k, v in part[name].items() if (k[0], k[1]) in pods_in})
-    return fine
-
-
 def _node_cores(api: PrometheusAPI, present: dict, w: str, end: float, promql: list[str]):
     """``key -> CPU count of the container's node`` (``None`` when no node metric exists); ``present``: the usage
     series' ``(namespace, pod, container, node, instance)``."""
@@ -446,49 +345,3 @@ def _node_cores(api: PrometheusAPI, present: dict, w: str, end: float, promql: l
     return lambda key: where.get(key, largest)
 
 
-def _pod_life(points: dict, grid: np.ndarray, st: float) -> tuple[np.ndarray, dict, np.ndarray | None]:
-    """One container's counters (``name -> (times, rates)``) on the window's ``grid`` of steps ``st``, kept only over
-    its pod's life (from its first to its last finite rate; a Job pod lives minutes of a long window), and its
-    5-minute throttled ratios (:func:`ratios_5m` over the window's whole 5-minute blocks): ``(grid, arrays, ratios)``.
-    Only the blocks around its points are laid out, which gives what laying out the whole window gives.
-
-    >>> g = 60.0 * np.arange(1, 21)
-    >>> t, a, r = _pod_life({"usage": (g[6:9], np.array([0.1, 0.2, np.nan])), "periods": (g[5:9], np.full(4, 10.0)),
-    ...                      "throttled_periods": (g[5:9], np.array([0.0, 5.0, 10.0, 5.0]))}, g, 60.0)
-    >>> t.tolist(), a["usage"].tolist(), r.tolist()
-    ([360.0, 420.0, 480.0, 540.0], [nan, 0.1, 0.2, nan], [0.5])
-    """
-    n = len(grid)
-    k = int(round(300 / st))
-    idx = {name: np.clip(np.rint((t - grid[0]) / st).astype(np.int64), 0, n - 1) for name, (t, _) in points.items()}
-    placed = [i for i in idx.values() if len(i)]
-    finite = [i[np.isfinite(points[name][1])] for name, i in idx.items()]
-    finite = [i for i in finite if len(i)]
-    if not finite:
-        return grid[:0].copy(), {name: np.empty(0) for name in points}, None
-    whole = n // k * k  # the 5-minute blocks of the window
-    a0 = min(int(i.min()) for i in placed) // k * k
-    a1 = max(int(i.max()) for i in placed) + 1
-    a1 = max(a1, min(whole, -(-a1 // k) * k))
-    arrays = {}
-    for name, (_, v) in points.items():
-        arrays[name] = np.full(a1 - a0, np.nan)
-        arrays[name][idx[name] - a0] = v
-    r5 = ratios_5m({name: a[:max(0, min(a1, whole) - a0)] for name, a in arrays.items()}, st)
-    lo = min(int(i.min()) for i in finite)
-    hi = max(int(i.max()) for i in finite)
-    return (grid[lo:hi + 1].copy(), {name: a[lo - a0:hi - a0 + 1].copy() for name, a in arrays.items()}, r5)
-
-
-def ratios_5m(arrays: dict[str, np.ndarray], step: float) -> np.ndarray | None:
-    """The throttled-period ratio of each 5-minute window with periods, from steps that divide 5 minutes
-    (``None`` without CFS counters)."""
-    k = int(round(300 / step))
-    per, thr = arrays["periods"], arrays["throttled_periods"]
-    n = len(per) // k * k
-    if n == 0 or not np.isfinite(per).any():
-        return None
-    p = np.nansum(per[:n].reshape(-1, k), 1)
-    t = np.nansum(thr[:n].reshape(-1, k), 1)
-    ok = p > 0
-    return t[ok] / p[ok]

@@ -22,8 +22,9 @@ import numpy as np
 
 from throttlelab.core.metrics import CADVISOR_GAUGES, CADVISOR_PERIOD, CADVISOR_QUOTA
 from throttlelab.errors import InputError
-from throttlelab.ingest.prometheus.container_cpu import COUNTERS, ContainerCPU, Fetch, choose_step, parse_selector
+from throttlelab.ingest.prometheus.container_cpu import ContainerCPU, Fetch, choose_step, parse_selector
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, short_lived_pods
+from throttlelab.ingest.prometheus.range_series import COUNTERS
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 _LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(\S+))?\s*$')

@@ -132,7 +132,8 @@ def fetch_from_export(path: str | Path, *, use_prometheus: bool = True, window_s
     import gzip
 
     from throttlelab.errors import InputError
-    from throttlelab.ingest.prometheus.container_cpu import COUNTERS, NoContainers, fetch_containers
+    from throttlelab.ingest.prometheus.container_cpu import NoContainers, fetch_containers
+    from throttlelab.ingest.prometheus.range_series import COUNTERS
     from throttlelab.ingest.prometheus.openmetrics_containers import read_openmetrics_containers
     from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
 
