@@ -65,6 +65,10 @@ def test_5xx_and_non_api_answers(http_server):
         PrometheusAPI(http_server + "/broken").query("up")
     with pytest.raises(PrometheusError, match="not a Prometheus API answer"):
         PrometheusAPI(http_server + "/html").query("up")
+    with pytest.raises(PrometheusError, match="HTTP 503: upstream overloaded"):
+        PrometheusAPI(http_server + "/broken").series("up", 0, 1)
+    with pytest.raises(PrometheusError, match="not a Prometheus API answer"):
+        PrometheusAPI(http_server + "/html").series("up", 0, 1)
 
 
 def test_401_says_what_to_check(http_server, monkeypatch):
@@ -108,6 +112,16 @@ def test_real_prometheus_4xx_and_range_split(prometheus_scenarios):
     assert api.queries - q0 == 2
     t = series[0].times
     assert len(t) == len(set(t)) and (t[1:] - t[:-1] == 15).all()
+    # the series API: the label sets of the series with samples in the window, as the instant query over it counts
+    q = 'container_cpu_usage_seconds_total{container!="",container!="POD"}'
+    found = api.series(q, end - 3600, end)
+    counted = api.query_values(f"count by (namespace, pod, container) (last_over_time({q}[1h]))", time=end)
+    keys = [tuple(s[k] for k in ("namespace", "pod", "container")) for s in found]
+    assert found and {k: keys.count(k) for k in keys} == {k: int(v) for k, v in counted.items()}
+    assert api.series(q, end + 86400, end + 2 * 86400) == []
+    with pytest.raises(PrometheusError, match="HTTP 400.*bad_data") as e:
+        api.series("sum(x)", end - 3600, end)
+    assert "\n" not in str(e.value)
 
 
 @pytest.mark.prometheus

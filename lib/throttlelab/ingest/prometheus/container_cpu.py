@@ -190,9 +190,10 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     step = step_s or choose_step(window_s, min_step_s)
     w = format_duration(window_s)
     # split by namespace and time: no query evaluates more than QUERY_POINTS points (see query_split)
-    # every usage series of the window once, by container and node: the series per namespace (for the split), the
-    # containers present (for the Job pods) and their nodes (for the node sizes)
-    q = f"count by ({BY}, node, instance) (last_over_time({COUNTERS['usage']}{{{m}}}[{w}]))"
+    # every usage series of the window once, by container and node, from the server's index (the series API reads
+    # no samples: 0.2-0.5 s where last_over_time over the window took 1.7-2.6 s): the series per namespace (for the
+    # split), the containers present (for the Job pods) and their nodes (for the node sizes)
+    q = f"{COUNTERS['usage']}{{{m}}}"
     promql.append(q)
     # the instant queries need nothing from the range queries: the server answers them while the client decodes
     # (the owners first: they name the Job pods, which the window's step leaves out)
@@ -201,7 +202,10 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     side_promql: list[str] = []
     with ThreadPoolExecutor(max_workers=1) as side:
         owners_f = side.submit(read_owners, api, namespace=namespace, window=w, end=end, promql=side_promql)
-        present = api.query_values(q, time=end, keys=(*KEY, "node", "instance"))
+        present: dict[tuple[str, ...], int] = {}
+        for labels in api.series(q, start, end):
+            k = tuple(labels.get(x, "") for x in (*KEY, "node", "instance"))
+            present[k] = present.get(k, 0) + 1
         ksm_f = side.submit(_requests_and_limits, api, namespace, m, w, end, side_promql)
         node_f = side.submit(_node_cores, api, present, w, end, side_promql)
         gauges_f = side.submit(window_gauges, api, gauges or {}, namespace=namespace, window=w, end=end,

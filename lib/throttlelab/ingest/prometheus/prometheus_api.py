@@ -74,6 +74,16 @@ class _Answer(msgspec.Struct):
 
 
 _DECODE_ANSWER = msgspec.json.Decoder(_Answer)
+
+
+class _SeriesAnswer(msgspec.Struct):
+    """The envelope of ``/api/v1/series``: the label sets of the series."""
+
+    status: str = ""
+    data: list[dict[str, str]] | None = None
+
+
+_DECODE_SERIES = msgspec.json.Decoder(_SeriesAnswer)
 def _matrix_points(raws: list) -> list[tuple[np.ndarray, np.ndarray]]:
     """Each series' ``values`` (the raw JSON ``[[t, "v"], ...]``) as (times, values) arrays, all parsed in one call
     of polars' CSV reader (the API writes values as strings: ``"0.25"``, ``"NaN"``, ``"+Inf"``): one ``t,v`` line per
@@ -191,7 +201,9 @@ class PrometheusAPI:
         )
 
     # -- transport ---------------------------------------------------------------------------------------
-    def _get(self, path: str, params: dict) -> _Data:
+    def _get(self, path: str, params: dict, *, labels_only: bool = False):
+        """POST one API request; its ``data`` (a :class:`_Data`, or with ``labels_only`` the series API's list of
+        label sets).  An error answer raises one :class:`PrometheusError` line."""
         import urllib3
 
         target = f"{self.url}{path}"
@@ -199,7 +211,7 @@ class PrometheusAPI:
             self.queries += 1
         stats_file = os.environ.get(STATS_ENV)
         if stats_file:
-            params = {**params, "stats": "all"}
+            params = {**params, "stats": "all"} if not labels_only else params
             t0 = _time.perf_counter()
         try:
             resp = self._pool.request("POST", target, fields=params, encode_multipart=False)
@@ -207,7 +219,18 @@ class PrometheusAPI:
             raise PrometheusError(f"{self.url}: cannot reach Prometheus ({_reason(exc.reason)})") from None
         except urllib3.exceptions.HTTPError as exc:
             raise PrometheusError(f"{self.url}: cannot reach Prometheus ({_reason(exc)})") from None
+        if labels_only and resp.status < 400:
+            try:
+                found = _DECODE_SERIES.decode(resp.data)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                found = None
+            if found is not None and found.status == "success" and found.data is not None:
+                if stats_file:
+                    _record_stats(stats_file, path, params, found.data, None, _time.perf_counter() - t0, self._lock)
+                return found.data
         doc = _decode_answer(resp.data)
+        if labels_only and doc is not None and doc.status == "success":  # a list was expected
+            doc.status, doc.error = "error", None
         if resp.status >= 400 or doc is None or doc.status != "success" or doc.data is None:
             if doc is not None and doc.error:
                 detail = f"{doc.errorType or 'error'}: {doc.error}"
@@ -217,7 +240,8 @@ class PrometheusAPI:
             hint = " (check --bearer-token-file or $PROMETHEUS_USERNAME/$PROMETHEUS_PASSWORD)" if resp.status in (401, 403) else ""
             raise PrometheusError(f"{target}: {what}{hint}: {detail}")
         if stats_file:
-            _record_stats(stats_file, path, params, doc.data, _time.perf_counter() - t0, self._lock)
+            _record_stats(stats_file, path, params, doc.data.result, doc.data.stats, _time.perf_counter() - t0,
+                          self._lock)
         return doc.data
 
     # -- API ---------------------------------------------------------------------------------------------
@@ -265,6 +289,13 @@ class PrometheusAPI:
             out.append(Series(labels_of[key], times, values))
         return out
 
+    def series(self, match: str, start: float, end: float) -> list[dict[str, str]]:
+        """The label sets of the series that ``match`` (a series selector) selects with samples in ``[start, end]``
+        (``/api/v1/series``: read from the index, without the samples; the server keeps whole chunks, so a series
+        that ended up to a chunk before ``start`` may be among them)."""
+        return self._get("/api/v1/series", {"match[]": match, "start": f"{start:.3f}", "end": f"{end:.3f}"},
+                         labels_only=True)
+
     def server_time(self) -> float:
         """The server's clock (unix s), from ``time()``."""
         res = self.query("vector(time())")
@@ -274,11 +305,12 @@ class PrometheusAPI:
         self._pool.clear()
 
 
-def _record_stats(stats_file: str, path: str, params: dict, data: _Data, seconds: float, lock) -> None:
+def _record_stats(stats_file: str, path: str, params: dict, result: list, stats: dict | None, seconds: float,
+                  lock) -> None:
     """Append one query's statistics to ``stats_file`` (see :data:`STATS_ENV`)."""
-    samples = (data.stats or {}).get("samples") or {}
+    samples = (stats or {}).get("samples") or {}
     row = {"path": path, **{k: v for k, v in params.items() if k != "stats"}, "seconds": round(seconds, 3),
-           "series": len(data.result), "peakSamples": samples.get("peakSamples"),
+           "series": len(result), "peakSamples": samples.get("peakSamples"),
            "totalQueryableSamples": samples.get("totalQueryableSamples")}
     with lock, open(stats_file, "a") as fh:
         fh.write(json.dumps(row) + "\n")

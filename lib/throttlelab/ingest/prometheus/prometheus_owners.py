@@ -1,7 +1,7 @@
 """kube-state-metrics' owner chain read from Prometheus over the whole window, and the pods that only live briefly.
 
-Owners are read with ``last_over_time(...[window])`` at the window's end, so pods
-deleted during the window, old ReplicaSets and finished Jobs keep theirs.  Pods of
+Owners are the owner series' label sets over the whole window, so pods deleted
+during the window, old ReplicaSets and finished Jobs keep theirs.  Pods of
 Jobs (and of CronJobs) live for minutes: :func:`short_lived_pods` names them so
 that their series can be read at a step of a minute or less, where ``rate()``
 still sees them.
@@ -9,7 +9,7 @@ still sees them.
 
 from __future__ import annotations
 
-from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
+from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, parse_duration
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables, owner_of
 
 #: The step at which short-lived (Job) pods are read when the window's step is coarser.
@@ -25,21 +25,23 @@ def _quote(v: str) -> str:
 def read_owners(api: PrometheusAPI, *, namespace: str | None, window: str, end: float,
                 promql: list[str]) -> OwnerTables:
     """The three owner series (``kube_pod_owner``, ``kube_replicaset_owner``, ``kube_job_owner``) over ``window``
-    (a PromQL duration) ending at ``end``; empty tables where kube-state-metrics is absent."""
+    (a PromQL duration) ending at ``end``; empty tables where kube-state-metrics is absent.  Their labels are all
+    that is needed: they come from the server's index (the series API), without reading the window's samples."""
     ns = f"{{namespace={_quote(namespace)}}}" if namespace else ""
+    start = end - parse_duration(window)
     t = OwnerTables()
-    q = (f"max by (namespace, pod, owner_kind, owner_name, owner_is_controller) "
-         f"(last_over_time(kube_pod_owner{ns}[{window}]))")
+    q = f"kube_pod_owner{ns}"
     promql.append(q)
     keys = ("namespace", "pod", "owner_kind", "owner_name", "owner_is_controller")
-    rows = sorted(api.query_values(q, time=end, keys=keys), key=lambda k: k[4] == "true")  # controllers last: they win
-    for nsp, pod, kind, name, ctl in rows:
+    found = {tuple(s.get(k, "") for k in keys) for s in api.series(q, start, end)}
+    for nsp, pod, kind, name, ctl in sorted(found, key=lambda k: (k[4] == "true", k)):  # controllers last: they win
         t.add_pod(nsp, pod, kind, name, controller=ctl == "true")
     for metric, label, table in (("kube_replicaset_owner", "replicaset", t.replicasets),
                                  ("kube_job_owner", "job_name", t.jobs)):
-        q = f"max by (namespace, {label}, owner_kind, owner_name) (last_over_time({metric}{ns}[{window}]))"
+        q = f"{metric}{ns}"
         promql.append(q)
-        for nsp, obj, kind, name in api.query_values(q, time=end, keys=("namespace", label, "owner_kind", "owner_name")):
+        keys = ("namespace", label, "owner_kind", "owner_name")
+        for nsp, obj, kind, name in sorted({tuple(s.get(k, "") for k in keys) for s in api.series(q, start, end)}):
             table[(nsp, obj)] = (kind, name)
     return t
 
