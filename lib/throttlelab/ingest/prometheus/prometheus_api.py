@@ -271,15 +271,14 @@ class PrometheusAPI:
         pieces: dict[tuple, list[tuple[np.ndarray, np.ndarray]]] = {}
         labels_of: dict[tuple, dict] = {}
         span = step * (max(1, min(max_points, MAX_POINTS)) - 1)
+        if start + span >= end:  # one request: nothing to join
+            return [Series(labels, t, v) for labels, (t, v) in self._matrix(promql, start, end, step)]
         t0 = start
         while t0 <= end:
             t1 = min(end, t0 + span)
-            data = self._get("/api/v1/query_range", {"query": promql, "start": f"{t0:.3f}", "end": f"{t1:.3f}", "step": f"{step:g}"})
-            if data.resultType != "matrix":
-                raise PrometheusError(f"{self.url}: expected a matrix for {promql!r}, got {data.resultType}")
-            for item, points in zip(data.result, _matrix_points([item.values for item in data.result])):
-                key = tuple(sorted(item.metric.items()))
-                labels_of[key] = item.metric
+            for labels, points in self._matrix(promql, t0, t1, step):
+                key = tuple(sorted(labels.items()))
+                labels_of[key] = labels
                 pieces.setdefault(key, []).append(points)
             t0 = t1 + step
         out = []
@@ -288,6 +287,14 @@ class PrometheusAPI:
                                                               np.concatenate([p[1] for p in parts]))
             out.append(Series(labels_of[key], times, values))
         return out
+
+    def _matrix(self, promql: str, start: float, end: float, step: float):
+        """One range request: ``(labels, (times, values))`` per series."""
+        data = self._get("/api/v1/query_range", {"query": promql, "start": f"{start:.3f}", "end": f"{end:.3f}",
+                                                 "step": f"{step:g}"})
+        if data.resultType != "matrix":
+            raise PrometheusError(f"{self.url}: expected a matrix for {promql!r}, got {data.resultType}")
+        return zip([item.metric for item in data.result], _matrix_points([item.values for item in data.result]))
 
     def series(self, match: str, start: float, end: float) -> list[dict[str, str]]:
         """The label sets of the series that ``match`` (a series selector) selects with samples in ``[start, end]``
