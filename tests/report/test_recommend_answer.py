@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Settings
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.ingest.published.published import PUBLISHED_DIR
 from throttlelab.ingest.prometheus.prometheus_local import read_source
 from throttlelab.report import recommend_answer as ra

@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 
 from tests.analysis.synthetic_cpu import container
-from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Settings
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_run import RightsizingRun
 from throttlelab.ingest.prometheus.container_cpu import Fetch
 from throttlelab.ingest.prometheus.workload_cpu import with_workloads

@@ -16,7 +16,8 @@ import yaml
 import throttlelab.report.recommend_patch as mod
 from tests.conftest import CLUSTER_HOURS
 from tests.experiment.kubernetes.conftest import control_plane  # noqa: F401  (the fixture, started once a session)
-from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Settings
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
 from throttlelab.report.recommend_cli import render
 from throttlelab.report.recommend_patch import CONTENT_TYPE, containers, parse_cpu, patch_yaml

@@ -26,7 +26,7 @@ from throttlelab.analysis.latency.contention_results import ContentionResults
 from throttlelab.analysis.limits.cpu_limit_results import CpuLimitResults
 from throttlelab.analysis.limits.dead_zone_results import DeadZone, DeadZoneAnalysis, LimitTest
 from throttlelab.analysis.limits.recommend import Knee, Recommendation
-from throttlelab.analysis.rightsizing.rightsizing import Rightsizing
+from throttlelab.analysis.rightsizing.recommendation import Rightsizing
 from throttlelab.analysis.rightsizing.rightsizing_results import RightsizingResults
 from throttlelab.analysis.runs.ingest_summary import IngestSummary
 from throttlelab.analysis.stats.noise import NoiseModel

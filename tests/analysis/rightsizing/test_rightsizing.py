@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from tests.conftest import SCENARIO_HOURS, SCENARIO_START
-from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Settings
+from throttlelab.analysis.rightsizing.rightsizing import rightsize
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.experiment.simulation.synthetic_containers import true_smallest_limit, true_throttled_ratio
 from throttlelab.ingest.prometheus.container_cpu import fetch_containers
 from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
@@ -150,11 +152,3 @@ def test_gappy_data_is_too_sparse(fetched):
     holes = dataclasses.replace(c, usage=np.where(np.arange(len(c.usage)) % 3 == 0, c.usage, np.nan))
     r = rightsize(holes)
     assert r.decision == "too little data" and "too sparse" in r.reason
-
-
-def test_worker_processes_give_the_same_recommendations_in_the_same_order(fetched):
-    f, _ = fetched
-    many = f.containers * 3  # enough to cut in chunks across the workers
-    one = rightsize_all(many, processes=1)
-    spread = rightsize_all(many, processes=2, parallel_from=2)
-    assert [dataclasses.asdict(r) for r in spread] == [dataclasses.asdict(r) for r in one]

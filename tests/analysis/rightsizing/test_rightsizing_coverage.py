@@ -20,7 +20,8 @@ import math
 import numpy as np
 import pytest
 
-from throttlelab.analysis.rightsizing.rightsizing import CENSORED_RATIO, HEAVY, Settings, rightsize
+from throttlelab.analysis.rightsizing.recommendation import CENSORED_RATIO, HEAVY, Settings
+from throttlelab.analysis.rightsizing.rightsizing import rightsize
 from throttlelab.experiment.simulation.synthetic_containers import container_cpu, scenario_specs, true_smallest_limit
 
 START = 1_767_225_600.0

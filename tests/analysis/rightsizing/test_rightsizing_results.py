@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.notebooks.results_schemas import validate_object
-from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Settings
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_results import rightsizing_results
 from throttlelab.ingest.prometheus.prometheus_local import read_source
 

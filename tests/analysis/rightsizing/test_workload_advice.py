@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from throttlelab.analysis.rightsizing.rightsizing import Settings, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Settings
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.workload_advice import GAUGES, automaxprocs_evidence, method_lines, with_advice
 from throttlelab.ingest.prometheus import ContainerCPU, WorkloadCPU
 

@@ -1,6 +1,7 @@
 """Right-sizing running containers: throttling-aware requests and limits from Prometheus series."""
 
-from throttlelab.analysis.rightsizing.rightsizing import Rightsizing, Settings, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Rightsizing, Settings
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_results import RightsizingResults, run_results
 from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
 from throttlelab.analysis.rightsizing.rightsizing_views import (

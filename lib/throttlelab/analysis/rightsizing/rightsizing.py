@@ -61,152 +61,21 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from throttlelab.analysis.rightsizing.hpa import HpaScaling
 from throttlelab.analysis.rightsizing.rightsizing_draws import cells, limit_draws
 from throttlelab.analysis.rightsizing.rightsizing_reasons import capping_note, limit_decision, patch_note
-from throttlelab.analysis.rightsizing.runtime_advice import RuntimeAdvice
+from throttlelab.analysis.rightsizing.recommendation import NUMBERS, Rightsizing, Settings
 from throttlelab.analysis.rightsizing.throttle_model import gamma_curve, throttle_curve, throttled_seconds_from_periods
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
-from throttlelab.results import ConfidenceInterval
 
 # Model error of the limit (recommended / true smallest limit), 5% and 95% quantiles over 50 generated containers
 # (gamma bursts, not the model's log-normal; 72-h windows): 0.69 and 1.12.  Limit intervals are the bootstrap
 # interval widened by these (tests/analysis/rightsizing/test_rightsizing_coverage.py re-checks coverage on fresh seeds).
 MODEL_ERROR = (0.69, 1.12)
-CENSORED_RATIO = 0.5  # throttled in more periods than this: demand above the limit is not observed
-HEAVY = 2.0  # throttled in more than this many times the target: clearly missing it (see "Clearly missing")
 GRAIN = 0.01  # cores: 10m
-DEFAULT_PERIOD_S = 0.1
-#: The numbers a "too little data" record leaves empty.
-_NUMBERS = ("recommended_request_cores", "recommended_request_low", "recommended_request_high",
-            "recommended_limit_cores", "recommended_limit_low", "recommended_limit_high", "usage_p50_cores",
-            "usage_p95_cores", "usage_p99_cores", "usage_max_cores", "demand_p95_cores", "throttled_ratio",
-            "throttled_seconds_per_hour", "predicted_throttled_ratio", "burst_sigma", "krr_request_cores",
-            "krr_limit_cores", "vpa_request_cores", "vpa_limit_cores")
-
-
-@dataclass(frozen=True)
-class Rightsizing:
-    """One workload container's numbers, recommendation and reason.
-
-    Attributes
-    ----------
-    namespace, workload_kind, workload, container
-        Which container of which workload (``workload_kind`` Deployment, StatefulSet, DaemonSet, CronJob, Job,
-        ReplicaSet, Pod, or ``DaemonSet or Job`` where a pod's name could not tell).
-    pod
-        Its newest pod (the latest pod template's).
-    pods, pod_hours
-        Pods seen in the window and the hours they ran, summed.
-    decision
-        ``raise limit``, ``lower limit``, ``keep``, ``set limit``, ``no limit (policy)``, ``keep (policy)`` or
-        ``too little data``.
-    current_request_cores, current_limit_cores
-        What the container has now (``null``: none set).
-    recommended_request_cores, recommended_request_low, recommended_request_high
-        Recommended request with its 90% block-bootstrap interval.
-    recommended_limit_cores, recommended_limit_low, recommended_limit_high
-        Recommended limit (``null``: no limit) with its 90% block-bootstrap interval.
-    usage_p50_cores, usage_p95_cores, usage_p99_cores, usage_max_cores
-        Usage percentiles over the window (what KRR and VPA see).
-    demand_p95_cores
-        95th percentile of the estimated demand (usage with the throttled time put back).
-    throttled_ratio, throttled_ratio_p95_5m, throttled_seconds_per_hour
-        Share of CFS periods throttled (at the current limit over the pods that had it; 95th percentile of
-        5-minute windows of every pod) and throttled time per pod-hour.
-    predicted_throttled_ratio
-        Throttled-period ratio predicted at the recommended limit.
-    burst_sigma, burst_sigma_source
-        Within-step burstiness of demand and where it came from.
-    krr_request_cores, krr_limit_cores, vpa_request_cores, vpa_limit_cores
-        What KRR's and VPA's rules would recommend from the same usage.
-    hours_observed, steps, step_s
-        Hours from its first to its last sample, (pod, step) samples and the step between them.
-    node_cores
-        CPU count of the container's node (``null``: unknown, recommendations uncapped); nothing recommended exceeds it.
-    demand_censored
-        Throttled in most periods: demand above the current limit was not observed, the recommendation is an
-        extrapolation and its intervals run from what was observed (the limit: just above the current one; the
-        request: the p95 of usage) to the node's size (``null`` high end: open).
-    reason
-        One sentence a reader can act on.
-    runtime_advice
-        What the container's runtime metric (``go_sched_gomaxprocs_threads``, ``system_cpu_count``) says about its
-        threads under the recommended limit (``null``: no runtime metric joined the container).
-    container_threads_max
-        Largest cAdvisor ``container_threads`` of its pods in the window (every OS thread; reported, never advised
-        from; ``null``: not exported).
-    hpa
-        The HorizontalPodAutoscaler scaling its workload on CPU utilisation and the replicas the recommended requests
-        imply (``null``: none).
-    """
-
-    namespace: str
-    workload_kind: str
-    workload: str
-    container: str
-    pod: str
-    pods: int
-    pod_hours: float
-    decision: str  # raise limit, lower limit, keep, set limit, no limit (policy), too little data
-    current_request_cores: float | None
-    current_limit_cores: float | None
-    recommended_request_cores: float | None
-    recommended_request_low: float | None
-    recommended_request_high: float | None
-    recommended_limit_cores: float | None  # None: no limit
-    recommended_limit_low: float | None
-    recommended_limit_high: float | None
-    usage_p50_cores: float | None
-    usage_p95_cores: float | None
-    usage_p99_cores: float | None
-    usage_max_cores: float | None
-    demand_p95_cores: float | None
-    throttled_ratio: float | None
-    throttled_ratio_p95_5m: float | None
-    throttled_seconds_per_hour: float | None
-    predicted_throttled_ratio: float | None  # at the recommended limit
-    burst_sigma: float | None
-    burst_sigma_source: str
-    krr_request_cores: float | None
-    krr_limit_cores: float | None
-    vpa_request_cores: float | None
-    vpa_limit_cores: float | None
-    hours_observed: float
-    steps: int
-    step_s: float
-    node_cores: float | None
-    demand_censored: bool
-    reason: str
-    runtime_advice: RuntimeAdvice | None = None
-    container_threads_max: int | None = None
-    hpa: HpaScaling | None = None
-
-    def confidence_interval(self) -> ConfidenceInterval:
-        """Interval of the recommended limit (90%, block bootstrap)."""
-        return ConfidenceInterval(self.recommended_limit_low, self.recommended_limit_high)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Knobs of :func:`rightsize` (defaults are the command's)."""
-
-    throttle_target: float = 0.05
-    limit_policy: str = "target"  # target | none | keep
-    min_history_s: float = 86400.0
-    min_coverage: float = 0.5
-    resamples: int = 200
-    level: float = 0.90
-    seed: int = 0
-    period_s: float = DEFAULT_PERIOD_S
-    censored_ratio: float = CENSORED_RATIO  # throttled in more periods than this: demand treated as censored
-    clearly_missing: float = HEAVY  # throttled in more than this many times the target: the limit interval starts
-    # just above the current limit and spans the limit from the throttled periods alone
 
 
 def _ceil(x: float) -> float:
@@ -255,7 +124,7 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
                f"decide: about {need:.0f} pod-hours more would decide" if pod_s < s.min_history_s else
                f"usage present in {coverage:.0%} of the steps between its pods' first and last samples "
                f"(needs {s.min_coverage:.0%}); too sparse to decide")
-        return Rightsizing(**common, **dict.fromkeys(_NUMBERS), burst_sigma_source="none", decision="too little data",
+        return Rightsizing(**common, **dict.fromkeys(NUMBERS), burst_sigma_source="none", decision="too little data",
                            demand_censored=False, reason=why)
 
     u = p.usage
@@ -362,46 +231,3 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
                                              if periods_only else ""), krr_request_cores=krr_req, krr_limit_cores=None,
         vpa_request_cores=vpa_req, vpa_limit_cores=vpa_lim, demand_censored=censored, reason=reason,
     )
-
-
-#: From this many workload containers on, :func:`rightsize_all` spreads them over the machine's cores.
-PARALLEL_FROM = 400
-_CONTAINERS: tuple = ()
-
-
-def _take(containers: tuple) -> None:
-    """A forked worker's initializer: the containers it shares the work on (inherited, nothing pickled)."""
-    global _CONTAINERS
-    _CONTAINERS = containers
-
-
-def _rightsize_chunk(job: tuple[int, int, Settings]) -> list[Rightsizing]:
-    lo, hi, settings = job
-    return [rightsize(c, settings) for c in _CONTAINERS[lo:hi]]
-
-
-def rightsize_all(containers, settings: Settings = Settings(), *, processes: int | None = None,
-                  parallel_from: int = PARALLEL_FROM) -> list[Rightsizing]:
-    """:func:`rightsize` for each workload container (or lone pod's container), in order.
-
-    From ``parallel_from`` containers on (a large cluster), forked worker processes share the work, one per core
-    (``processes``, at most 4; 1: in this process); each container's result is the same as in one process (its
-    bootstrap has its own seed).  The bootstrap's matrix products run on one BLAS thread: they are small, and
-    OpenBLAS' other threads spin between them (on 14 days of 500 workload containers they doubled the CPU time and
-    gained no wall time).
-    """
-    import os
-
-    from threadpoolctl import threadpool_limits
-
-    containers = tuple(containers)
-    procs = processes or min(os.cpu_count() or 1, 4)
-    with threadpool_limits(limits=1, user_api="blas"):
-        if procs < 2 or len(containers) < parallel_from or os.name != "posix":
-            return [rightsize(c, settings) for c in containers]
-        import multiprocessing
-
-        size = max(1, len(containers) // (procs * 8))
-        jobs = [(lo, min(lo + size, len(containers)), settings) for lo in range(0, len(containers), size)]
-        with multiprocessing.get_context("fork").Pool(procs, initializer=_take, initargs=(containers,)) as pool:
-            return [r for part in pool.imap(_rightsize_chunk, jobs) for r in part]

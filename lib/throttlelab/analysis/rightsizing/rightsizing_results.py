@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from throttlelab.analysis.rightsizing.rightsizing import Rightsizing, Settings
+from throttlelab.analysis.rightsizing.recommendation import Rightsizing, Settings
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from throttlelab.analysis.rightsizing.rightsizing import Rightsizing, Settings, rightsize_all
+from throttlelab.analysis.rightsizing.recommendation import Rightsizing, Settings
+from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.workload_advice import GAUGES, with_advice
 from throttlelab.ingest.prometheus import Fetch
 

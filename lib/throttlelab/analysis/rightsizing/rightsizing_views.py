@@ -18,8 +18,8 @@ import dataclasses
 import numpy as np
 import polars as pl
 
-from throttlelab.core.quantities import format_cpu, format_millicores
-from throttlelab.analysis.rightsizing.rightsizing import Rightsizing
+from throttlelab.core.quantities import format_millicores
+from throttlelab.analysis.rightsizing.recommendation import Rightsizing
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
 

@@ -20,7 +20,7 @@ import dataclasses
 import numpy as np
 
 from throttlelab.analysis.rightsizing.hpa import hpa_scaling
-from throttlelab.analysis.rightsizing.rightsizing import Rightsizing
+from throttlelab.analysis.rightsizing.recommendation import Rightsizing
 from throttlelab.analysis.rightsizing.runtime_advice import RULES, RUNTIME_METRICS, runtime_advice
 
 HPA = "kube_horizontalpodautoscaler_"
