@@ -177,13 +177,22 @@ def _compact(texts: pl.Series, most: int = 16) -> pl.Series:
 
 def _each_distinct(text: pl.Series, parse) -> pl.Series:
     """``parse`` (a function of an expression) of each distinct text once, spread back by the texts'
-    codes in an Enum of the distinct texts (quantities repeat; null stays null).
+    codes (quantities repeat; null stays null).  The codes are those of a Categorical with categories of
+    its own, numbered from 0 in order of first appearance: one pass over the texts, where the distinct
+    texts and then an Enum of them took two (on the multi-container bench day, the kubectl top rows'
+    CPU and memory in 16 parts: 0.18 -> 0.13 and 0.105 -> 0.076 s CPU, medians of 7).
 
     >>> _each_distinct(pl.Series(["250m", None, "1", "250m"]), cores_expr).to_list()
     [0.25, None, 1.0, 0.25]
     """
-    distinct = text.unique().drop_nulls()
-    return pl.select(parse(pl.lit(distinct))).to_series().gather(text.cast(pl.Enum(distinct)).to_physical())
+    categories = pl.Categories.random()  # its own, never shared with another column; freed with ``cat``
+    cat = text.cast(pl.Categorical(categories))
+    distinct = categories.to_series()  # in code order; read while ``cat`` holds the categories
+    codes = cat.to_physical()
+    if len(distinct) <= (codes.max() if codes.len() > codes.null_count() else -1):  # pragma: no cover (a check)
+        distinct = text.unique().drop_nulls()  # two passes: the distinct texts, then their codes in an Enum
+        codes = text.cast(pl.Enum(distinct)).to_physical()
+    return pl.select(parse(pl.lit(distinct))).to_series().gather(codes)
 
 
 def repeated_rows(rows: pl.DataFrame, most: int = 8) -> np.ndarray:
