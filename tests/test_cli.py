@@ -88,29 +88,6 @@ def test_ingest_sets_the_allocator_before_polars_loads_and_a_users_setting_wins(
     assert conf("ingest")[-len(ours):] == ours  # after polars' own defaults: they win
     assert conf("ingest", _RJEM_MALLOC_CONF="narenas:1")[-1] == "narenas:1"
     assert not set(ours) & set(conf("run"))
-    import polars  # noqa: F401 (loaded here whichever tests ran before)
-
     before = os.environ.get("_RJEM_MALLOC_CONF")
     cli._allocator("ingest")  # polars is loaded in this process: nothing to set
     assert os.environ.get("_RJEM_MALLOC_CONF") == before
-
-
-def test_ingest_runs_openblas_on_one_thread_before_numpy_loads_and_a_users_setting_wins():
-    """OpenBLAS reads its thread count once, when numpy loads: ``ingest`` sets it first (the command's parser
-    loads no numpy), not for another command, not over the user's, not once numpy is loaded."""
-    code = ("import os, sys; from throttlelab import cli; cli.build_parser(); loaded = 'numpy' in sys.modules; "
-            "cli._allocator(sys.argv[1]); import numpy; print(loaded, os.environ.get('OPENBLAS_NUM_THREADS'))")
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-
-    def threads(command: str, **extra: str) -> str:
-        return subprocess.run([sys.executable, "-c", code, command], env={**env, **extra}, capture_output=True,
-                              text=True, check=True).stdout.strip()
-
-    assert threads("ingest") == f"False {cli.INGEST_BLAS_THREADS}"
-    assert threads("ingest", OPENBLAS_NUM_THREADS="2") == "False 2"
-    assert threads("run") == "False None"
-    import numpy  # noqa: F401 (loaded here whichever tests ran before)
-
-    before = os.environ.get("OPENBLAS_NUM_THREADS")
-    cli._allocator("ingest")  # numpy is loaded in this process: nothing to set
-    assert os.environ.get("OPENBLAS_NUM_THREADS") == before

@@ -135,21 +135,12 @@ def build_parser() -> argparse.ArgumentParser:
 INGEST_ALLOCATOR = "muzzy_decay_ms:0"
 
 
-#: numpy's OpenBLAS for ``throttlelab ingest``: one thread.  The readers make no BLAS call that needs more, and
-#: OpenBLAS's own threads busy-wait for work: on the ingest bench's day with 2-3 containers, 0.4-0.9% of the
-#: process's CPU samples (perf, two runs) were theirs, none with one thread.  A value the user sets wins.
-INGEST_BLAS_THREADS = "1"
-
-
 def _allocator(command: str | None) -> None:
-    """Set :data:`INGEST_ALLOCATOR` for ``ingest``, when polars (which reads it once, on import) is not loaded,
-    and :data:`INGEST_BLAS_THREADS` when numpy (which starts OpenBLAS on import) is not."""
+    """Set :data:`INGEST_ALLOCATOR` for ``ingest``, when polars (which reads it once, on import) is not loaded."""
     import os
 
     if command == "ingest" and "polars" not in sys.modules and "_RJEM_MALLOC_CONF" not in os.environ:
         os.environ["_RJEM_MALLOC_CONF"] = INGEST_ALLOCATOR
-    if command == "ingest" and "numpy" not in sys.modules and "OPENBLAS_NUM_THREADS" not in os.environ:
-        os.environ["OPENBLAS_NUM_THREADS"] = INGEST_BLAS_THREADS
 
 
 def main(argv: list[str] | None = None) -> int:
