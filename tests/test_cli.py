@@ -88,6 +88,8 @@ def test_ingest_sets_the_allocator_before_polars_loads_and_a_users_setting_wins(
     assert conf("ingest")[-len(ours):] == ours  # after polars' own defaults: they win
     assert conf("ingest", _RJEM_MALLOC_CONF="narenas:1")[-1] == "narenas:1"
     assert not set(ours) & set(conf("run"))
+    import polars  # noqa: F401 (loaded here whichever tests ran before)
+
     before = os.environ.get("_RJEM_MALLOC_CONF")
     cli._allocator("ingest")  # polars is loaded in this process: nothing to set
     assert os.environ.get("_RJEM_MALLOC_CONF") == before

@@ -205,9 +205,9 @@ _VALUE_COLUMNS = ("version", *STAT_KEYS, "quota", "period", "acct")
 def _text_codes(texts: pl.Series, at: np.ndarray) -> np.ndarray:
     """Per index of ``at`` into ``texts``, a code of the text there: equal texts, equal codes; 0 for a null text or
     an index < 0 (no text), the others from 1."""
-    codes = np.zeros(len(texts) + 1, dtype=np.int64)  # the last: no text
-    codes[:-1] = texts.cast(pl.Categorical).to_physical().cast(pl.Int64).fill_null(-1).to_numpy() + 1
-    return codes[np.where(at >= 0, at, len(texts))]
+    codes = np.zeros(len(texts) + 1, dtype=np.int32)  # the last: no text; int32, as the rows' indices are
+    codes[:-1] = (texts.cast(pl.Categorical).to_physical().cast(pl.Int32) + 1).fill_null(0).to_numpy()
+    return codes[np.where(at >= 0, at, np.int32(len(texts)))]
 
 
 def _codes_series_ids(run: np.ndarray, pod: np.ndarray, container: np.ndarray) -> np.ndarray:
@@ -216,8 +216,13 @@ def _codes_series_ids(run: np.ndarray, pod: np.ndarray, container: np.ndarray) -
     if not len(run):
         return np.zeros(0, dtype=np.int64)
     span_p, span_q = int(pod.max()) + 1, int(container.max()) + 1
-    if (int(run.max()) + 1) * span_p * span_q < 2**62:
-        return (run.astype(np.int64) * span_p + pod) * span_q + container
+    if (int(run.max()) + 1) * span_p * span_q < 2**62:  # in place: one array of the rows' length, not five
+        out = run.astype(np.int64)
+        out *= span_p
+        out += pod
+        out *= span_q
+        out += container
+        return out
     codes = pl.DataFrame({"r": run, "p": pod, "q": container})
     return codes.select(pl.struct("r", "p", "q").rank("dense")).to_series().to_numpy().astype(np.int64)
 

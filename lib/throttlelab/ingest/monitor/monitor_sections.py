@@ -70,14 +70,34 @@ def repeats(flat: np.ndarray) -> np.ndarray:
     return out
 
 
-def cpu_max(t: pl.Series) -> pl.DataFrame:
-    """cpu.max lines -> ``quota`` (-1: ``max``), ``period``; parsed once per distinct line."""
+def cpu_max(t: pl.Series, most: int = 16) -> pl.DataFrame:
+    """cpu.max lines -> ``quota`` (-1: ``max``), ``period`` (null: not a cpu.max line); each text parsed once.
+
+    A limit changes seldom: when the texts come in runs of equal texts (at most one run per ``most`` texts), each
+    run's first text is parsed and spread over the run (on the multi-container bench day, 0.23 -> 0.06 s CPU for
+    its 0.86 M lines in 16 parts); else each distinct text, spread back by its code in an Enum of them.
+
+    >>> cpu_max(pl.Series(["max 100000"] * 3 + ["50000 100000", None, "x"])).rows()
+    [(-1, 100000), (-1, 100000), (-1, 100000), (50000, 100000), (None, None), (None, None)]
+    >>> cpu_max(pl.Series(["max 100000", "50000 100000", "max 100000"])).rows()
+    [(-1, 100000), (50000, 100000), (-1, 100000)]
+    """
+    if len(t) < 2:
+        return _cpu_max_of(t)
+    head = t.ne_missing(t.shift(1)).to_numpy()
+    head[0] = True
+    at = np.flatnonzero(head)
+    if len(at) * most <= len(t):
+        return _cpu_max_of(t.gather(at))[np.cumsum(head) - 1]
+    distinct = t.unique().drop_nulls()
+    return _cpu_max_of(distinct)[t.cast(pl.Enum(distinct)).to_physical()]
+
+
+def _cpu_max_of(t: pl.Series) -> pl.DataFrame:
     c = pl.col
-    distinct = pl.DataFrame({"t": t}).unique().with_columns(c("t").str.extract_groups(r"^(max|-?\d+)\s+(\d+)$").alias("g"))
-    parsed = distinct.unnest("g").select(
-        "t", quota=pl.when(c("1") == "max").then(-1).otherwise(c("1").cast(pl.Int64, strict=False)),
-        period=c("2").cast(pl.Int64, strict=False))
-    return pl.DataFrame({"t": t}).join(parsed, on="t", how="left", maintain_order="left", nulls_equal=True).drop("t")
+    groups = pl.DataFrame({"t": t}).select(c("t").str.extract_groups(r"^(max|-?\d+)\s+(\d+)$").alias("g")).unnest("g")
+    return groups.select(quota=pl.when(c("1") == "max").then(-1).otherwise(c("1").cast(pl.Int64, strict=False)),
+                         period=c("2").cast(pl.Int64, strict=False))
 
 
 def acct(t: pl.Series) -> pl.DataFrame:
@@ -157,13 +177,22 @@ def _compact(texts: pl.Series, most: int = 16) -> pl.Series:
 
 def _each_distinct(text: pl.Series, parse) -> pl.Series:
     """``parse`` (a function of an expression) of each distinct text once, spread back by the texts'
-    codes in an Enum of the distinct texts (quantities repeat; null stays null).
+    codes (quantities repeat; null stays null).  The codes are those of a Categorical with categories of
+    its own, numbered from 0 in order of first appearance: one pass over the texts, where the distinct
+    texts and then an Enum of them took two (on the multi-container bench day, the kubectl top rows'
+    CPU and memory in 16 parts: 0.18 -> 0.13 and 0.105 -> 0.076 s CPU, medians of 7).
 
     >>> _each_distinct(pl.Series(["250m", None, "1", "250m"]), cores_expr).to_list()
     [0.25, None, 1.0, 0.25]
     """
-    distinct = text.unique().drop_nulls()
-    return pl.select(parse(pl.lit(distinct))).to_series().gather(text.cast(pl.Enum(distinct)).to_physical())
+    categories = pl.Categories.random()  # its own, never shared with another column; freed with ``cat``
+    cat = text.cast(pl.Categorical(categories))
+    distinct = categories.to_series()  # in code order; read while ``cat`` holds the categories
+    codes = cat.to_physical()
+    if len(distinct) <= (codes.max() if codes.len() > codes.null_count() else -1):  # pragma: no cover (a check)
+        distinct = text.unique().drop_nulls()  # two passes: the distinct texts, then their codes in an Enum
+        codes = text.cast(pl.Enum(distinct)).to_physical()
+    return pl.select(parse(pl.lit(distinct))).to_series().gather(codes)
 
 
 def repeated_rows(rows: pl.DataFrame, most: int = 8) -> np.ndarray:
