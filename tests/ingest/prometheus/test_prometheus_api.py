@@ -118,6 +118,7 @@ def test_real_prometheus_4xx_and_range_split(prometheus_scenarios):
     counted = api.query_values(f"count by (namespace, pod, container) (last_over_time({q}[1h]))", time=end)
     keys = [tuple(s[k] for k in ("namespace", "pod", "container")) for s in found]
     assert found and {k: keys.count(k) for k in keys} == {k: int(v) for k, v in counted.items()}
+    assert api.series_keys(q, end - 3600, end, ("namespace", "pod", "container")) == {k: keys.count(k) for k in keys}
     assert api.series(q, end + 86400, end + 2 * 86400) == []
     with pytest.raises(PrometheusError, match="HTTP 400.*bad_data") as e:
         api.series("sum(x)", end - 3600, end)

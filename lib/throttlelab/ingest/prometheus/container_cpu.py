@@ -202,10 +202,7 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     side_promql: list[str] = []
     with ThreadPoolExecutor(max_workers=1) as side:
         owners_f = side.submit(read_owners, api, namespace=namespace, window=w, end=end, promql=side_promql)
-        present: dict[tuple[str, ...], int] = {}
-        for labels in api.series(q, start, end):
-            k = tuple(labels.get(x, "") for x in (*KEY, "node", "instance"))
-            present[k] = present.get(k, 0) + 1
+        present = api.series_keys(q, start, end, (*KEY, "node", "instance"))
         ksm_f = side.submit(_requests_and_limits, api, namespace, m, w, end, side_promql)
         node_f = side.submit(_node_cores, api, present, w, end, side_promql)
         gauges_f = side.submit(window_gauges, api, gauges or {}, namespace=namespace, window=w, end=end,

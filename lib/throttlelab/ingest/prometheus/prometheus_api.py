@@ -303,6 +303,15 @@ class PrometheusAPI:
         return self._get("/api/v1/series", {"match[]": match, "start": f"{start:.3f}", "end": f"{end:.3f}"},
                          labels_only=True)
 
+    def series_keys(self, match: str, start: float, end: float, keys: tuple[str, ...]) -> dict[tuple[str, ...], int]:
+        """:meth:`series` counted by the values of ``keys`` (``""`` where a series lacks one), as ``query_values``
+        keys an instant query's answer."""
+        out: dict[tuple[str, ...], int] = {}
+        for labels in self.series(match, start, end):
+            k = tuple(labels.get(x, "") for x in keys)
+            out[k] = out.get(k, 0) + 1
+        return out
+
     def server_time(self) -> float:
         """The server's clock (unix s), from ``time()``."""
         res = self.query("vector(time())")

@@ -33,7 +33,7 @@ def read_owners(api: PrometheusAPI, *, namespace: str | None, window: str, end: 
     q = f"kube_pod_owner{ns}"
     promql.append(q)
     keys = ("namespace", "pod", "owner_kind", "owner_name", "owner_is_controller")
-    found = {tuple(s.get(k, "") for k in keys) for s in api.series(q, start, end)}
+    found = api.series_keys(q, start, end, keys)
     for nsp, pod, kind, name, ctl in sorted(found, key=lambda k: (k[4] == "true", k)):  # controllers last: they win
         t.add_pod(nsp, pod, kind, name, controller=ctl == "true")
     for metric, label, table in (("kube_replicaset_owner", "replicaset", t.replicasets),
@@ -41,7 +41,7 @@ def read_owners(api: PrometheusAPI, *, namespace: str | None, window: str, end: 
         q = f"{metric}{ns}"
         promql.append(q)
         keys = ("namespace", label, "owner_kind", "owner_name")
-        for nsp, obj, kind, name in sorted({tuple(s.get(k, "") for k in keys) for s in api.series(q, start, end)}):
+        for nsp, obj, kind, name in sorted(api.series_keys(q, start, end, keys)):
             table[(nsp, obj)] = (kind, name)
     return t
 

@@ -15,8 +15,8 @@ from throttlelab.ingest.prometheus.series_sum import first_present, sum_by_key
 KEY = ("namespace", "pod", "container")
 BY = "namespace, pod, container"
 LIFE_BATCH = 1000  # Job pods per query that finds when they lived
-#: :class:`~throttlelab.ingest.prometheus.container_cpu.ContainerCPU`'s rate fields -> the cAdvisor counter each is the rate of (from the catalogue; in the order
-#: of the queries)
+#: :class:`~throttlelab.ingest.prometheus.container_cpu.ContainerCPU`'s rate fields -> the cAdvisor counter each is
+#: the rate of (from the catalogue; in the order of the queries)
 COUNTERS = {COUNTER[n].container_field: COUNTER[n].cadvisor
             for n in ("usage_seconds", "throttled_seconds", "nr_periods", "nr_throttled")}
 
