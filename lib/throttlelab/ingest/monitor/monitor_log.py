@@ -1,7 +1,8 @@
 """Read monitor logs (``monitor_cpu.sh`` and bare ``date``/``kubectl top``/``cat cpu.stat`` loops): the entry points.
 
-One parser, two stages, no Python code per line (polars string expressions do
-the work in Rust):
+One parser, two stages, no Python code per line (polars string expressions, and
+for plain ASCII files a compiled loop over the bytes, :mod:`.monitor_scan`, do
+the work per line):
 
 * the **line stage** (:func:`.monitor_lines.line_stage`) takes the file's lines
   as per-line facts read in one streaming pass (:mod:`.monitor_file`), finds
