@@ -7,4 +7,4 @@ without a C compiler the install goes on and the reader uses its polars pass.
 from setuptools import Extension, setup
 
 setup(ext_modules=[Extension("throttlelab.ingest.monitor._scan", ["lib/throttlelab/ingest/monitor/_scan.c"],
-                             extra_compile_args=["-O2"], optional=True)])
+                             extra_compile_args=["-O3"], optional=True)])

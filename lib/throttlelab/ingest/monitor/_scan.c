@@ -4,6 +4,7 @@
  * (which releases the GIL, so parts of a file are scanned in threads at once). */
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 int64_t tl_newlines(const uint8_t *buf, int64_t lo, int64_t hi) {
@@ -41,19 +42,29 @@ static int parse_int64(const uint8_t *s, int64_t len, int64_t *out) {
 /* Index of the pattern (rows of a padded matrix) equal to s[0:len], else -1. */
 static int64_t find_equal(const uint8_t *s, int64_t len, const uint8_t *pat, const int64_t *plen, int64_t np,
                           int64_t width) {
-    for (int64_t k = 0; k < np; k++)
-        if (plen[k] == len && memcmp(s, pat + k * width, (size_t)len) == 0) return k;
+    for (int64_t k = 0; k < np; k++) {
+        const uint8_t *p = pat + k * width;
+        if (plen[k] == len && p[0] == s[0] && memcmp(s, p, (size_t)len) == 0) return k;
+    }
     return -1;
 }
 
 static int starts_with_any(const uint8_t *s, int64_t len, const uint8_t *pat, const int64_t *plen, int64_t np,
                            int64_t width) {
-    for (int64_t k = 0; k < np; k++)
-        if (plen[k] <= len && memcmp(s, pat + k * width, (size_t)plen[k]) == 0) return 1;
+    for (int64_t k = 0; k < np; k++) {
+        const uint8_t *p = pat + k * width;
+        if (plen[k] <= len && p[0] == s[0] && memcmp(s, p, (size_t)plen[k]) == 0) return 1;
+    }
     return 0;
 }
 
-static int is_space(uint8_t c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+/* Whether s[0:len] holds a whitespace byte other than the space (\t \n \v \f \r): no early exit, so that the
+ * compiler vectorises it. */
+static int other_space(const uint8_t *s, int64_t len) {
+    uint8_t any = 0;
+    for (int64_t j = 0; j < len; j++) any |= (uint8_t)(s[j] - '\t') < 5;
+    return any;
+}
 
 /* A kubectl top row's fields, as the regex ^(\S+) +(\S+) +(\S+)(?: +(\S+))?$ reads them (ASCII): start and
  * length of the pod, container (length 0: none, a row of three fields), CPU and memory; all 0 when the line is
@@ -65,15 +76,13 @@ static void top_fields(const uint8_t *s, int64_t len, uint16_t *f) {
         f[0] = 65535;
         return;
     }
+    if (s[0] == ' ' || s[len - 1] == ' ' || other_space(s, len)) return;  /* fields are split by spaces only */
     while (j < len) {
-        if (nf == 4 || is_space(s[j])) return;  /* a fifth field, or leading/other whitespace */
+        if (nf == 4) return;  /* a fifth field */
+        const uint8_t *sp = memchr(s + j, ' ', (size_t)(len - j));
         start[nf] = j;
-        while (j < len && !is_space(s[j])) j++;
-        end[nf++] = j;
-        if (j == len) break;
-        if (s[j] != ' ') return;
+        end[nf++] = j = sp ? sp - s : len;
         while (j < len && s[j] == ' ') j++;
-        if (j == len) return;  /* trailing spaces */
     }
     if (nf < 3) return;
     int four = nf == 4, c = four ? 2 : 1;
@@ -87,9 +96,10 @@ static void top_fields(const uint8_t *s, int64_t len, uint16_t *f) {
  * no_key; the text before the first space, the whole line without one), val (the text after the first space as
  * Int64, else -1), marker (1 + index in markers of a line equal to one, else 0).  The lines that are neither
  * good key value lines (a key and val >= 0) nor markers nor blank are kept: their indices in kept_i, their bits
- * (bit_long, bit_hdr, bit_loghdr, bit_odd) in kept_f, their bytes and a newline each in text.  out: the number
- * kept, the bytes in text, the bytes of all lines (without their newlines).  top: 8 numbers per kept line, its
- * fields as a kubectl top row (top_fields). */
+ * (bit_long, bit_hdr, bit_loghdr, bit_odd) in kept_f, their bytes one after another in text, where kept line k
+ * ends at ends[k] (so ends[-1] = 0 must be room for the start).  out: the number kept, the bytes in text, the
+ * bytes of all lines (without their newlines).  top: 8 numbers per kept line, its fields as a kubectl top row
+ * (top_fields). */
 void tl_scan(const uint8_t *buf, int64_t lo, int64_t hi, int64_t n,
              const uint8_t *keys, const int64_t *key_len, int64_t nkeys, int64_t key_width,
              const uint8_t *markers, const int64_t *marker_len, int64_t nmarkers, int64_t marker_width,
@@ -97,8 +107,9 @@ void tl_scan(const uint8_t *buf, int64_t lo, int64_t hi, int64_t n,
              int64_t long_limit, uint8_t no_key, uint8_t bit_long, uint8_t bit_hdr, uint8_t bit_loghdr,
              uint8_t bit_odd,
              uint8_t *blank, uint8_t *key, int64_t *val, int8_t *marker,
-             uint32_t *kept_i, uint8_t *kept_f, uint8_t *text, uint16_t *top, int64_t *out) {
+             uint32_t *kept_i, uint8_t *kept_f, uint8_t *text, int64_t *ends, uint16_t *top, int64_t *out) {
     int64_t nk = 0, m = 0, size = 0, start = lo;
+    ends[-1] = 0;
     for (int64_t i = 0; i < n; i++) {
         const uint8_t *s = buf + start;
         const uint8_t *nl = memchr(s, '\n', (size_t)(hi - start));
@@ -135,7 +146,7 @@ void tl_scan(const uint8_t *buf, int64_t lo, int64_t hi, int64_t n,
                 nk++;
                 memcpy(text + m, s, (size_t)len);
                 m += len;
-                text[m++] = '\n';
+                ends[nk - 1] = m;
             }
         }
         start += len + 1;
@@ -143,4 +154,57 @@ void tl_scan(const uint8_t *buf, int64_t lo, int64_t hi, int64_t n,
     out[0] = nk;
     out[1] = m;
     out[2] = size;
+}
+
+/* The Arrow C data interface (arrow.apache.org/docs/format/CDataInterface.html): the kept texts handed to polars
+ * as a large UTF-8 array without a copy; its buffers are freed by the array's release, whoever calls it. */
+struct ArrowSchema {
+    const char *format, *name, *metadata;
+    int64_t flags, n_children;
+    struct ArrowSchema **children, *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length, null_count, offset, n_buffers, n_children;
+    const void **buffers;
+    struct ArrowArray **children, *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+void *tl_malloc(int64_t size) { return malloc(size > 0 ? (size_t)size : 1); }
+
+void tl_free(void *p) { free(p); }
+
+static void release_schema(struct ArrowSchema *schema) { schema->release = NULL; }
+
+static void release_array(struct ArrowArray *array) {
+    const void **buffers = array->buffers;
+    free((void *)buffers[1]);
+    free((void *)buffers[2]);
+    free(buffers);
+    array->release = NULL;
+}
+
+/* n texts: their bytes in text (m of them, malloc'ed by tl_malloc) and offsets[0..n] (malloc'ed, offsets[0] = 0)
+ * -> a large UTF-8 Arrow array owning both (the text buffer shrunk to m bytes). */
+void tl_export_texts(uint8_t *text, int64_t m, int64_t *offsets, int64_t n, struct ArrowSchema *schema,
+                     struct ArrowArray *array) {
+    const void **buffers = malloc(3 * sizeof *buffers);
+    uint8_t *shrunk = realloc(text, m > 0 ? (size_t)m : 1);
+    buffers[0] = NULL;
+    buffers[1] = offsets;
+    buffers[2] = shrunk ? shrunk : text;
+    memset(schema, 0, sizeof *schema);
+    schema->format = "U";
+    schema->name = "t";
+    schema->flags = 2;  /* nullable (none is null) */
+    schema->release = release_schema;
+    memset(array, 0, sizeof *array);
+    array->length = n;
+    array->n_buffers = 3;
+    array->buffers = buffers;
+    array->release = release_array;
 }

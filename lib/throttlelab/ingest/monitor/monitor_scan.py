@@ -3,12 +3,15 @@
 :func:`scan_facts` gives exactly what :func:`.monitor_file.collect_facts`
 gives for the lines of polars' line reader, for a file of ASCII bytes
 without CR: a C loop over the bytes reads each line's ``key value`` split,
-section marker and length, and copies the lines that need their text into a
-buffer of their own, which polars' line reader turns into the text column.
-The polars pass computes the same with about a dozen string expressions per
-line; on the multi-container bench day (15 M lines, 402 MB) it took 3.7 s of
-CPU where the loop takes about 0.5 s.  The file is cut at newlines into a part
-per core, scanned at once in threads (ctypes releases the GIL).
+section marker and length, the fields of the lines that read as kubectl top
+rows, and copies the lines that need their text into a buffer of their own,
+which polars takes over as its text column without a copy (an Arrow array,
+through the PyCapsule interface; the C side frees it when polars lets it
+go).  The polars pass computes the same with about a dozen string
+expressions per line; on the multi-container bench day (15 M lines, 402 MB)
+it took 3.7 s of CPU where the loop takes about 0.6 s.  The file is cut at
+newlines into a part per core, scanned at once in threads (ctypes releases
+the GIL).
 
 The loop is built by setuptools with the package (an optional extension: a
 plain shared library without Python's API, loaded with ctypes); without it
@@ -43,9 +46,53 @@ def _library() -> ctypes.CDLL | None:
             lib.tl_newlines.restype = _I
             lib.tl_newlines.argtypes = [_P, _I, _I]
             lib.tl_scan.restype = None
-            lib.tl_scan.argtypes = [_P, _I, _I, _I, *[_P, _P, _I, _I] * 3, _I, *[_U8] * 5, *[_P] * 9]
+            lib.tl_scan.argtypes = [_P, _I, _I, _I, *[_P, _P, _I, _I] * 3, _I, *[_U8] * 5, *[_P] * 10]
+            lib.tl_malloc.restype = _P
+            lib.tl_malloc.argtypes = [_I]
+            lib.tl_free.restype = None
+            lib.tl_free.argtypes = [_P]
+            lib.tl_export_texts.restype = None
+            lib.tl_export_texts.argtypes = [_P, _I, _P, _I, _P, _P]
             return lib
     return None
+
+
+class _ArrowSchema(ctypes.Structure):
+    _fields_ = [("format", ctypes.c_char_p), ("name", ctypes.c_char_p), ("metadata", ctypes.c_char_p),
+                ("flags", _I), ("n_children", _I), ("children", _P), ("dictionary", _P), ("release", _P),
+                ("private_data", _P)]
+
+
+class _ArrowArray(ctypes.Structure):
+    _fields_ = [("length", _I), ("null_count", _I), ("offset", _I), ("n_buffers", _I), ("n_children", _I),
+                ("buffers", _P), ("children", _P), ("dictionary", _P), ("release", _P), ("private_data", _P)]
+
+
+_CAPSULE = ctypes.pythonapi.PyCapsule_New
+_CAPSULE.restype = ctypes.py_object
+_CAPSULE.argtypes = [_P, ctypes.c_char_p, _P]
+_RELEASE = ctypes.CFUNCTYPE(None, _P)
+
+
+class _ArrowTexts:
+    """Texts the loop wrote, as an Arrow array that polars takes over without a copy (the PyCapsule interface:
+    polars moves the array out of :attr:`array`; its buffers are freed by its release, called by polars)."""
+
+    def __init__(self) -> None:
+        self.schema, self.array = _ArrowSchema(), _ArrowArray()
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return (_CAPSULE(ctypes.addressof(self.schema), b"arrow_schema", None),
+                _CAPSULE(ctypes.addressof(self.array), b"arrow_array", None))
+
+    def series(self) -> pl.Series:
+        """The texts as a polars Series (``t``); the buffers freed here if polars did not take them."""
+        try:
+            return pl.Series(self).alias("t")
+        finally:
+            for part in (self.array, self.schema):
+                if part.release:
+                    _RELEASE(part.release)(ctypes.addressof(part))
 
 
 #: The columns of the kubectl top fields of each kept text: start and length of the pod, container (length 0:
@@ -109,16 +156,17 @@ def scan_facts(buf, *, keys, markers, heads, long_limit: int, flags: dict, odd: 
 
     def one(k: int):
         (lo, hi), nl, at = spans[k], counts[k], first[k]
-        kept = dict(i=np.empty(nl, np.uint32), f=np.empty(nl, np.uint8), text=np.empty(hi - lo + 1, np.uint8),
-                    top=np.empty((nl, 8), np.uint16))
+        kept = dict(i=np.empty(nl, np.uint32), f=np.empty(nl, np.uint8))
+        top = np.empty((nl, 8), np.uint16)
         out = np.zeros(3, np.int64)
+        text, offsets = lib.tl_malloc(hi - lo), lib.tl_malloc(8 * (nl + 1))  # owned by the Arrow array below
         lib.tl_scan(base, lo, hi, nl, *pat_args, long_limit, no_key, flags["long"], flags["hdr"], flags["loghdr"],
                     odd, *(a[at:].ctypes.data for a in cols.values()), *(a.ctypes.data for a in kept.values()),
-                    out.ctypes.data)
+                    text, offsets + 8, top.ctypes.data, out.ctypes.data)
         nk, m, size = out.tolist()
-        # the kept texts through polars' line reader (each ends with a newline, none is empty: one row each)
-        t = pl.scan_lines(kept["text"][:m].tobytes(), name="t").collect()["t"] if m else pl.Series("t", [], pl.String)
-        return pl.DataFrame({"i": kept["i"][:nk] + np.uint32(at), "t": t, "f": kept["f"][:nk]}), size, kept["top"][:nk]
+        texts = _ArrowTexts()
+        lib.tl_export_texts(text, m, offsets, nk, ctypes.addressof(texts.schema), ctypes.addressof(texts.array))
+        return pl.DataFrame({"i": kept["i"][:nk] + np.uint32(at), "t": texts.series(), "f": kept["f"][:nk]}), size, top[:nk]
 
     with ThreadPoolExecutor(len(spans)) as pool:
         outs = list(pool.map(one, range(len(spans))))
