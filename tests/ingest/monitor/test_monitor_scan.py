@@ -47,7 +47,8 @@ WORDS = [*KEY_ENUM.categories.to_list(), *MARKER_ENUM.categories.to_list(), "[od
          " ---", "--- 2026-02-06 09:00:00.108 ---", "Pod:", "Pod: x", "===", "==", "Interval: 1s", "Log file: a",
          "POD NAME CPU(cores) MEMORY(bytes)", "p   c   5m   1Mi", "max 100000", "400000 100000", "usage_usec\t5",
          "x", "\x00", "\x1c"]
-LINE = st.one_of(st.sampled_from(WORDS), st.builds(lambda k, v: f"{k} {v}", st.sampled_from(WORDS), st.sampled_from(VALUES)),
+LINE = st.one_of(st.sampled_from(WORDS),
+                 st.builds(lambda k, v: f"{k} {v}", st.sampled_from(WORDS), st.sampled_from(VALUES)),
                  st.text(st.sampled_from(" -[]0123456789abc_+"), max_size=12))
 
 
@@ -64,7 +65,10 @@ def test_long_lines_and_one_part_per_line(monkeypatch):
     assert_same(b"usage_usec 123456789\n--- a long header ---\n[kubectl top]\nshort\n\n", parts=5)
 
 
-@pytest.mark.parametrize("name", ["good_v1.log", "good_v2.log", *(f"bad/{p.name}" for p in sorted((FIXTURES / "bad").glob("*.log")))])
+LOGS = ["good_v1.log", "good_v2.log", *(f"bad/{p.name}" for p in sorted((FIXTURES / "bad").glob("*.log")))]
+
+
+@pytest.mark.parametrize("name", LOGS)
 @pytest.mark.parametrize("strict", [False, True])
 def test_whole_logs_read_the_same_with_and_without_the_loop(name, strict, monkeypatch):
     def read():

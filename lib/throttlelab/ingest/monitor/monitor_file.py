@@ -274,9 +274,9 @@ def _scanned(buf, checks: dict) -> Facts | None:
     built; None for other files (polars' readers then)."""
     if not (checks["plain"] and checks["csv"] and monitor_scan.available()):
         return None
-    return Facts(*monitor_scan.scan_facts(buf, keys=KEY_ENUM.categories.to_list(), markers=MARKER_ENUM.categories.to_list(),
-                                          heads=HEADER_PREFIXES, long_limit=lines_mod.MAX_LINE_BYTES, flags=FLAGS,
-                                          odd=_ODD, no_key=NO_KEY))
+    return Facts(*monitor_scan.scan_facts(buf, keys=KEY_ENUM.categories.to_list(),
+                                          markers=MARKER_ENUM.categories.to_list(), heads=HEADER_PREFIXES,
+                                          long_limit=lines_mod.MAX_LINE_BYTES, flags=FLAGS, odd=_ODD, no_key=NO_KEY))
 
 
 def _scan(source, checks: dict) -> pl.LazyFrame:

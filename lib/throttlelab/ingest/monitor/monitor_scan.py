@@ -160,18 +160,22 @@ def scan_facts(buf, *, keys, markers, heads, long_limit: int, flags: dict, odd: 
         top = np.empty((nl, 8), np.uint16)
         out = np.zeros(3, np.int64)
         text, offsets = lib.tl_malloc(hi - lo), lib.tl_malloc(8 * (nl + 1))  # owned by the Arrow array below
+        if not (text and offsets):
+            lib.tl_free(text), lib.tl_free(offsets)
+            raise MemoryError(f"no memory for the texts of {hi - lo:,} bytes of lines")
         lib.tl_scan(base, lo, hi, nl, *pat_args, long_limit, no_key, flags["long"], flags["hdr"], flags["loghdr"],
                     odd, *(a[at:].ctypes.data for a in cols.values()), *(a.ctypes.data for a in kept.values()),
                     text, offsets + 8, top.ctypes.data, out.ctypes.data)
-        nk, m, size = out.tolist()
+        nk, m, nbytes = out.tolist()
         texts = _ArrowTexts()
         lib.tl_export_texts(text, m, offsets, nk, ctypes.addressof(texts.schema), ctypes.addressof(texts.array))
-        return pl.DataFrame({"i": kept["i"][:nk] + np.uint32(at), "t": texts.series(), "f": kept["f"][:nk]}), size, top[:nk]
+        frame = pl.DataFrame({"i": kept["i"][:nk] + np.uint32(at), "t": texts.series(), "f": kept["f"][:nk]})
+        return frame, nbytes, top[:nk]
 
     with ThreadPoolExecutor(len(spans)) as pool:
         outs = list(pool.map(one, range(len(spans))))
-    per_line = pl.DataFrame({"flags": cols["blank"] * np.uint8(flags["blank"]) if flags["blank"] != 1 else cols["blank"],
-                             "key": cols["key"], "val": cols["val"], "marker": cols["marker"]})
+    per_line = pl.DataFrame({"flags": cols["blank"] * np.uint8(flags["blank"]), "key": cols["key"], "val": cols["val"],
+                             "marker": cols["marker"]})
     kept = pl.concat([o[0] for o in outs]) if len(outs) > 1 else outs[0][0]
     top = np.concatenate([o[2] for o in outs]) if len(outs) > 1 else outs[0][2].copy()  # not the whole part's array
     return per_line, kept, int(sum(o[1] for o in outs)), top

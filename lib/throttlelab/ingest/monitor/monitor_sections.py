@@ -161,7 +161,8 @@ def _top_fields(text: pl.Series, b: np.ndarray, fields: np.ndarray | None) -> pl
 
         return f.select("block", pod=piece(0, row), container=piece(2, c("3") > 0), cpu_q=piece(4, row),
                         mem_q=piece(6, row))
-    fields = pl.DataFrame({"t": text, "block": b}).select("block", c("t").str.extract_groups(_TOP_ROW).alias("f")).unnest("f")
+    fields = pl.DataFrame({"t": text, "block": b}).select("block", c("t").str.extract_groups(_TOP_ROW).alias("f"))
+    fields = fields.unnest("f")
     four = c("4").is_not_null()
     return fields.select(
         "block",
