@@ -6,7 +6,7 @@ import pytest
 
 from throttlelab.experiment.simulation.synthetic_containers import scenario_specs
 from throttlelab.experiment.simulation.synthetic_openmetrics import backfill
-from throttlelab.ingest.prometheus.container_cpu import choose_step, fetch_containers, parse_selector
+from throttlelab.ingest.prometheus.container_cpu import fetch_containers
 from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, PrometheusError
 from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
 import numpy as np
@@ -36,29 +36,6 @@ def test_without_kube_state_metrics_limits_come_from_cadvisor(tmp_path):
     assert by["nolimit-0"].limit_cores is None and by["starved-0"].request_cores is None
     assert by["starved-0"].throttled_ratio_p95_5m > 0.8  # computed client-side from 1-min steps
     assert any("container_spec_cpu_quota" in q for q in f.promql)
-
-
-def test_step_and_selector_parsing():
-    assert choose_step(14 * 86400) == 120 and choose_step(14 * 86400, 300) == 300
-    assert parse_selector("app=web, tier=api") == {"app": "web", "tier": "api"}
-    with pytest.raises(PrometheusError, match="expected key=value"):
-        parse_selector("app")
-
-
-def test_parse_selector():
-    assert parse_selector("app=web, tier = api") == {"app": "web", "tier": "api"}
-    assert parse_selector(None) == {} and parse_selector(" , ") == {}
-    with pytest.raises(PrometheusError, match=r"--selector 'app': expected key=value\[,key=value\] \(got 'app'\)"):
-        parse_selector("app")
-    with pytest.raises(PrometheusError, match="got '9x=1'"):
-        parse_selector("9x=1")
-
-
-def test_choose_step_keeps_points_bounded():
-    assert choose_step(14 * 86400) == 120.0
-    assert choose_step(86400) == 60.0
-    assert choose_step(3600, 15) == 15.0
-    assert choose_step(365 * 86400) % 60 == 0 and 365 * 86400 / choose_step(365 * 86400) < 11_000
 
 
 @pytest.mark.prometheus

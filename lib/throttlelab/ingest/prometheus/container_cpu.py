@@ -20,21 +20,22 @@ node's size: ``machine_cpu_cores`` (kubelet cAdvisor) or kube-state-metrics'
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA
+from throttlelab.ingest.prometheus.container_queries import (
+    choose_step, label_name, matchers, node_cores, parse_selector, requests_and_limits, scrape_interval, smallest_step,
+    window_gauges,
+)
 from throttlelab.ingest.prometheus.pod_life import pod_life, quantile_95
-from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, format_duration
+from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, PrometheusError, format_duration, promql_string
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, read_owners, short_lived_pods
 from throttlelab.ingest.prometheus.query_split import query_groups
 from throttlelab.ingest.prometheus.range_series import BY, COUNTERS, KEY, job_pod_series, other_pods, range_series
 from throttlelab.ingest.prometheus.series_sum import ratio
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
-POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
 class NoContainers(PrometheusError):
     """Nothing matched: no container usage in the namespace, selector and window asked for (one line)."""
 
@@ -95,61 +96,6 @@ class Fetch:
         return max(0.0, last - first) if last > first else 0.0
 
 
-def _quote(v: str) -> str:
-    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def parse_selector(text: str | None) -> dict[str, str]:
-    """``app=web,tier=api`` -> ``{"app": "web", "tier": "api"}`` (one line error otherwise)."""
-    out: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        k, eq, v = part.partition("=")
-        if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_./-]*", k.strip()):
-            raise PrometheusError(f"--selector {text!r}: expected key=value[,key=value] (got {part!r})")
-        out[k.strip()] = v.strip()
-    return out
-
-
-def choose_step(window_s: float, min_step_s: float = 60.0) -> float:
-    """The finest whole-minute (or ``min_step_s``) step with at most ``MAX_POINTS`` points in the window.
-
-    >>> choose_step(14 * 86400), choose_step(86400), choose_step(3600, 15)
-    (120.0, 60.0, 15.0)
-    """
-    need = window_s / (MAX_POINTS - 1)
-    unit = 60.0 if min_step_s >= 60 else float(min_step_s)
-    return float(max(min_step_s, math.ceil(need / unit) * unit))
-
-
-def smallest_step(window_s: float, scrape_s: float, n_series: float, min_step_s: float = 60.0) -> float:
-    """The smallest automatic step: 4 scrape intervals (so ``rate()`` has samples in each), and all containers' fine
-    points under :data:`POINTS_BUDGET` per query (JSON decoding costs the client about 0.25 s per million points).
-    Where the budget sets a step under ten minutes (a large cluster), the step is five minutes: its 5-minute
-    throttled ratios then come from the same answers, without two counters read again at five minutes (which cost
-    more than five-minute steps do, up to ten-minute ones).
-
-    >>> smallest_step(86400, 30, 500), smallest_step(86400, 30, 5000), smallest_step(86400, 30, 30000)
-    (120, 300, 1080)
-    """
-    by_scrape = max(min_step_s, math.ceil(4 * scrape_s / 60) * 60)
-    by_budget = math.ceil(window_s * n_series / POINTS_BUDGET / 60) * 60
-    if by_scrape < by_budget < 600:
-        by_budget = 300
-    return max(by_scrape, by_budget)
-
-
-def _matchers(namespace: str | None, labels: dict[str, str]) -> str:
-    parts = ['container!=""', 'container!="POD"']
-    if namespace:
-        parts.append(f"namespace={_quote(namespace)}")
-    parts += [f"{k}={_quote(v)}" for k, v in labels.items()]
-    return ",".join(parts)
-
-
-def _label_name(k: str) -> str:
-    return "label_" + re.sub(r"[^A-Za-z0-9_]", "_", k)
-
-
 def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None = None, namespace: str | None = None,
                      selector: str | None = None, step_s: float | None = None, min_step_s: float = 60.0,
                      gauges: dict[str, str] | None = None) -> Fetch:
@@ -171,17 +117,17 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     pods: set[tuple[str, str]] | None = None
     direct: dict[str, str] = {}
     if sel:
-        kpl = ",".join([*([f"namespace={_quote(namespace)}"] if namespace else []),
-                        *(f"{_label_name(k)}={_quote(v)}" for k, v in sel.items())])
+        kpl = ",".join([*([f"namespace={promql_string(namespace)}"] if namespace else []),
+                        *(f"{label_name(k)}={promql_string(v)}" for k, v in sel.items())])
         q = f"max by (namespace, pod) (last_over_time(kube_pod_labels{{{kpl}}}[{format_duration(window_s)}]))"
         promql.append(q)
         pods = set(api.query_values(q, time=end, keys=("namespace", "pod")))
         if not pods:
             pods, direct = None, sel
-    m = _matchers(namespace, direct)
+    m = matchers(namespace, direct)
     scrape = None
     if step_s is None:
-        scrape = _scrape_interval(api, m, end, promql)
+        scrape = scrape_interval(api, m, end, promql)
         n_q = f"count(count by ({BY}) ({COUNTERS['usage']}{{{m}}}))"
         promql.append(n_q)
         res = api.query(n_q, time=end)
@@ -203,8 +149,8 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     with ThreadPoolExecutor(max_workers=1) as side:
         owners_f = side.submit(read_owners, api, namespace=namespace, window=w, end=end, promql=side_promql)
         present = api.series_keys(q, start, end, (*KEY, "node", "instance"))
-        ksm_f = side.submit(_requests_and_limits, api, namespace, m, w, end, side_promql)
-        node_f = side.submit(_node_cores, api, present, w, end, side_promql)
+        ksm_f = side.submit(requests_and_limits, api, namespace, m, w, end, side_promql)
+        node_f = side.submit(node_cores, api, present, w, end, side_promql)
         gauges_f = side.submit(window_gauges, api, gauges or {}, namespace=namespace, window=w, end=end,
                                promql=side_promql)
         every = {k[:3] for k in present if pods is None or (k[0], k[1]) in pods}
@@ -221,7 +167,7 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
         series = range_series(api, m, start, end, step, format_duration(step), promql, groups,
                                pods=other_pods(groups, every, brief))
         if brief:
-            scrape = scrape or _scrape_interval(api, m, end, promql)
+            scrape = scrape or scrape_interval(api, m, end, promql)
             fine = job_pod_series(api, m, brief, start, end, scrape, promql)
             for name in COUNTERS:
                 series[name].update(fine[name])
@@ -271,78 +217,5 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
                                 throttled_ratio_p95_5m=quantile_95(r5) if r5 is not None and len(r5) else None,
                                 node_cores=node_of(key), throttled_ratios_5m=r5))
     return Fetch(out, start, end, step, api.queries - q0, promql, owners=owners, gauges=extra)
-
-
-def _requests_and_limits(api: PrometheusAPI, namespace: str | None, m: str, w: str, end: float,
-                         promql: list[str]) -> tuple[dict, dict, dict]:
-    """Each container's latest CPU request and limit over ``w`` from kube-state-metrics, and (without it) the limit
-    from cAdvisor's quota / period: ``(requests, limits, quotas)``, keyed by (namespace, pod, container)."""
-    ksm = "," + f"namespace={_quote(namespace)}" if namespace else ""
-    req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
-    lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'
-    quota_q = (f"max by ({BY}) ((last_over_time({CADVISOR_QUOTA}{{{m}}}[{w}]) > 0)"
-               f" / last_over_time({CADVISOR_PERIOD}{{{m}}}[{w}]))")
-    promql += [req_q, lim_q]
-    requests = api.query_values(req_q, time=end)
-    limits = api.query_values(lim_q, time=end)
-    quotas = {}
-    if not requests and not limits:  # no kube-state-metrics: cAdvisor's quota / period
-        promql.append(quota_q)
-        quotas = api.query_values(quota_q, time=end)
-    return requests, limits, quotas
-
-
-#: How a gauge is reduced over the window.
-REDUCERS = ("last", "max")
-
-
-def window_gauges(api: PrometheusAPI, gauges: dict[str, str], *, namespace: str | None, window: str, end: float,
-                  promql: list[str]) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """``metric -> [(labels, value)]``: each series' ``last_over_time`` or ``max_over_time`` over ``window``
-    (series absent from the server: an empty list)."""
-    out: dict[str, list[tuple[dict[str, str], float]]] = {}
-    ns = f"{{namespace={_quote(namespace)}}}" if namespace else ""
-    for metric, how in gauges.items():
-        if how not in REDUCERS:
-            raise ValueError(f"gauge {metric}: reducer {how!r}, expected one of {', '.join(REDUCERS)}")
-        q = f"{how}_over_time({metric}{ns}[{window}])"
-        promql.append(q)
-        out[metric] = [({k: v for k, v in x["metric"].items() if k != "__name__"}, float(x["value"][1]))
-                       for x in api.query(q, time=end)]
-    return out
-
-
-def _scrape_interval(api: PrometheusAPI, m: str, end: float, promql: list[str]) -> float:
-    """Median seconds between usage samples over the last hour (60 where it cannot tell)."""
-    q = f"quantile(0.5, count_over_time({COUNTERS['usage']}{{{m}}}[1h]))"
-    promql.append(q)
-    res = api.query(q, time=end)
-    per_hour = float(res[0]["value"][1]) if res else 0.0
-    return 3600 / per_hour if per_hour >= 2 else 60.0
-
-
-def _node_cores(api: PrometheusAPI, present: dict, w: str, end: float, promql: list[str]):
-    """``key -> CPU count of the container's node`` (``None`` when no node metric exists); ``present``: the usage
-    series' ``(namespace, pod, container, node, instance)``."""
-    sizes: dict[tuple, float] = {}
-    for q in (f"max by (node, instance) (last_over_time(machine_cpu_cores[{w}]))",
-              f'max by (node, instance) (last_over_time(kube_node_status_allocatable{{resource="cpu"}}[{w}]))'):
-        promql.append(q)
-        sizes = {k: v for k, v in api.query_values(q, time=end, keys=("node", "instance")).items() if v > 0}
-        if sizes:
-            break
-    if not sizes:
-        return lambda key: None
-    largest = max(sizes.values())
-    if len(set(sizes.values())) == 1:  # one size (or one node): no join needed
-        return lambda key: largest
-    by_node = {n: v for (n, _), v in sizes.items() if n}
-    by_inst = {i: v for (_, i), v in sizes.items() if i}
-    where: dict[tuple, float] = {}
-    for (*key, node, inst) in present:
-        size = by_node.get(node) or by_inst.get(inst)
-        if size:
-            where[tuple(key)] = max(where.get(tuple(key), 0.0), size)
-    return lambda key: where.get(key, largest)
 
 

@@ -22,7 +22,8 @@ import numpy as np
 
 from throttlelab.core.metrics import CADVISOR_GAUGES, CADVISOR_PERIOD, CADVISOR_QUOTA
 from throttlelab.errors import InputError
-from throttlelab.ingest.prometheus.container_cpu import ContainerCPU, Fetch, choose_step, parse_selector
+from throttlelab.ingest.prometheus.container_cpu import ContainerCPU, Fetch
+from throttlelab.ingest.prometheus.container_queries import choose_step, parse_selector
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, short_lived_pods
 from throttlelab.ingest.prometheus.range_series import COUNTERS
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables
@@ -120,7 +121,7 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str], wanted=())
 
 def _window_gauges(extra: dict[tuple[str, str], list], wanted: dict[str, str], namespace: str | None, start: float,
                    end: float) -> dict[str, list[tuple[dict[str, str], float]]]:
-    """As :func:`~throttlelab.ingest.prometheus.container_cpu.window_gauges`: each series' last or largest value in
+    """As :func:`~throttlelab.ingest.prometheus.container_queries.window_gauges`: each series' last or largest value in
     ``(start, end]``."""
     out: dict[str, list[tuple[dict[str, str], float]]] = {m: [] for m in wanted}
     for (metric, text), pts in sorted(extra.items()):

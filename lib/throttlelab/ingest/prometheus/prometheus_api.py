@@ -361,6 +361,15 @@ def parse_duration(text: str) -> float:
     return float(sum(float(a) * units[b] for a, b in parts))
 
 
+def promql_string(v: str) -> str:
+    """``v`` as a PromQL string literal (a label value in a matcher).
+
+    >>> print(promql_string('say "hi"'))
+    "say \\"hi\\""
+    """
+    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def format_duration(seconds: float) -> str:
     """Seconds -> the shortest Prometheus duration (``1209600`` -> ``14d``).
 

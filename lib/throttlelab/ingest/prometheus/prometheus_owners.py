@@ -9,7 +9,7 @@ still sees them.
 
 from __future__ import annotations
 
-from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, parse_duration
+from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, parse_duration, promql_string
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables, owner_of
 
 #: The step at which short-lived (Job) pods are read when the window's step is coarser.
@@ -18,16 +18,12 @@ JOB_STEP_S = 60.0
 SHORT_LIVED = ("Job", "CronJob", "DaemonSet or Job")
 
 
-def _quote(v: str) -> str:
-    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def read_owners(api: PrometheusAPI, *, namespace: str | None, window: str, end: float,
                 promql: list[str]) -> OwnerTables:
     """The three owner series (``kube_pod_owner``, ``kube_replicaset_owner``, ``kube_job_owner``) over ``window``
     (a PromQL duration) ending at ``end``; empty tables where kube-state-metrics is absent.  Their labels are all
     that is needed: they come from the server's index (the series API), without reading the window's samples."""
-    ns = f"{{namespace={_quote(namespace)}}}" if namespace else ""
+    ns = f"{{namespace={promql_string(namespace)}}}" if namespace else ""
     start = end - parse_duration(window)
     t = OwnerTables()
     q = f"kube_pod_owner{ns}"
@@ -57,4 +53,4 @@ def pod_regex(pods: set[tuple[str, str]]) -> str:
     >>> print(pod_regex({("a", "job-1.x"), ("a", "b")}))
     pod=~"b|job-1\\.x"
     """
-    return "pod=~" + _quote("|".join(sorted({p.replace(".", "\\.") for _, p in pods})))
+    return "pod=~" + promql_string("|".join(sorted({p.replace(".", "\\.") for _, p in pods})))
