@@ -99,3 +99,12 @@ def test_kubectl_top_fields_as_the_regex_reads_them(rows):
     text = facts.kept["t"]
     blocks = np.arange(len(text))
     assert _top_fields(text, blocks, facts.top).equals(_top_fields(text, blocks, None))
+
+
+def test_a_row_too_long_for_the_fields_is_left_to_the_regex():
+    row = "p c 5m " + "9" * 65_529 + "Mi"  # 65,538 bytes: past the fields' 16-bit offsets
+    facts = scanned(f"{row}\np c 5m 1Mi\n".encode(), parts=1)
+    assert facts.top[0, :2].tolist() == [65535, 0] and facts.top[1, :2].tolist() == [0, 1]
+    text = facts.kept["t"]
+    blocks = np.arange(len(text))
+    assert _top_fields(text, blocks, facts.top).equals(_top_fields(text, blocks, None))
