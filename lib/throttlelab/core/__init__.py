@@ -3,6 +3,7 @@
 ``quantities``  CPU quantities (cores, millicores, ``unlimited``) read and written; memory quantities
 ``metrics``     the CPU counter catalogue: canonical names and their cgroup v1/v2, cAdvisor and Prometheus names
 ``cpu_stat``    a cgroup's ``cpu.stat`` read, its v1 or v2 keys as the canonical counters
+``ordering``    order and choice by a float score that never depend on its last bits (near-ties by a fixed order)
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from throttlelab.core.metrics import (
     from_cadvisor,
     from_field,
 )
+from throttlelab.core.ordering import argbest, best_by_score, order_by_score, tie_order
 from throttlelab.core.quantities import (
     cores_expr,
     cores_text,
@@ -31,6 +33,6 @@ from throttlelab.core.quantities import (
 )
 
 __all__ = ['CADVISOR_COUNTERS', 'CADVISOR_GAUGES', 'CADVISOR_PERIOD', 'CADVISOR_QUOTA', 'COUNTER', 'CPU_COUNTERS',
-           'CpuCounter', 'cores_expr', 'cores_text', 'counter', 'format_cores', 'format_cpu', 'format_cpu_range',
-           'format_millicores', 'from_cadvisor', 'from_field', 'memory_bytes', 'parse_cores', 'parse_cpu_stat',
-           'stat_keys']
+           'CpuCounter', 'argbest', 'best_by_score', 'cores_expr', 'cores_text', 'counter', 'format_cores', 'format_cpu', 'format_cpu_range',
+           'format_millicores', 'from_cadvisor', 'from_field', 'memory_bytes', 'order_by_score', 'parse_cores',
+           'parse_cpu_stat', 'stat_keys', 'tie_order']

@@ -11,6 +11,7 @@ from typing import Any
 
 import polars as pl
 
+from throttlelab.core.ordering import best_by_score
 from throttlelab import units
 from throttlelab.analysis.runs import ResponseMetric, metric_change_ci, metric_change_pct, resolve
 from throttlelab.analysis.runs import verdict_sentences
@@ -129,12 +130,24 @@ def _counts(table: pl.DataFrame) -> str:
     return f"{join_words(ts)} {'thread' if ts == ['1'] else 'threads'}"
 
 
+def _worst_auto(a: Any) -> Any:
+    """The limit where auto threads cost most against the best count (of near-ties, the lowest limit); None if none."""
+    cands = [c for c in a.limits if c.auto_vs_best is not None]
+    return best_by_score(cands, lambda c: c.auto_vs_best.value, highest=True) if cands else None
+
+
+def _cheapest(a: Any) -> Any:
+    """The limit of fewest core-seconds per run (of near-ties, the lowest limit); None if none measured."""
+    cands = [c for c in a.limits if c.core_seconds is not None]
+    return best_by_score(cands, lambda c: c.core_seconds) if cands else None
+
+
 def _runs_lead(a: Any, advice: pl.DataFrame, m: ResponseMetric, name: str, n_runs: int) -> tuple[str, str]:
     """Replicated runs: the cheapest limit's thread count (wall time) or the advice (other metrics), and auto's cost."""
     per_cell = a.cells["runs"].to_list() if "runs" in a.cells.columns else []
     required = [units.count(n_runs, "run") + (f", {runs_per(per_cell, 'setting')}" if per_cell else "")]
-    worst = max((c for c in a.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value, default=None)
-    cheap = min((c for c in a.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
+    worst = _worst_auto(a)
+    cheap = _cheapest(a)
     if m.name == "wall_seconds" and cheap is not None:
         action = (f"Run {name} with {threads_words(cheap.recommended_threads)} at {units.cores_label(cheap.limit_label)}"
                   f" ({units.seconds(cheap.recommended_seconds.value, 2)} and "
@@ -179,8 +192,7 @@ def _headlines(analyses, single, verdicts, advice, m, *, ceiling_cv, floor_cv) -
         if not a.has_explicit_threads:
             out.append(f"{a.label}: only `auto` thread counts in the data — no thread-count comparison possible")
             continue
-        worst = max((c for c in a.limits if c.auto_vs_best is not None), key=lambda c: c.auto_vs_best.value,
-                    default=None)
+        worst = _worst_auto(a)
         if worst is not None and worst.auto_vs_best.low is not None:
             prob = (worst.probability_best or {}).get(worst.best_threads)
             ci = metric_change_ci(worst.auto_vs_best.confidence_interval(), m)
@@ -197,7 +209,7 @@ def _headlines(analyses, single, verdicts, advice, m, *, ceiling_cv, floor_cv) -
             out.append(f"{a.label}: at {worst.limit_label}, auto {m.label} "
                        f"{units.pct(metric_change_pct(worst.auto_vs_best.value, m), sign=True)} vs "
                        f"{threads_words(worst.best_threads)} ({how})")
-        cheapest = min((c for c in a.limits if c.core_seconds is not None), key=lambda c: c.core_seconds, default=None)
+        cheapest = _cheapest(a)
         if cheapest is not None and m.name == "wall_seconds":
             out.append(f"{a.label}: cheapest per run: {cheapest.limit_label} with "
                        f"{threads_words(cheapest.recommended_threads)}, "

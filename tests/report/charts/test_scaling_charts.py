@@ -72,3 +72,27 @@ def test_examples_in_the_docstrings():
     from throttlelab.report.charts import scaling_charts
 
     assert doctest.testmod(scaling_charts).failed == 0
+
+
+def test_the_legend_and_the_best_model_do_not_move_with_the_last_bits_of_the_fits(published_runs, published_fits):
+    """Coinciding fits' AICs moved by a few ulps, in every order they may arrive in: the same best model, the same
+    legend (the order once depended on these bits, and so changed with the CPU and BLAS)."""
+    import dataclasses
+    import math
+
+    from throttlelab.analysis.limits import rank_fits
+
+    def legend(fits):
+        return _line_layer(scaling_chart(published_runs, fits, title="scaling").to_dict())["encoding"]["color"]["scale"]["domain"]
+
+    expected = legend(published_fits)
+    tied = published_fits[1].aic  # usl and quota coincide: their AICs differ in the last bits only
+    for k in range(-4, 5):
+        aic = tied
+        for _ in range(abs(k)):
+            aic = math.nextafter(aic, math.inf if k > 0 else -math.inf)
+        moved = [published_fits[0], published_fits[1], dataclasses.replace(published_fits[2], aic=aic)]
+        for order in (moved, moved[::-1], moved[1:] + moved[:1]):
+            ranked = rank_fits(order)
+            assert [f.model for f in ranked] == [f.model for f in published_fits] == ["amdahl", "usl", "quota"]
+            assert legend(ranked) == expected == ["amdahl = usl = quota"]

@@ -161,7 +161,7 @@ def _groups(ok: pl.DataFrame, workers: list[int]) -> list[np.ndarray]:
 
 def _run_level(ok: pl.DataFrame, stat: str) -> dict:
     """Spearman's rho of a per-run statistic against the worker count (replicate runs as units)."""
-    per_run = (ok.group_by("run_id", "neighbour_workers").agg(pl.col("latency_seconds"))
+    per_run = (ok.group_by("run_id", "neighbour_workers", maintain_order=True).agg(pl.col("latency_seconds"))
                .with_columns(pl.col("latency_seconds").map_elements(lambda s: float(statistic(s.to_numpy(), stat)),
                                                                     return_dtype=pl.Float64).alias("value")))
     runs = per_run.group_by("neighbour_workers").len()

@@ -8,12 +8,12 @@ from throttlelab.analysis.limits.cpu_limits import analyse_cpu_limits, dead_zone
 from throttlelab.analysis.limits.dead_zone_results import DeadZone, DeadZoneAnalysis, LimitTest
 from throttlelab.analysis.limits.dead_zones import find_dead_zones
 from throttlelab.analysis.limits.recommend import Knee, Recommendation, expected_estimate
-from throttlelab.analysis.limits.scaling import fit_runtime_model
-from throttlelab.analysis.limits.scaling_models import ScalingFit
+from throttlelab.analysis.limits.scaling import fit_runtime_model, rank_fits
+from throttlelab.analysis.limits.scaling_models import MODEL_ORDER, ScalingFit
 
 __all__ = [
-    'ActiveTimeFit', 'CpuLimitResults', 'DeadZone', 'DeadZoneAnalysis', 'Knee', 'LimitTest',
+    'MODEL_ORDER', 'ActiveTimeFit', 'CpuLimitResults', 'DeadZone', 'DeadZoneAnalysis', 'Knee', 'LimitTest',
     'Recommendation', 'ScalingFit', 'active_time_results', 'analyse_cpu_limits', 'cpu_limit_results',
     'dead_zone_sentences', 'expected_estimate', 'find_dead_zones', 'fit_active_time',
-    'fit_runtime_model'
+    'fit_runtime_model', 'rank_fits'
 ]

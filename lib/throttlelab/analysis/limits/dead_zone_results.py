@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from throttlelab.core.ordering import best_by_score
 from throttlelab.analysis.stats import NoiseModel
 from throttlelab.analysis.stats import OutlyingRun
 from throttlelab.analysis.stats import ReplicatesNeeded
@@ -174,7 +175,7 @@ def group_zones(limits: list[LimitTest]) -> tuple[DeadZone, ...]:
             current.append(t)
             continue
         if current:
-            worst = max(current, key=lambda x: x.slowdown.value)
+            worst = best_by_score(current, lambda x: x.slowdown.value, highest=True)
             ps = [x.slowdown.p_value for x in current]
             zones.append(DeadZone(
                 limits_cores=tuple(x.limit_cores for x in current),

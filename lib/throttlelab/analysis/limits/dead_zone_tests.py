@@ -7,6 +7,7 @@ import math
 import numpy as np
 from scipy import stats
 
+from throttlelab.core.ordering import argbest
 from throttlelab.analysis.limits.dead_zone_results import LimitTest
 from throttlelab.analysis.stats import (cholesky, excess_statistics, null_configuration,
                                                    per_limit_covariance, satterthwaite_df)
@@ -113,7 +114,7 @@ def exact_limit_tests(mu: np.ndarray, limits_cores: list, labels: list[str], n: 
     delta = math.log1p(threshold_pct / 100.0)
     limits = [LimitTest(limits_cores[0], labels[0], int(n[0]), verdict="lowest limit", noise_cv_pct=0.0)]
     for j in range(1, len(mu)):
-        b = int(np.argmin(mu[:j]))
+        b = argbest(mu[:j])
         diff = float(mu[j] - mu[b])
         slowdown = Estimate(100 * math.expm1(diff), None, None, method="exact: zero run-to-run noise, no test",
                             n_runs=int(n[j] + n[b]), unit="pct", note=f"{labels[j]} against {labels[b]}")

@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 from scipy import stats
 
+from throttlelab.core.ordering import argbest
 from throttlelab.analysis.limits.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.stats import NoiseModel
 from throttlelab.results import ConfidenceInterval, Estimate
@@ -110,7 +111,7 @@ def find_knee(summary: pl.DataFrame, *, tolerance_pct: float = 10.0) -> Knee:
     """Knee of one group's per-limit summary (:func:`~throttlelab.analysis.runs.prepare.limit_summary`)."""
     s = summary.sort("limit_order")
     times = s["geomean_seconds"].to_numpy()
-    best = int(np.argmin(times))
+    best = argbest(times)
     ok = np.nonzero(times <= times[best] * (1 + tolerance_pct / 100.0))[0]
     k = int(ok[0])
     row = s.row(k, named=True)

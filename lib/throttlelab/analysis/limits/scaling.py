@@ -24,9 +24,10 @@ import math
 import numpy as np
 from scipy.optimize import least_squares
 
+from throttlelab.core.ordering import order_by_score
 from throttlelab.analysis.stats import residual_bootstrap
 from throttlelab.analysis.stats import bound_warnings, profile_interval
-from throttlelab.analysis.limits.scaling_models import MODELS, ScalingFit, USLFit, usl_throughput
+from throttlelab.analysis.limits.scaling_models import MODEL_ORDER, MODELS, ScalingFit, USLFit, usl_throughput
 from throttlelab.results import ConfidenceInterval
 
 
@@ -104,9 +105,22 @@ def fit_runtime_model(model: str, cores, seconds, *, n_boot: int = 200, seed: in
 
 def fit_runtime_models(cores, seconds, *, models=("amdahl", "usl", "quota"), n_boot: int = 200, seed: int = 0,
                        level: float = 0.95) -> list[ScalingFit]:
-    """Fit several models to the same run times, sorted by AIC (best first)."""
+    """Fit several models to the same run times, sorted by AIC (best first; :func:`rank_fits`)."""
     fits = [fit_runtime_model(m, cores, seconds, n_boot=n_boot, seed=seed, level=level) for m in models]
-    return sorted(fits, key=lambda f: f.aic)
+    return rank_fits(fits)
+
+
+#: AICs closer than this are a tie: fits that coincide differ by about 1e-13 with the CPU and the BLAS threads,
+#: while a difference that means anything is above 0.1.
+AIC_TIE = 1e-6
+
+
+def rank_fits(fits: list[ScalingFit]) -> list[ScalingFit]:
+    """Fits by AIC, best first; fits whose AICs tie (within :data:`AIC_TIE`) in the models' fixed order
+    (:data:`~throttlelab.analysis.limits.scaling_models.MODEL_ORDER`), whatever order they came in."""
+    fixed = sorted(fits, key=lambda f: (MODEL_ORDER.index(f.model) if f.model in MODEL_ORDER else len(MODEL_ORDER),
+                                        f.model))
+    return order_by_score(fixed, lambda f: f.aic, rel_tol=0.0, abs_tol=AIC_TIE)
 
 
 def _arrays(n, y):

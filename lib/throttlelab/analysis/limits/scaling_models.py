@@ -62,6 +62,8 @@ MODELS: dict[str, _Model] = {
     "quota": _Model("quota", ("cpu_work_core_seconds", "usable_parallelism", "fixed_seconds"), _quota_time,
                     (0, 0.05, 0), (np.inf, np.inf, np.inf)),
 }
+#: The models' fixed order: coinciding fits are ranked and named in it, never by their AIC's last bits.
+MODEL_ORDER: tuple[str, ...] = tuple(MODELS)
 
 
 @dataclass(frozen=True)

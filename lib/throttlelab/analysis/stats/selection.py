@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from throttlelab.core.ordering import argbest
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def best_choice(candidates: dict[str, np.ndarray], *, n_boot: int = 2000, seed: 
     rng = np.random.default_rng(seed)
     means = np.column_stack([v[rng.integers(0, v.size, (n_boot, v.size))].mean(axis=1) for v in logs])
     wins = np.bincount(np.argmin(means, axis=1), minlength=len(names)) / n_boot
-    best = names[int(np.argmin([v.mean() for v in logs]))]
+    best = names[argbest([v.mean() for v in logs])]
     single = [k for k, v in zip(names, logs) if v.size < 2]
     method = f"bootstrap over runs ({n_boot} draws)"
     if single:
@@ -91,7 +92,7 @@ def worse_than_best(mean_log: np.ndarray, n: np.ndarray, sigma: float, df: float
     """
     m = np.asarray(mean_log, float)
     nn = np.asarray(n, float)
-    b = int(np.argmin(m))
+    b = argbest(m)
     t = (m - m[b]) / (sigma * np.sqrt(1 / nn + 1 / nn[b]))
     null = _pairwise_max_null(tuple(int(x) for x in nn), float(df), n_sim, seed)
     p = (n_sim - np.searchsorted(null, t, side="left") + 1) / (n_sim + 1)

@@ -242,7 +242,7 @@ def _drop_outliers(frame: pl.DataFrame) -> tuple[pl.DataFrame, list[OutlyingRun]
 
 def _prepared_metric(runs: pl.DataFrame, metric: str | ResponseMetric | None) -> ResponseMetric:
     """The metric of prepared runs; ``ValueError`` if ``metric`` is not the one they were prepared with."""
-    prepared = runs["metric"].unique().to_list() if "metric" in runs.columns and runs.height else []
+    prepared = runs["metric"].unique(maintain_order=True).to_list() if "metric" in runs.columns and runs.height else []
     if metric is None:
         return resolve(prepared[0] if len(prepared) == 1 else None)
     m = resolve(metric)

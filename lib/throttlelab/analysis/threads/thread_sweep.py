@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from throttlelab.core.ordering import argbest
 from throttlelab.analysis.stats import pairwise_max_null
 from throttlelab.results import ConfidenceInterval
 
@@ -71,7 +72,7 @@ def slower_than_best(mean_log: np.ndarray, n_runs: np.ndarray, sigma: float, fam
     """Sweep-adjusted p-values of "explicit count k is slower than the fastest-looking one" (1 for the best)."""
     m = np.asarray(mean_log, float)
     nn = np.asarray(n_runs, float)
-    b = int(np.argmin(m))
+    b = argbest(m)
     t = (m - m[b]) / (sigma * np.sqrt(1 / nn + 1 / nn[b]))
     p = np.array([family.p_value(x) for x in t])
     p[b] = 1.0

@@ -42,7 +42,7 @@ def summarise_samples(samples: pl.DataFrame) -> dict[str, Any]:
     per_segment = (
         samples.sort("timestamp")
         .with_columns(seg.alias("_seg"))
-        .group_by("_seg")
+        .group_by("_seg", maintain_order=True)
         .agg(*[(pl.col(c).drop_nulls().last() - pl.col(c).drop_nulls().first()).alias(c) for c in cols],
              *[pl.col(c).drop_nulls().len().alias(f"_n_{c}") for c in cols])
     )

@@ -94,7 +94,7 @@ class LoadResult:
 
     def status_counts(self) -> dict[str, int]:
         """Requests per status (ok, error, timeout, refused, dropped)."""
-        return dict(self.requests.group_by("status").len().iter_rows())
+        return dict(self.requests.group_by("status").len().sort("status").iter_rows())
 
 
 #: Interfaces this project creates (the one-node cluster's ``tl-node0`` and pod bridge ``tl-cni0``).

@@ -8,7 +8,7 @@ import polars as pl
 
 from throttlelab.analysis.runs import ResponseMetric
 
-from throttlelab.analysis.limits import ScalingFit
+from throttlelab.analysis.limits import MODEL_ORDER, ScalingFit
 from throttlelab.report.charts.style import WIDTH, fitted_domain
 
 
@@ -80,13 +80,14 @@ def miss_note(misses: list[tuple[float, float]], limits: int, model: str, *, fac
 
 
 def curve_groups(curves: pl.DataFrame, order: list[str]) -> dict[str, str]:
-    """Model -> legend name; models whose curves coincide (within :data:`SAME_CURVE`) share the better one's line,
-    named together (``"amdahl = usl = quota"``)."""
+    """Model -> legend name; models whose curves coincide (within :data:`SAME_CURVE`) share the better one's line
+    (the first in ``order``), named together in the models' fixed order (``"amdahl = usl = quota"``)."""
     ys = {m: curves.filter(pl.col("model") == m)["seconds"].to_numpy() for m in order}
     lead: dict[str, str] = {}
     for m in order:
         lead[m] = next((k for k in order[:order.index(m)] if lead[k] == k and _same(ys[k], ys[m])), m)
-    return {m: " = ".join(k for k in order if lead[k] == lead[m]) for m in order}
+    fixed = sorted(order, key=lambda m: (MODEL_ORDER.index(m) if m in MODEL_ORDER else len(MODEL_ORDER), m))
+    return {m: " = ".join(k for k in fixed if lead[k] == lead[m]) for m in order}
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:

@@ -24,7 +24,7 @@ def limit_wall_chart(runs: pl.DataFrame, *, title: str = "Wall time by CPU limit
         limit=cores_text(c("cpu_limit_cores"), suffix=" cores"),
     ).select("run_id", "cores", "limit", "threads", "replicate", "wall_seconds", "cpu_seconds", "nr_periods",
              "nr_throttled")
-    med = df.group_by("cores", "limit", "threads").agg(c("wall_seconds").median().alias("median_wall_seconds"))
+    med = df.group_by("cores", "limit", "threads", maintain_order=True).agg(c("wall_seconds").median().alias("median_wall_seconds"))
     x = alt.X("cores:Q", scale=alt.Scale(type="log"), title="CPU limit (cores, log scale; rightmost = unlimited)")
     color = alt.Color("threads:N", title="threads", sort=numeric_order(df["threads"].cast(pl.String).to_list()))
     points = alt.Chart(df).mark_point(filled=True, opacity=0.6).encode(
