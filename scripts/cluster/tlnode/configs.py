@@ -123,23 +123,29 @@ def kubelet_argv(layout: Layout, config: Path) -> list[str]:
     ]
 
 
-def prometheus_config(layout: Layout) -> Path:
-    """Scrape the kubelet's cAdvisor and resource metrics every few seconds (self-signed: insecure)."""
+def _seconds(text: str) -> float:
+    """``"30s"`` -> 30.0, ``"2m"`` -> 120.0."""
+    return float(text[:-1]) * {"s": 1, "m": 60, "h": 3600}[text[-1]]
+
+
+def prometheus_config(layout: Layout, interval: str = SCRAPE_INTERVAL, path: Path | None = None) -> Path:
+    """Scrape the kubelet's cAdvisor and resource metrics every ``interval`` (self-signed: insecure); the cluster's
+    own Prometheus every few seconds, a second one (a benchmark's) at the common 30 s."""
     token = layout.run / "prometheus.token"
 
     def job(name: str, path: str) -> dict:
         return {
             "job_name": name, "scheme": "https", "metrics_path": path,
-            "scrape_interval": SCRAPE_INTERVAL, "scrape_timeout": SCRAPE_INTERVAL,
+            "scrape_interval": interval, "scrape_timeout": min(interval, "10s", key=_seconds),
             "authorization": {"type": "Bearer", "credentials_file": str(token)},
             "tls_config": {"insecure_skip_verify": True},
             "static_configs": [{"targets": [f"{NODE_IP}:{layout.ports.kubelet}"], "labels": {"node": NODE_NAME}}],
         }
 
-    cfg = {"global": {"scrape_interval": SCRAPE_INTERVAL, "evaluation_interval": "15s"},
+    cfg = {"global": {"scrape_interval": interval, "evaluation_interval": "15s"},
            "scrape_configs": [job("kubelet-cadvisor", "/metrics/cadvisor"),
                               job("kubelet-resource", "/metrics/resource")]}
-    path = layout.run / "prometheus" / "prometheus.yml"
+    path = path or layout.run / "prometheus" / "prometheus.yml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(cfg, indent=1))
     return path

@@ -8,7 +8,9 @@
   ``service`` workload's pods.  The tag is the first 10 hex digits of the SHA-1 of that source,
   the key the local backend caches its build under
   (:func:`throttlelab.experiment.kubernetes.manifests.service_image`), so a changed source
-  needs a new ``make cluster-up`` and never runs a stale binary.
+  needs a new ``make cluster-up`` and never runs a stale binary;
+* ``throttlelab.local/burst:<hash>``: the same for the burst workload (``assets/burst/main.go`` at
+  ``/bin/tl-burst``): duty cycles, bursts together, idle sidecars, batches, for the kernel ladders.
 
 Archives are deterministic (fixed mtimes) and kept under ``keep/images``.
 """
@@ -28,14 +30,22 @@ from .layout import BUSYBOX_IMAGE, PAUSE_IMAGE, REPO, Layout, cache_root
 
 BUSYBOX = Path("/bin/busybox")
 PAUSE_SRC = REPO / "scripts" / "cluster" / "pause"
-SERVICE_SRC = REPO / "lib" / "throttlelab" / "experiment" / "assets" / "service" / "main.go"
+ASSETS = REPO / "lib" / "throttlelab" / "experiment" / "assets"
+#: The Go tools with an image each: name -> (source, path in the image).
+GO_TOOLS = {"service": (ASSETS / "service" / "main.go", "bin/tl-service"),
+            "burst": (ASSETS / "burst" / "main.go", "bin/tl-burst")}
+SERVICE_SRC, SERVICE_BIN = GO_TOOLS["service"]
 SERVICE_IMAGE = "throttlelab.local/service"
-SERVICE_BIN = "bin/tl-service"
+
+
+def tool_tag(name: str) -> str:
+    """``throttlelab.local/<name>:<sha1 of its source, 10 hex digits>``."""
+    return f"throttlelab.local/{name}:{hashlib.sha1(GO_TOOLS[name][0].read_bytes()).hexdigest()[:10]}"
 
 
 def service_tag() -> str:
     """``throttlelab.local/service:<sha1 of the service source, 10 hex digits>``."""
-    return f"{SERVICE_IMAGE}:{hashlib.sha1(SERVICE_SRC.read_bytes()).hexdigest()[:10]}"
+    return tool_tag("service")
 
 
 def _add(tar: tarfile.TarFile, name: str, *, data: bytes | None = None, mode: int = 0o755,
@@ -126,27 +136,32 @@ def _go_env() -> dict[str, str]:
             "GOCACHE": str(cache_root() / "go" / "build"), "GOPATH": str(cache_root() / "go" / "path")}
 
 
-def build_service(layout: Layout) -> Path:
-    """The static Go service binary of :data:`SERVICE_SRC` (built once per source hash)."""
-    tag = service_tag().rsplit(":", 1)[1]
-    out = layout.images / f"service-{tag}"
+def build_tool(layout: Layout, name: str) -> Path:
+    """The static binary of Go tool ``name`` (:data:`GO_TOOLS`; built once per source hash)."""
+    tag = tool_tag(name).rsplit(":", 1)[1]
+    out = layout.images / f"{name}-{tag}"
     if out.exists():
         return out
     go = os.environ.get("GO") or shutil.which("go") or "/usr/local/go/bin/go"
-    build = layout.images / f"service-build-{os.getpid()}"
+    build = layout.images / f"{name}-build-{os.getpid()}"
     build.mkdir(parents=True, exist_ok=True)
     try:
-        (build / "main.go").write_bytes(SERVICE_SRC.read_bytes())
-        (build / "go.mod").write_text("module throttlelab/service\n\ngo 1.21\n")
+        (build / "main.go").write_bytes(GO_TOOLS[name][0].read_bytes())
+        (build / "go.mod").write_text(f"module throttlelab/{name}\n\ngo 1.21\n")
         tmp = out.with_suffix(".tmp")
         res = subprocess.run([go, "build", "-trimpath", "-ldflags=-s -w", "-o", str(tmp), "."], cwd=build,
                              env=_go_env(), capture_output=True, text=True)
         if res.returncode != 0:
-            raise RuntimeError(f"building the service image binary failed: {res.stderr.strip()[-300:]}")
+            raise RuntimeError(f"building the {name} image binary failed: {res.stderr.strip()[-300:]}")
         tmp.replace(out)
     finally:
         shutil.rmtree(build, ignore_errors=True)
     return out
+
+
+def build_service(layout: Layout) -> Path:
+    """The static Go service binary of :data:`SERVICE_SRC` (built once per source hash)."""
+    return build_tool(layout, "service")
 
 
 def archives(layout: Layout) -> dict[str, Path]:
@@ -164,17 +179,20 @@ def archives(layout: Layout) -> dict[str, Path]:
     if not bb_tar.exists() or not bb_stamp.exists() or bb_stamp.read_text() != bb_digest:
         write_oci_archive(bb_tar, BUSYBOX_IMAGE, _layer({"bin/busybox": BUSYBOX.read_bytes()}, links), ["/bin/sh"])
         bb_stamp.write_text(bb_digest)
-    svc_image = service_tag()
-    svc_bin = build_service(layout)
-    svc_tar = layout.images / f"service-{svc_image.rsplit(':', 1)[1]}.oci.tar"
-    svc_stamp = layout.images / "service.stamp"
-    if not svc_tar.exists() or not svc_stamp.exists() or svc_stamp.read_text() != bb_digest + svc_image:
-        for old in layout.images.glob("service-*.oci.tar"):
-            old.unlink()
-        layer = _layer({"bin/busybox": BUSYBOX.read_bytes(), SERVICE_BIN: svc_bin.read_bytes()}, links)
-        write_oci_archive(svc_tar, svc_image, layer, [f"/{SERVICE_BIN}"])
-        svc_stamp.write_text(bb_digest + svc_image)
-    return {PAUSE_IMAGE: pause_tar, BUSYBOX_IMAGE: bb_tar, svc_image: svc_tar}
+    out = {PAUSE_IMAGE: pause_tar, BUSYBOX_IMAGE: bb_tar}
+    for name, (_, path) in GO_TOOLS.items():  # busybox plus the tool, its entrypoint
+        image = tool_tag(name)
+        binary = build_tool(layout, name)
+        tar = layout.images / f"{name}-{image.rsplit(':', 1)[1]}.oci.tar"
+        stamp = layout.images / f"{name}.stamp"
+        if not tar.exists() or not stamp.exists() or stamp.read_text() != bb_digest + image:
+            for old in layout.images.glob(f"{name}-*.oci.tar"):
+                old.unlink()
+            layer = _layer({"bin/busybox": BUSYBOX.read_bytes(), path: binary.read_bytes()}, links)
+            write_oci_archive(tar, image, layer, [f"/{path}"])
+            stamp.write_text(bb_digest + image)
+        out[image] = tar
+    return out
 
 
 def import_images(layout: Layout) -> list[str]:

@@ -73,3 +73,11 @@ def test_the_service_image_tag_is_the_one_cluster_up_builds():
 
     assert mf.service_image() == images.service_tag()
     assert mf.service_image().startswith("throttlelab.local/service:") and len(mf.service_image().split(":")[1]) == 10
+
+
+def test_the_burst_image_is_named_by_its_source_like_the_clusters_build():
+    from .node_cluster import CLUSTER_DIR  # noqa: F401 - puts scripts/cluster on sys.path
+    from tlnode import images
+
+    assert mf.burst_image() == images.tool_tag("burst") and mf.burst_image().startswith("throttlelab.local/burst:")
+    assert mf.burst_image() != mf.service_image()

@@ -1,5 +1,6 @@
 """Right-sizing running containers: throttling-aware requests and limits from Prometheus series."""
 
+from throttlelab.analysis.rightsizing.ladder_truth import LadderStep, LadderTruth, ladder_truth
 from throttlelab.analysis.rightsizing.recommendation import Rightsizing, Settings
 from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_results import RightsizingResults, run_results
@@ -11,7 +12,7 @@ from throttlelab.analysis.rightsizing.rightsizing_views import (
 from throttlelab.analysis.rightsizing.workload_advice import method_lines
 
 __all__ = [
-    'EXTRAPOLATED_NOTE', 'Rightsizing', 'RightsizingResults', 'Settings', 'advice_sentences',
-    'decision_table', 'label', 'marks_frame', 'method_lines', 'recommendations_frame', 'rightsize_all',
+    'EXTRAPOLATED_NOTE', 'LadderStep', 'LadderTruth', 'Rightsizing', 'RightsizingResults', 'Settings', 'advice_sentences',
+    'decision_table', 'label', 'ladder_truth', 'marks_frame', 'method_lines', 'recommendations_frame', 'rightsize_all',
     'run_results', 'run_rightsizing', 'throttled_ratio_frame', 'usage_distribution_frame'
 ]

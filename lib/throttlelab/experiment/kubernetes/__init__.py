@@ -24,6 +24,9 @@ pod_placement, latency_pods, service_pod
     by the load generator on this machine over the pod network.
 cadvisor
     A run pod's counters as cAdvisor saw them, through Prometheus.
+panel, ladder, panel_phases
+    The kernel as judge: a panel of real workloads at the settings users give them, each resized in place through
+    a ladder of limits whose windows of ``cpu.stat`` give the throttled ratio; deploying, patching, measuring.
 cleanup
     Finding and deleting labelled objects (session cleanup, orphans).
 kube_backend
@@ -38,6 +41,13 @@ The ``kubernetes`` package itself is imported only when a cluster is used.
 from __future__ import annotations
 
 from .kube_backend import KubernetesBackend
+from .ladder import LadderWindow, run_ladder
+from .panel import CONTAINER as PANEL_CONTAINER
+from .panel import PANEL, PanelWorkload
+from .panel_phases import (apply_patches, delete_namespace, deploy, measure, namespace, patch_documents, resources,
+                           wait_rolled_out)
 from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions, parse_options
 
-__all__ = ["KubernetesBackend", "KubernetesOptions", "parse_options"]
+__all__ = ["KubernetesBackend", "KubernetesOptions", "LadderWindow", "PANEL", "PANEL_CONTAINER", "PanelWorkload",
+           "apply_patches", "delete_namespace", "deploy", "measure", "namespace", "parse_options", "patch_documents",
+           "resources", "run_ladder", "wait_rolled_out"]

@@ -29,11 +29,25 @@ SERVICE_PORT = 8080
 SERVICE_IMAGE = "throttlelab.local/service"
 
 
+def tool_image(name: str) -> str:
+    """The image of a built-in Go tool (``service``, ``burst``): ``throttlelab.local/<name>:<10 hex digits>``, the
+    SHA-1 of its Go source (the key its local build is cached under), so a stale binary never runs."""
+    code = (resources.files("throttlelab.experiment") / "assets" / name / "main.go").read_bytes()
+    return f"throttlelab.local/{name}:{hashlib.sha1(code).hexdigest()[:10]}"
+
+
 def service_image() -> str:
-    """The image of the built-in service: ``throttlelab.local/service:<10 hex digits>``, the SHA-1 of
-    its Go source (the key its local build is cached under), so a stale binary never runs."""
-    code = (resources.files("throttlelab.experiment") / "assets" / "service" / "main.go").read_bytes()
-    return f"{SERVICE_IMAGE}:{hashlib.sha1(code).hexdigest()[:10]}"
+    """The image of the built-in service (:func:`tool_image`)."""
+    return tool_image("service")
+
+
+#: The burst workload in its image: duty cycles, bursts together, idle sidecars, batches (``assets/burst``).
+BURST_BIN = "/bin/tl-burst"
+
+
+def burst_image() -> str:
+    """The image of the burst workload (:func:`tool_image`)."""
+    return tool_image("burst")
 
 
 def service_env(threads: str) -> dict[str, str]:
