@@ -31,6 +31,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.latency.response_curve_models import MODELS, fit_params, knee_doubling_pole
+from throttlelab.analysis.stats import aicc
 from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
@@ -50,9 +51,10 @@ class ResponseCurveFit:
         Share where the fitted R reaches 2 x R(0); NaN if not before the curve's pole.
     pole
         Share where the fitted R diverges (NaN if none before 1).
-    rss, aic, r2
-        Residual sum of squares (s^2), AIC (Gaussian errors, small-sample corrected
-        when possible) and R^2 of the fit; ``n`` points, ``x_max`` the largest share observed.
+    rss, aicc, r2
+        Residual sum of squares (s^2), AICc (:func:`~throttlelab.analysis.stats.information_criteria.aicc`:
+        Gaussian errors, the error variance counted; ``None`` with too few points) and R^2 of the fit;
+        ``n`` points, ``x_max`` the largest share observed.
     note
         Caveats (failed bootstrap refits, extrapolation).
     """
@@ -65,7 +67,7 @@ class ResponseCurveFit:
     doubling: Estimate
     pole: Estimate
     rss: float
-    aic: float
+    aicc: float | None
     r2: float
     n: int
     x_max: float
@@ -88,7 +90,7 @@ class ResponseCurveFit:
         """The fit as the shared :class:`~throttlelab.results.Fit` (knee, doubling and pole as derived estimates)."""
         intervals = {k: (self.param_low[k], self.param_high[k]) for k in self.params}
         return Fit.of(self.model, self.params, intervals, level=self.knee.level, method=self.knee.method,
-                      goodness={"rss": self.rss, "aic": self.aic, "r_squared": self.r2}, n=self.n,
+                      goodness={"rss": self.rss, "aicc": self.aicc, "r_squared": self.r2}, n=self.n,
                       warnings=tuple(w for w in self.note.split("; ") if w),
                       derived={"knee": self.knee, "doubling": self.doubling, "pole": self.pole}, n_samples=self.n)
 
@@ -125,7 +127,6 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
     resid = y - fitted
     rss = float(np.sum(resid ** 2))
     k, n = len(p), x.size
-    aic = n * np.log(max(rss, 1e-300) / n) + 2 * k + (2 * k * (k + 1) / (n - k - 1) if n - k - 1 > 0 else 0.0)
     r2 = 1 - rss / float(np.sum((y - y.mean()) ** 2)) if n > 1 else np.nan
     lam_ref = float(np.mean(lam))
     x_max = float(np.max(x))
@@ -170,7 +171,7 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
         notes.append(f"doubling share {doubling:.2f} is an extrapolation beyond the observed {x_max:.2f}")
     return ResponseCurveFit(
         model, dict(zip(names, map(float, p))), {nm: ci(i)[0] for i, nm in enumerate(names)},
-        {nm: ci(i)[1] for i, nm in enumerate(names)}, *est, rss, float(aic), float(r2), int(n), x_max,
+        {nm: ci(i)[1] for i, nm in enumerate(names)}, *est, rss, aicc(rss, n, k), float(r2), int(n), x_max,
         None if load is None or np.ndim(load) else float(load), "; ".join(notes), lam_ref)
 
 
@@ -179,7 +180,7 @@ def fit_summary(points: pl.DataFrame, *, x: str = "contention", y: str = "mean_l
     """Fit every model per value of ``by`` and pooled over all points; return a table and the fits.
 
     The table has one row per (model, group): group (``load`` value or ``"all"``),
-    params, knee/doubling/pole with intervals, rss, aic, r2, n.  ``mm1`` uses the
+    params, knee/doubling/pole with intervals, rss, aicc, r2, n.  ``mm1`` uses the
     ``load`` column as the request rate, so the pooled ``mm1`` fit shares ``S``
     and ``C`` across rates.
     """
@@ -209,7 +210,7 @@ def fit_row(f: ResponseCurveFit) -> dict:
     for nm in ("knee", "doubling", "pole"):
         e: Estimate = getattr(f, nm)
         row |= {nm: e.value, f"{nm}_low": e.low, f"{nm}_high": e.high}
-    return row | {"rss": f.rss, "aic": f.aic, "r2": f.r2, "n": f.n, "note": f.note}
+    return row | {"rss": f.rss, "aicc": f.aicc, "r2": f.r2, "n": f.n, "note": f.note}
 
 
 def fit_from_requests(requests: pl.DataFrame, *, model: str = "hyperbolic", stat: str = "mean", x: str = "contention",

@@ -5,6 +5,7 @@ from throttlelab.analysis.stats.excess_over_best import (
     cholesky, excess_statistics, level_covariance, not_below_larger_limits, null_configuration,
     per_limit_covariance, pooled_covariance, satterthwaite_df
 )
+from throttlelab.analysis.stats.information_criteria import aic, aicc
 from throttlelab.analysis.stats.level_noise import ZERO_NOTE, ZERO_SIGMA, noise_trend
 from throttlelab.analysis.stats.monotone_test import monotone_p_value
 from throttlelab.analysis.stats.multiple_testing import holm, maxt_stepdown
@@ -24,7 +25,7 @@ from throttlelab.analysis.stats.selection import (
 
 __all__ = [
     'BestChoice', 'LimitEffects', 'NoiseModel', 'ONE_RUN', 'OutlyingRun', 'PRIOR_CV', 'PooledEstimate',
-    'ReplicatesNeeded', 'RunComparison', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'across_runs',
+    'ReplicatesNeeded', 'RunComparison', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'aic', 'aicc', 'across_runs',
     'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics', 'flag_outliers',
     'holm', 'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend',
     'not_below_larger_limits', 'null_configuration', 'pairwise_max_null', 'per_limit_covariance',
