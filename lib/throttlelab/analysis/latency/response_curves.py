@@ -15,8 +15,10 @@ The *knee* (where the curve takes off) is the Kneedle point of the fitted
 curve over the observed range: where its slope equals the average slope over
 the range (the point farthest below the chord).  ``doubling`` is the share at
 which the fitted time reaches twice the fitted no-contention time.  Intervals
-come from a bootstrap: residual resampling for summary points, request
-resampling for measured requests (:func:`fit_from_requests`).  The models and
+come from the seeded bootstrap of :mod:`throttlelab.analysis.stats.bootstrap`: residual
+resampling for summary points (centred residuals rescaled for the fitted
+parameters, as for the scaling fits), request resampling for measured
+requests (:func:`fit_from_requests`).  The models and
 the least-squares fit are :mod:`.response_curve_models`.
 :func:`analyse_measured` gathers what notebook 05 shows for measured requests.
 
@@ -31,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.latency.response_curve_models import MODELS, fit_params, knee_doubling_pole
-from throttlelab.analysis.stats import aicc
+from throttlelab.analysis.stats import aicc, bootstrap_refits, percentile_interval, residual_draw
 from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
@@ -131,28 +133,28 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
     lam_ref = float(np.mean(lam))
     x_max = float(np.max(x))
     knee, doubling, pole = knee_doubling_pole(model, p, lam_ref, x_max)
-    rng = np.random.default_rng(seed)
-    boots, failed = [], 0
-    for _ in range(n_boot):
-        y_star = resample(rng) if resample is not None else fitted + rng.choice(resid, size=n, replace=True)
+
+    def refit(y_star: np.ndarray) -> list[float] | None:
         try:
             pb = fit_params(model, x, lam, y_star, p0=p)
         except RuntimeError:
-            failed += 1
-            continue
+            return None
         d = list(knee_doubling_pole(model, pb, lam_ref, x_max))
         if model == "hyperbolic" and (pb[2] >= 9.9 or pb[2] <= x_max + 2e-3):
             d[0] = np.nan
-        boots.append([*pb, *d])
-    a = (1 - level) / 2
+        return [*pb, *d]
+
+    draw = resample if resample is not None else residual_draw(fitted, resid, k)
+    rows = bootstrap_refits(refit, draw, n_boot=n_boot, seed=seed, width=k + 3)
+    boots = rows[~np.isnan(rows).all(axis=1)]  # the refits that converged (their parameters are finite)
+    failed = n_boot - len(boots)
     nan = float("nan")
 
     def ci(col: int) -> tuple[float, float]:
-        if not boots:
+        # an interval only when most refits give the quantity (a knee is undefined in refits without take-off)
+        if np.isfinite(boots[:, col]).sum() <= 0.5 * len(boots):
             return nan, nan
-        v = np.asarray(boots)[:, col]
-        v = v[np.isfinite(v)]
-        return (float(np.quantile(v, a)), float(np.quantile(v, 1 - a))) if v.size > 0.5 * len(boots) else (nan, nan)
+        return tuple(percentile_interval(boots[:, col], level))
 
     notes = []
     if model == "hyperbolic" and p[2] >= 9.9:
