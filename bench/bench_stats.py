@@ -5,7 +5,8 @@ Scenarios per analysis (dead zones; the two-stage run-level comparison behind th
 concurrency verdicts; order-statistic quantile intervals; profile-likelihood fits; auto against the best thread
 count): equal noise, noise growing with the limit (log-linear, linear, a step), one run per level, outlying runs,
 heavy-tailed run effects, small n, several experiments as blocks, and alternatives.  Each row prints its generator
-settings beside its figures (``throttlelab.analysis.batteries.stats_battery``).
+settings beside its figures (``throttlelab.analysis.batteries.stats_battery``, its rows in ``verdict_battery``
+and its scenarios in ``battery_scenarios``).
 
 Thread counts (``throttlelab.analysis.batteries.thread_count_battery``): whole null sweeps (8 limits x threads 1,
 2, 4, 8, 16 and auto; noise growing 3% -> 25%, with outlying runs, t3 tails, sparse replicates, other noise shapes) analysed

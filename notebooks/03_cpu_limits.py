@@ -216,7 +216,4 @@ if active_time_path != "none":
 # %%
 tn.answer(cpu_limit_answer(groups, prepared, runs_path=runs_path, alpha=alpha, threshold_pct=threshold_pct,
                            active=active))
-tn.write_results(cpu_limit_results(
-    prepared, groups, runs_path=runs_path, active_time=active,
-    parameters={"threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
-                "n_boot": n_boot, "n_sim": n_sim, "seed": seed}))
+tn.write_results(cpu_limit_results(prepared, groups, runs_path=runs_path, active_time=active))

@@ -190,6 +190,4 @@ tn.show_table(advice, title="Thread advice per CPU limit",
 # %%
 tn.answer(thread_count_answer(analyses, single, verdicts, advice, prepared, runs_path=runs_path, alpha=alpha,
                               ceiling_cv=ceiling_cv, floor_cv=floor_cv))
-tn.write_results(thread_count_results(
-    prepared, analyses, runs_path=runs_path, thread_advice=advice,
-    parameters={"alpha": alpha, "advice_metrics": advice_list, "ceiling_cv": ceiling_cv, "floor_cv": floor_cv}))
+tn.write_results(thread_count_results(prepared, analyses, runs_path=runs_path, thread_advice=advice))

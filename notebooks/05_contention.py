@@ -89,7 +89,7 @@ mm1_all = fits_table.filter((pl.col("model") == "mm1") & (pl.col("group") == "al
 tn.headline(f"Published data: response time takes off at a neighbour share of {hyper_all['knee']:.0%} "
             f"(95% CI {hyper_all['knee_low']:.0%}-{hyper_all['knee_high']:.0%}, hyperbolic fit, R² {hyper_all['r2']:.2f})")
 tn.show_table(fits_table.select("model", "group", "knee", "knee_low", "knee_high", "doubling", "doubling_low",
-                                 "doubling_high", "pole", "r2", "aic", "note"),
+                                 "doubling_high", "pole", "r2", "aicc", "note"),
               title="Fits of the published points (knee and doubling as neighbour share, 95% bootstrap intervals)",
               labels={"r2": "R²"}, quantities=dict.fromkeys(("knee", "knee_low", "knee_high", "doubling",
                                                                "doubling_low", "doubling_high", "pole"), "share"))
@@ -98,7 +98,8 @@ tn.show_table(fits_table.select("model", "group", "knee", "knee_low", "knee_high
 # The chart shows the published mean response times (points) per request rate (colour), the fitted hyperbolic curves
 # (dashed) and each rate's knee (vertical line, with its bootstrap interval as a band). Read it left to right: flat up
 # to about 40%, then steep; the three rates barely differ, so the M/M/1 model, in which the rate drives the queue,
-# fits worse (compare R² and AIC above): the slowdown is mostly each request getting less CPU, not queueing.
+# fits them worse together (compare R² and AICc of the `all` rows above; on one rate's 7 points AICc leaves little
+# room for the hyperbolic's third parameter): the slowdown is mostly each request getting less CPU, not queueing.
 
 # %%
 points = table1.with_columns((pl.col("requests_per_30s") / 30).alias("load"))

@@ -112,7 +112,4 @@ if comparison:
 else:
     display(Markdown("*Only one variant: nothing to compare.*"))
 tn.answer(capacity_answer(costs, projections, comparison, unit="stream"))
-tn.write_results(capacity_results(
-    costs, projections, comparison, capacity_path=capacity_path, unit="streams",
-    parameters={"target_units": target_units, "limit_cores": limit_cores, "threshold": threshold,
-                "fixed_overhead_max": fixed_overhead_max, "noise_cv": noise_cv, "n_sim": n_sim, "seed": seed}))
+tn.write_results(capacity_results(costs, projections, comparison, capacity_path=capacity_path, unit="streams"))

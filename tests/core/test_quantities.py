@@ -8,7 +8,8 @@ import polars as pl
 import pytest
 
 from throttlelab.core import quantities
-from throttlelab.core.quantities import (cores_expr, cores_text, format_cores, format_cpu, format_millicores, memory_bytes,
+from throttlelab.core.quantities import (cores_expr, cores_text, format_cores, format_cpu, format_millicores,
+                                         format_millicores_range, memory_bytes,
                                          parse_cores)
 
 
@@ -39,6 +40,16 @@ def test_formats():
     assert [format_millicores(c) for c in (1.5, 0.0005, float("nan"), None)] == ["1500m", "0m", "unlimited", "unlimited"]
     assert format_cores(1.0, unlimited="unl", suffix="c") == "1c" and format_cores(None, unlimited="unl") == "unl"
     assert [format_cpu(c) for c in (0.999, 1.0, 12.345, None)] == ["999m", "1.00 cores", "12.35 cores", "no limit"]
+
+
+def test_millicore_ranges_write_the_unit_once_and_read_back():
+    assert format_millicores_range(0.25, 0.6) == "250-600m" and format_millicores_range(0.25, None) == "250m-open"
+    assert format_millicores_range(1.0, None, open_above="?") == "1000m-?"
+    for low, high in ((0.0015, 0.0025), (0.1234, 12.3456), (0.0005, 0.0035), (1 / 3, 2 / 3)):
+        text = format_millicores_range(low, high)
+        a, b = text.removesuffix("m").split("-")
+        assert (a + "m", b + "m") == (format_millicores(low), format_millicores(high))  # each end as one value
+        assert text == f"{low * 1000:.0f}-{high * 1000:.0f}m"  # the decision table's earlier spelling, halves too
 
 
 def test_cores_expr_matches_parse_cores_on_quantities():

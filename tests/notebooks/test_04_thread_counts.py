@@ -46,6 +46,7 @@ def test_04_on_the_automaxprocs_table_names_what_clearly_loses(run_notebook):
     validate(results)
     r = results["results"]
     assert r["metric"] == {"name": "throughput_rps", "unit": "req/s", "direction": "higher is better"}
+    assert r["parameters"]["metric"] == "throughput_rps" and r["parameters"]["advice_metrics"] == ["latency_p999_seconds"]
     verdicts = {v["threads"]: v["verdict"] for v in r["single_number_verdicts"]}
     assert verdicts["24"] == "clearly worse" and verdicts["3"] == verdicts["4"] == "cannot be told apart"
     assert verdicts["1"] == verdicts["8"] == "undecided"

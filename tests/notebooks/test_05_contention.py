@@ -45,6 +45,9 @@ def test_published_default(run_notebook):
     hk = hyper["derived"]["knee"]
     assert 0.3 < hk["value"] < 0.6 and hk["low"] <= hk["value"] <= hk["high"]
     assert set(hyper["parameters"]) == {"a", "b", "c"} and hyper["goodness"]["r_squared"] > 0.5
+    # AICc, named so; the pooled hyperbolic fit beats the pooled M/M/1 fit by it
+    assert set(hyper["goodness"]) == {"rss", "aicc", "r_squared"}
+    assert hyper["goodness"]["aicc"] < res["published_fit"]["mm1"]["goodness"]["aicc"] - 10
     table = pl.read_csv(out / "paper_table1.csv")
     cell = table.filter((pl.col("requests_per_30s") == 450) & (pl.col("contention") == 0.7)).row(0, named=True)
     assert cell["mean_ms"] == 236 and cell["percent_printed"] == 361 and cell["consistent"]

@@ -4,9 +4,9 @@ A CPU quantity is a number of cores: ``0.5``, ``"1500m"`` (millicores), ``"50000
 ``"2000000000n"`` (micro- and nanocores, as the metrics API writes them) or a word for no limit
 (``unlimited``, ``none``, ``max``: the cgroup v2 spelling), read by :func:`parse_cores` (one value)
 or :func:`cores_expr` (a polars column of text).  It is written by :func:`format_millicores`
-(``"1500m"``: labels and run ids), :func:`format_cores` (``"1.5"``), :func:`format_cpu` (how
-Kubernetes users write a request: ``"450m"`` below a core, ``"1.25 cores"`` above; :func:`format_cpu_range`
-for an interval) or, for a polars column, :func:`cores_text`.
+(``"1500m"``: labels and run ids; :func:`format_millicores_range` for an interval), :func:`format_cores`
+(``"1.5"``), :func:`format_cpu` (how Kubernetes users write a request: ``"450m"`` below a core,
+``"1.25 cores"`` above; :func:`format_cpu_range` for an interval) or, for a polars column, :func:`cores_text`.
 Memory quantities (``512Mi``, ``1Gi``) are read by :func:`memory_bytes`.
 
 polars is imported only by the functions that build polars expressions.
@@ -131,6 +131,19 @@ def format_cpu_range(low: float | None, high: float | None) -> str:
     if low >= 1 and high >= 1:
         return f"{low:.2f}-{high:.2f} cores"
     return f"{format_cpu(low)}-{format_cpu(high)}"
+
+
+def format_millicores_range(low: float, high: float | None, *, open_above: str = "open") -> str:
+    """An interval of cores in millicores, the unit written once; a missing high end is ``open_above``.
+
+    Examples
+    --------
+    >>> format_millicores_range(0.25, 0.6), format_millicores_range(1.5, 2.25), format_millicores_range(0.51, None)
+    ('250-600m', '1500-2250m', '510m-open')
+    """
+    if high is None:
+        return f"{format_millicores(low)}-{open_above}"
+    return f"{round(low * 1000):d}-{format_millicores(high)}"
 
 
 def cores_text(expr: pl.Expr, *, decimals: int | None = None, suffix: str = "",

@@ -30,8 +30,8 @@ UNIT_SUFFIXES = (
 #: Whole column names with a fixed label.
 LABELS = {
     "ci_low": "95% CI low", "ci_high": "95% CI high", "p_value": "p", "p_adjusted": "adjusted p",
-    "adjusted_p": "adjusted p", "p_holm": "Holm p", "aic": "AIC", "cv": "CV", "n": "n", "n_runs": "runs",
-    "cpu_limit_cores": "CPU limit (cores)", "limit_label": "CPU limit", "limit": "CPU limit",
+    "adjusted_p": "adjusted p", "p_holm": "Holm p", "aic": "AIC", "aicc": "AICc", "cv": "CV", "n": "n",
+    "n_runs": "runs", "cpu_limit_cores": "CPU limit (cores)", "limit_label": "CPU limit", "limit": "CPU limit",
     "core_seconds": "core-seconds", "percent_change": "change (%)", "percent_printed": "printed (%)",
     "percent": "change (%)", "r2": "R²",
 }

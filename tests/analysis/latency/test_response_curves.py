@@ -7,6 +7,7 @@ import polars as pl
 import pytest
 
 from throttlelab.analysis.latency.response_curves import fit_from_requests, fit_response_curve, fit_summary
+from throttlelab.analysis.stats.bootstrap import residual_draw
 from throttlelab.ingest.published.published import load_contention
 
 
@@ -59,3 +60,16 @@ def test_fit_from_requests_bootstraps_requests():
 def test_too_few_points_is_an_error():
     with pytest.raises(ValueError, match="at least"):
         fit_response_curve([0, 0.5], [1, 2])
+
+
+def test_summary_points_use_the_shared_residual_bootstrap():
+    """The default replicate of a summary-point fit is stats.bootstrap's residual draw: passing it gives the same
+    fit."""
+    x = np.array([0, 0.2, 0.4, 0.5, 0.6, 0.65, 0.7, 0.3, 0.55])
+    y = (0.02 + 0.03 / (0.9 - x)) * np.exp(np.random.default_rng(5).normal(0, 0.03, x.size))
+    f = fit_response_curve(x, y, model="hyperbolic", n_boot=40, seed=3)
+    fitted = f.predict(x)
+    g = fit_response_curve(x, y, model="hyperbolic", n_boot=40, seed=3, resample=residual_draw(fitted, y - fitted, 3))
+    assert (f.param_low, f.param_high) == (g.param_low, g.param_high)
+    assert [(e.low, e.high) for e in (f.knee, f.doubling, f.pole)] == [(e.low, e.high)
+                                                                       for e in (g.knee, g.doubling, g.pole)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 
 import jsonschema
 import pytest
@@ -23,7 +24,7 @@ def results():
     groups = analyse_cpu_limits(prepared, n_boot=10, n_sim=2000)
     go = load_go_active_time()
     active = mod.active_time_results(go, fit_active_time(go["limit_share"], go["active_over_wall"]))
-    return mod.cpu_limit_results(prepared, groups, parameters={"n_sim": 2000}, active_time=active)
+    return mod.cpu_limit_results(prepared, groups, active_time=active)
 
 
 def test_published_sweep_gives_a_valid_document_with_its_headlines(results):
@@ -40,7 +41,12 @@ def test_published_sweep_gives_a_valid_document_with_its_headlines(results):
     assert {f["model"] for f in g["fits"]} == {"amdahl", "usl", "quota"}
     assert all(set(p) >= {"value", "low", "high"} for f in g["fits"] for p in f["parameters"].values())
     assert doc["input"] == {"runs_path": "published:ffmpeg_cpu_limit_sweep.csv"}
-    assert doc["parameters"] == {"metric": "wall_seconds", "n_sim": 2000}
+    # the parameters the analysis was made with (its arguments and defaults), carried by its groups: no copy
+    defaults = {k: v.default for k, v in inspect.signature(analyse_cpu_limits).parameters.items()
+                if k not in ("prepared", "metric")}
+    assert doc["parameters"] == {"metric": "wall_seconds", **defaults, "n_boot": 10, "n_sim": 2000}
+    assert set(doc["parameters"]) == {"metric", "threshold_pct", "knee_tolerance_pct", "alpha", "prior_cv", "n_boot",
+                                      "n_sim", "seed", "block"}
     assert [r["limit"] for r in g["limits"]][:2] == ["1000m", "1500m"]
 
 
@@ -55,3 +61,10 @@ def test_a_broken_document_does_not_validate(results):
     bad = dataclasses.replace(results, groups=(dataclasses.replace(g, dead_zones_primary="pooled"),))
     with pytest.raises(jsonschema.ValidationError):
         validate_object(bad)
+
+
+def test_groups_of_analyses_with_different_parameters_are_refused():
+    prepared = prepare_runs(load_ffmpeg_sweep())
+    [a] = analyse_cpu_limits(prepared, n_boot=0, n_sim=500)
+    with pytest.raises(ValueError, match="different parameters"):
+        mod.cpu_limit_results(prepared, [a, dataclasses.replace(a, parameters={**a.parameters, "alpha": 0.1})])

@@ -10,10 +10,10 @@ import pytest
 
 from tests.notebooks.results_schemas import validate_object
 from tests.notebooks.test_05_contention import synthetic_requests, worker_requests
+from throttlelab.analysis.runs import measured_rows as mr
 from throttlelab.analysis.runs import measured_sections as ms
 from throttlelab.analysis.latency.neighbour_workers import analyse_neighbour_workers
 from throttlelab.analysis.latency.response_curves import analyse_measured
-from throttlelab.result_tables import table
 
 
 def _requests(tmp_path, make) -> pl.DataFrame:
@@ -31,7 +31,7 @@ def test_measured_requests_give_typed_tables_and_one_fit_per_config_and_load(tmp
     assert fitted and all(f.fit.derived["knee"].low <= f.fit.derived["knee"].value <= f.fit.derived["knee"].high
                           for f in fitted if f.fit.derived["knee"].low is not None)
     assert {r["failed_by_status"] for r in doc["summary"]} >= {"timeout=1"}
-    assert set(doc["inflation_mean"][0]) == {f for f in ms.InflationRow.__dataclass_fields__}
+    assert set(doc["inflation_mean"][0]) == {f for f in mr.InflationRow.__dataclass_fields__}
 
 
 def test_worker_sweep_and_notes(tmp_path):
@@ -45,10 +45,3 @@ def test_worker_sweep_and_notes(tmp_path):
     assert stages["by_status"] == {"ok": 200, "refused": 1} and stages["tests"] == [] and stages["base"] is None
     assert ms.live_sweep(None) is None
     assert validate_object(ms.live_sweep({"store": "data/raw/x", "points": 2, "backend": "local"}))["points"] == 2
-
-
-def test_a_table_missing_a_documented_column_is_refused(tmp_path):
-    requests = _requests(tmp_path, synthetic_requests)
-    measured = analyse_measured(requests, n_boot=10)
-    with pytest.raises(ValueError, match="missing columns \\['rank_biserial'\\]"):
-        table(measured["inflation_mean"].drop("rank_biserial"), ms.InflationRow)

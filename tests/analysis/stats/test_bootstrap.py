@@ -1,4 +1,4 @@
-"""Tests of throttlelab.analysis.stats.bootstrap: percentile intervals and the seeded residual bootstrap."""
+"""Tests of throttlelab.analysis.stats.bootstrap: the seeded refit loop, residual draws and percentile intervals."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from throttlelab.analysis.stats.bootstrap import percentile_interval, residual_bootstrap
+from throttlelab.analysis.stats.bootstrap import (bootstrap_refits, percentile_interval, residual_bootstrap,
+                                                  residual_draw)
 
 
 def test_percentile_interval_drops_nans():
@@ -42,3 +43,29 @@ def test_failed_refits_are_nan_rows():
     refit = lambda y: None if next(calls) % 2 else np.array([y.mean()])  # noqa: E731
     out = residual_bootstrap(refit, np.zeros(5), np.arange(5.0), n_boot=4, seed=1, n_params=1)
     assert np.isnan(out[1, 0]) and np.isnan(out[3, 0]) and np.isfinite(out[[0, 2], 0]).all()
+
+
+def test_bootstrap_refits_draws_from_one_seeded_generator_and_keeps_failed_rows_as_nan():
+    y = np.arange(6.0)
+    seen = []
+
+    def draw(rng):
+        seen.append(rng)
+        return y[rng.integers(0, 6, 6)]
+
+    rows = bootstrap_refits(lambda yy: None if yy.sum() > 18 else np.array([yy.mean(), yy.max()]), draw,
+                            n_boot=50, seed=4, width=2)
+    assert rows.shape == (50, 2) and len({id(r) for r in seen}) == 1
+    failed = np.isnan(rows).all(axis=1)
+    assert failed.any() and not failed.all()
+    assert np.array_equal(rows, bootstrap_refits(lambda yy: None if yy.sum() > 18 else np.array([yy.mean(), yy.max()]),
+                                                 lambda rng: y[rng.integers(0, 6, 6)], n_boot=50, seed=4, width=2),
+                          equal_nan=True)
+
+
+def test_residual_draw_centres_and_rescales_the_residuals():
+    fitted, resid = np.full(8, 10.0), np.array([1.0, 2, 3, 4, 5, 6, 7, 8])
+    draw = residual_draw(fitted, resid, n_params=2)
+    replicates = np.array([draw(np.random.default_rng(s)) for s in range(200)])
+    allowed = 10.0 + (resid - resid.mean()) * np.sqrt(8 / 6)
+    assert np.isin(replicates, allowed).all()  # every value a centred residual times sqrt(n / (n - p))

@@ -1,7 +1,8 @@
 """Batteries: false-alarm rate, power and interval coverage of the analyses, simulated as the reports use them."""
 
 from throttlelab.analysis.batteries.pooled_quantile_battery import COVERAGE_GOAL, missed_goals, pooled_rows
-from throttlelab.analysis.batteries.stats_battery import battery, goal_missed
+from throttlelab.analysis.batteries.battery_scenarios import goal_missed
+from throttlelab.analysis.batteries.stats_battery import battery
 from throttlelab.analysis.batteries.thread_count_battery import METHODS as THREAD_METHODS
 from throttlelab.analysis.batteries.thread_count_battery import goal_missed as thread_goal_missed
 from throttlelab.analysis.batteries.thread_count_battery import thread_count_rows

@@ -25,7 +25,8 @@ prediction interval instead of an assumption.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -87,9 +88,15 @@ class CapacityProjection:
     limit_cores: float
     memory_bytes: float | None
     assumption: str
+    _parameters: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def confidence_interval(self) -> ConfidenceInterval:
         return self.cpu_cores.confidence_interval()
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The arguments of :func:`project_capacity` that made it (``units`` the target load)."""
+        return dict(self._parameters)
 
 
 @dataclass(frozen=True)
@@ -205,6 +212,9 @@ def project_capacity(
             f"overhead of 0-{100 * fixed_overhead_max:.0f}% of the measured usage and {100 * noise_cv:.0f}% "
             f"measurement noise (assumed, not measured)"
         ),
+        _parameters={"units": units, "limit_cores": limit_cores, "threshold": threshold,
+                     "fixed_overhead_max": fixed_overhead_max, "noise_cv": noise_cv, "n_sim": n_sim, "seed": seed,
+                     "level": level},
     )
 
 

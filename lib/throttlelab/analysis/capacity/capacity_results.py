@@ -23,7 +23,8 @@ class CapacityResults:
     input
         Where the usage table came from (``capacity_path``).
     parameters
-        The notebook's parameters (target load, limit, threshold, assumed noise, simulation size, seed).
+        The projections' parameters (target load, limit, threshold, assumed overhead and noise, simulation size,
+        seed, level), as they carry them.
     unit
         What one unit of load is (``streams``).
     unit_costs
@@ -46,13 +47,21 @@ class CapacityResults:
 
 
 def capacity_results(costs: list[UnitCost], projections: list[CapacityProjection],
-                     comparison: VariantComparison | None, *, capacity_path: str = "", unit: str = "streams",
-                     parameters: dict[str, Any] | None = None) -> CapacityResults:
-    """Notebook 07's :class:`CapacityResults` (``projections`` must not be empty: they state the assumption)."""
+                     comparison: VariantComparison | None, *, capacity_path: str = "",
+                     unit: str = "streams") -> CapacityResults:
+    """Notebook 07's :class:`CapacityResults` (``projections`` must not be empty: they state the assumption).
+
+    Its ``parameters`` are those the projections were made with (:attr:`CapacityProjection.parameters`, the
+    target load as ``target_units``); projections made with different parameters raise ``ValueError``.
+    """
     if not projections:
         raise ValueError("no projection: the usage table has no variant")
+    made_with = {repr(p.parameters) for p in projections}
+    if len(made_with) > 1:
+        raise ValueError(f"projections made with different parameters: {sorted(made_with)}")
+    parameters = projections[0].parameters
     return CapacityResults(
         input={"capacity_path": capacity_path or "published:mediamtx_optimization.csv"},
-        parameters=dict(parameters or {}), unit=unit, unit_costs=tuple(costs), projections=tuple(projections),
+        parameters={"target_units": parameters.pop("units"), **parameters}, unit=unit, unit_costs=tuple(costs), projections=tuple(projections),
         comparison=comparison, assumption=projections[0].assumption,
     )

@@ -80,7 +80,7 @@ class ContentionResults:
         bootstrap interval: the share to stay below.
     published_fit
         The pooled fits of the published points by model (``hyperbolic``, ``mm1``): parameters with bootstrap
-        intervals, ``rss``/``aic``/``r_squared``, warnings, and the knee, doubling and pole shares as derived
+        intervals, ``rss``/``aicc``/``r_squared``, warnings, and the knee, doubling and pole shares as derived
         estimates.
     measured
         Measured requests (``null`` when none): counts by status, per-share summary, inflation and fits.

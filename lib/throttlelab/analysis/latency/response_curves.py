@@ -15,8 +15,10 @@ The *knee* (where the curve takes off) is the Kneedle point of the fitted
 curve over the observed range: where its slope equals the average slope over
 the range (the point farthest below the chord).  ``doubling`` is the share at
 which the fitted time reaches twice the fitted no-contention time.  Intervals
-come from a bootstrap: residual resampling for summary points, request
-resampling for measured requests (:func:`fit_from_requests`).  The models and
+come from the seeded bootstrap of :mod:`throttlelab.analysis.stats.bootstrap`: residual
+resampling for summary points (centred residuals rescaled for the fitted
+parameters, as for the scaling fits), request resampling for measured
+requests (:func:`fit_from_requests`).  The models and
 the least-squares fit are :mod:`.response_curve_models`.
 :func:`analyse_measured` gathers what notebook 05 shows for measured requests.
 
@@ -31,6 +33,7 @@ import numpy as np
 import polars as pl
 
 from throttlelab.analysis.latency.response_curve_models import MODELS, fit_params, knee_doubling_pole
+from throttlelab.analysis.stats import aicc, bootstrap_refits, percentile_interval, residual_draw
 from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
@@ -50,9 +53,10 @@ class ResponseCurveFit:
         Share where the fitted R reaches 2 x R(0); NaN if not before the curve's pole.
     pole
         Share where the fitted R diverges (NaN if none before 1).
-    rss, aic, r2
-        Residual sum of squares (s^2), AIC (Gaussian errors, small-sample corrected
-        when possible) and R^2 of the fit; ``n`` points, ``x_max`` the largest share observed.
+    rss, aicc, r2
+        Residual sum of squares (s^2), AICc (:func:`~throttlelab.analysis.stats.information_criteria.aicc`:
+        Gaussian errors, the error variance counted; ``None`` with too few points) and R^2 of the fit;
+        ``n`` points, ``x_max`` the largest share observed.
     note
         Caveats (failed bootstrap refits, extrapolation).
     """
@@ -65,7 +69,7 @@ class ResponseCurveFit:
     doubling: Estimate
     pole: Estimate
     rss: float
-    aic: float
+    aicc: float | None
     r2: float
     n: int
     x_max: float
@@ -88,7 +92,7 @@ class ResponseCurveFit:
         """The fit as the shared :class:`~throttlelab.results.Fit` (knee, doubling and pole as derived estimates)."""
         intervals = {k: (self.param_low[k], self.param_high[k]) for k in self.params}
         return Fit.of(self.model, self.params, intervals, level=self.knee.level, method=self.knee.method,
-                      goodness={"rss": self.rss, "aic": self.aic, "r_squared": self.r2}, n=self.n,
+                      goodness={"rss": self.rss, "aicc": self.aicc, "r_squared": self.r2}, n=self.n,
                       warnings=tuple(w for w in self.note.split("; ") if w),
                       derived={"knee": self.knee, "doubling": self.doubling, "pole": self.pole}, n_samples=self.n)
 
@@ -125,33 +129,32 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
     resid = y - fitted
     rss = float(np.sum(resid ** 2))
     k, n = len(p), x.size
-    aic = n * np.log(max(rss, 1e-300) / n) + 2 * k + (2 * k * (k + 1) / (n - k - 1) if n - k - 1 > 0 else 0.0)
     r2 = 1 - rss / float(np.sum((y - y.mean()) ** 2)) if n > 1 else np.nan
     lam_ref = float(np.mean(lam))
     x_max = float(np.max(x))
     knee, doubling, pole = knee_doubling_pole(model, p, lam_ref, x_max)
-    rng = np.random.default_rng(seed)
-    boots, failed = [], 0
-    for _ in range(n_boot):
-        y_star = resample(rng) if resample is not None else fitted + rng.choice(resid, size=n, replace=True)
+
+    def refit(y_star: np.ndarray) -> list[float] | None:
         try:
             pb = fit_params(model, x, lam, y_star, p0=p)
         except RuntimeError:
-            failed += 1
-            continue
+            return None
         d = list(knee_doubling_pole(model, pb, lam_ref, x_max))
         if model == "hyperbolic" and (pb[2] >= 9.9 or pb[2] <= x_max + 2e-3):
             d[0] = np.nan
-        boots.append([*pb, *d])
-    a = (1 - level) / 2
+        return [*pb, *d]
+
+    draw = resample if resample is not None else residual_draw(fitted, resid, k)
+    rows = bootstrap_refits(refit, draw, n_boot=n_boot, seed=seed, width=k + 3)
+    boots = rows[~np.isnan(rows).all(axis=1)]  # the refits that converged (their parameters are finite)
+    failed = n_boot - len(boots)
     nan = float("nan")
 
     def ci(col: int) -> tuple[float, float]:
-        if not boots:
+        # an interval only when most refits give the quantity (a knee is undefined in refits without take-off)
+        if np.isfinite(boots[:, col]).sum() <= 0.5 * len(boots):
             return nan, nan
-        v = np.asarray(boots)[:, col]
-        v = v[np.isfinite(v)]
-        return (float(np.quantile(v, a)), float(np.quantile(v, 1 - a))) if v.size > 0.5 * len(boots) else (nan, nan)
+        return tuple(percentile_interval(boots[:, col], level))
 
     notes = []
     if model == "hyperbolic" and p[2] >= 9.9:
@@ -170,7 +173,7 @@ def fit_response_curve(x, y, *, model: str = "hyperbolic", load=None, n_boot: in
         notes.append(f"doubling share {doubling:.2f} is an extrapolation beyond the observed {x_max:.2f}")
     return ResponseCurveFit(
         model, dict(zip(names, map(float, p))), {nm: ci(i)[0] for i, nm in enumerate(names)},
-        {nm: ci(i)[1] for i, nm in enumerate(names)}, *est, rss, float(aic), float(r2), int(n), x_max,
+        {nm: ci(i)[1] for i, nm in enumerate(names)}, *est, rss, aicc(rss, n, k), float(r2), int(n), x_max,
         None if load is None or np.ndim(load) else float(load), "; ".join(notes), lam_ref)
 
 
@@ -179,7 +182,7 @@ def fit_summary(points: pl.DataFrame, *, x: str = "contention", y: str = "mean_l
     """Fit every model per value of ``by`` and pooled over all points; return a table and the fits.
 
     The table has one row per (model, group): group (``load`` value or ``"all"``),
-    params, knee/doubling/pole with intervals, rss, aic, r2, n.  ``mm1`` uses the
+    params, knee/doubling/pole with intervals, rss, aicc, r2, n.  ``mm1`` uses the
     ``load`` column as the request rate, so the pooled ``mm1`` fit shares ``S``
     and ``C`` across rates.
     """
@@ -209,7 +212,7 @@ def fit_row(f: ResponseCurveFit) -> dict:
     for nm in ("knee", "doubling", "pole"):
         e: Estimate = getattr(f, nm)
         row |= {nm: e.value, f"{nm}_low": e.low, f"{nm}_high": e.high}
-    return row | {"rss": f.rss, "aic": f.aic, "r2": f.r2, "n": f.n, "note": f.note}
+    return row | {"rss": f.rss, "aicc": f.aicc, "r2": f.r2, "n": f.n, "note": f.note}
 
 
 def fit_from_requests(requests: pl.DataFrame, *, model: str = "hyperbolic", stat: str = "mean", x: str = "contention",

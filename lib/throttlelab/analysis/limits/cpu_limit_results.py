@@ -154,7 +154,8 @@ class CpuLimitResults:
     metric
         The response metric: ``name``, ``unit``, ``direction``.
     parameters
-        The notebook's parameters (thresholds, alpha, resampling sizes, seed).
+        The analysis' parameters, as its groups carry them (the metric, thresholds, alpha, the noise prior,
+        resampling sizes, seed, the block column).
     groups
         One entry per group of runs.
     active_time
@@ -198,9 +199,11 @@ def active_time_results(data: pl.DataFrame, fit: ActiveTimeFit) -> ActiveTimeRes
 
 
 def cpu_limit_results(prepared: PreparedRuns, groups: list[GroupAnalysis], *, runs_path: str = "",
-                      parameters: dict[str, Any] | None = None,
                       active_time: ActiveTimeResults | None = None) -> CpuLimitResults:
     """Notebook 03's :class:`CpuLimitResults` from the prepared runs and the analysed groups.
+
+    Its ``parameters`` are those the groups were analysed with (:attr:`GroupAnalysis.parameters`); groups of
+    analyses with different parameters raise ``ValueError``.
 
     Examples
     --------
@@ -211,13 +214,18 @@ def cpu_limit_results(prepared: PreparedRuns, groups: list[GroupAnalysis], *, ru
     >>> r = cpu_limit_results(prepared, analyse_cpu_limits(prepared, n_boot=0, n_sim=2000))
     >>> r.groups[0].recommendation.limit_label, r.groups[0].dead_zones_primary
     ('12000m', 'dead_zones_with_block')
+    >>> r.parameters["knee_tolerance_pct"], r.parameters["n_sim"]
+    (10.0, 2000)
     """
     m = prepared.metric
+    made_with = {repr(g.parameters) for g in groups}
+    if len(made_with) > 1:
+        raise ValueError(f"groups analysed with different parameters: {sorted(made_with)}")
     return CpuLimitResults(
         input={"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
         runs=prepared.summary(),
         metric={"name": m.name, "unit": m.unit, "direction": m.direction},
-        parameters={"metric": m.name, **(parameters or {})},
+        parameters={"metric": m.name, **(groups[0].parameters if groups else {})},
         groups=tuple(group_result(g) for g in groups),
         active_time=active_time,
     )

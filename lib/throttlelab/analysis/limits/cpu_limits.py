@@ -12,7 +12,8 @@ notebook's ``results.json``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -28,7 +29,7 @@ from throttlelab.analysis.limits.scaling_models import ScalingFit
 
 @dataclass(frozen=True)
 class GroupAnalysis:
-    """Notebook 03's analysis of one group."""
+    """Notebook 03's analysis of one group; ``parameters``: the arguments of :func:`analyse_cpu_limits` that made it."""
 
     group: dict
     label: str
@@ -40,6 +41,7 @@ class GroupAnalysis:
     dead_zones_block: DeadZoneAnalysis | None
     recommendation: Recommendation
     metric: ResponseMetric = RESPONSE_METRICS["wall_seconds"]
+    parameters: dict[str, Any] = field(default_factory=dict)
 
     @property
     def primary_dead_zones(self) -> DeadZoneAnalysis:
@@ -78,6 +80,8 @@ def analyse_cpu_limits(
     if m != prepared.metric:
         raise ValueError(f"runs were prepared for {prepared.metric.name}, not {m.name}: "
                          f"call prepare_runs(..., metric={m.name!r})")
+    parameters = {"threshold_pct": threshold_pct, "knee_tolerance_pct": knee_tolerance_pct, "alpha": alpha,
+                  "prior_cv": prior_cv, "n_boot": n_boot, "n_sim": n_sim, "seed": seed, "block": block}
     out = []
     zones = {g.label: g for g in find_dead_zones(prepared.runs, threshold_pct=threshold_pct, alpha=alpha,
                                                    prior_cv=prior_cv, n_sim=n_sim, seed=seed)}
@@ -104,7 +108,7 @@ def analyse_cpu_limits(
             group=group, label=label, summary=summary, fits=fits, fit_note=note,
             knee=find_knee(summary, tolerance_pct=knee_tolerance_pct), dead_zones=dz, dead_zones_block=dz_block,
             recommendation=recommend_limit(summary, primary, tolerance_pct=knee_tolerance_pct, threads=threads),
-            metric=m,
+            metric=m, parameters=parameters,
         ))
     return out
 

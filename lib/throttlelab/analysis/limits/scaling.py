@@ -14,7 +14,8 @@ Intervals: run-time fits get profile-likelihood intervals
 warning); :func:`fit_usl` keeps asymptotic (t with the Jacobian's standard
 errors, as R's ``usl``) and, when ``n_boot > 0``, seeded residual-bootstrap
 intervals.  The bootstrap draws also give the curve bands.  Models
-are compared by AIC (``n log(RSS/n) + 2(k + 1)``) and AICc.
+are compared by AIC and AICc (:mod:`~throttlelab.analysis.stats.information_criteria`: ``k + 1``
+parameters, the error variance counted).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from throttlelab.core.ordering import order_by_score
-from throttlelab.analysis.stats import residual_bootstrap
+from throttlelab.analysis.stats import aic, aicc, residual_bootstrap
 from throttlelab.analysis.stats import bound_warnings, profile_interval
 from throttlelab.analysis.limits.scaling_models import MODEL_ORDER, MODELS, ScalingFit, USLFit, usl_throughput
 from throttlelab.results import ConfidenceInterval
@@ -155,14 +156,13 @@ def _finish(model, names, r, n, y, response, level, n_boot, seed, refit, *, fitt
         se = np.sqrt(np.clip(np.diag(cov), 0, None))
     except np.linalg.LinAlgError:
         se = np.full(k, math.nan)
-    aic = npt * math.log(max(rss, 1e-300) / npt) + 2 * (k + 1)
-    aicc = aic + 2 * (k + 1) * (k + 2) / (npt - k - 2) if npt - k - 2 > 0 else None
     params = {nm: float(v) for nm, v in zip(names, r.x)}
     boot = None
     if n_boot > 0:
         boot = residual_bootstrap(lambda yy: refit(yy), fitted, resid, n_boot=n_boot, seed=seed, n_params=k)
     fit = ScalingFit(model=model, parameters=params, standard_errors=dict(zip(names, map(float, se))),
-                     response=response, n=npt, df_resid=df, rss=rss, aic=aic, aicc=aicc, level=level,
+                     response=response, n=npt, df_resid=df, rss=rss, aic=aic(rss, npt, k), aicc=aicc(rss, npt, k),
+                     level=level,
                      intervals={}, interval_method="bootstrap" if boot is not None else "asymptotic",
                      n_boot=n_boot)
     object.__setattr__(fit, "_boot_draws", boot)

@@ -18,7 +18,7 @@ import dataclasses
 import numpy as np
 import polars as pl
 
-from throttlelab.core.quantities import format_millicores
+from throttlelab.core.quantities import format_millicores, format_millicores_range
 from throttlelab.analysis.rightsizing.recommendation import Rightsizing
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
@@ -91,7 +91,7 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
         a, b = getattr(r, lo), getattr(r, hi)
         if r.decision in UNCHANGED or kept or a is None:
             return ""
-        return f"{a * 1000:.0f}m-open" if b is None else f"{a * 1000:.0f}-{b * 1000:.0f}m"
+        return format_millicores_range(a, b)
 
     def pct(v):
         return "n/a" if v is None else f"{100 * v:.1f}%"

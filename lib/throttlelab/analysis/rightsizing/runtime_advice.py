@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from throttlelab.core.quantities import format_cores, format_millicores
+
 # The runtime metrics that say how many threads a runtime will run, and the labels that join them to a
 # container: an application's own series carry namespace and pod (and container where the scrape adds it).
 RUNTIME_METRICS = {
@@ -88,8 +90,9 @@ def ceil_threads(limit_cores: float, *, runtime: str = "jvm", usable_cpus: int |
     return min(n, usable_cpus) if usable_cpus else n
 
 
-def _cores(c: float) -> str:
-    return f"{c:g}-core" if c >= 1 else f"{c * 1000:.0f}m"
+def _limit_size(cores: float) -> str:
+    """A limit as the adjective before "limit": ``2-core``, ``1.5-core``, ``500m``."""
+    return format_cores(cores, suffix="-core") if cores >= 1 else format_millicores(cores)
 
 
 def runtime_advice(runtime: str, threads_seen: float, limit_cores: float | None) -> RuntimeAdvice:
@@ -123,15 +126,16 @@ def runtime_advice(runtime: str, threads_seen: float, limit_cores: float | None)
         hint = " (or use Go 1.25+ / automaxprocs)" if runtime == "go" else ""
         noun = "GOMAXPROCS" if runtime == "go" else "availableProcessors"
         return RuntimeAdvice(runtime, seen, limit_cores, rule, fed, "set threads",
-                             f"{noun} is {seen} under a {_cores(limit_cores)} limit: set {name}={fed}{hint} "
+                             f"{noun} is {seen} under a {_limit_size(limit_cores)} limit: set {name}={fed}{hint} "
                              f"before raising the limit.")
     if not whole and seen > fed:
         up = math.ceil(limit_cores)
+        size = format_cores(limit_cores, suffix="-core")  # above one core: a fraction below one feeds every thread
         return RuntimeAdvice(runtime, seen, limit_cores, rule, fed, "whole-core limit",
-                             f"{name} is {seen} under a fractional {limit_cores:g}-core limit, which feeds {fed}: "
+                             f"{name} is {seen} under a fractional {size} limit, which feeds {fed}: "
                              f"use a whole-core limit ({fed} or {up} cores) or set {name}={fed}.")
     return RuntimeAdvice(runtime, seen, limit_cores, rule, None, "none",
-                         f"{name} is {seen} under a {_cores(limit_cores)} limit: the quota feeds every thread.")
+                         f"{name} is {seen} under a {_limit_size(limit_cores)} limit: the quota feeds every thread.")
 
 
 def runtime_queries(namespace_selector: str = "") -> dict[str, str]:

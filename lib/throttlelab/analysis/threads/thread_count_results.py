@@ -196,7 +196,9 @@ class ThreadCountResults:
     runs
         Runs analysed and excluded (by reason).
     parameters
-        The notebook's parameters.
+        The analysis' parameters, as its groups carry them (the metric, alpha, the noise prior and model, the
+        single-number noise band, the family of the claims), and ``advice_metrics``: the metrics besides the
+        primary one that the thread advice reports.
     metric
         The response metric: ``name``, ``unit``, ``direction``.
     thread_comparison_possible
@@ -249,15 +251,23 @@ def single_number_table(analyses: list[ThreadCountAnalysis]) -> pl.DataFrame:
 
 
 def thread_count_results(prepared: PreparedRuns, analyses: list[ThreadCountAnalysis], *, runs_path: str = "",
-                         parameters: dict[str, Any] | None = None,
                          thread_advice: pl.DataFrame | None = None) -> ThreadCountResults:
-    """Notebook 04's :class:`ThreadCountResults` from the prepared runs and the analysed groups."""
+    """Notebook 04's :class:`ThreadCountResults` from the prepared runs and the analysed groups.
+
+    Its ``parameters`` are those the groups were analysed with (:attr:`ThreadCountAnalysis.parameters`; groups of
+    analyses with different parameters raise ``ValueError``) and the further metrics of ``thread_advice``.
+    """
     m = prepared.metric
+    made_with = {repr(a.parameters) for a in analyses}
+    if len(made_with) > 1:
+        raise ValueError(f"groups analysed with different parameters: {sorted(made_with)}")
+    advice_metrics = ([] if thread_advice is None or not thread_advice.height else
+                      [x for x in dict.fromkeys(thread_advice["metric"].to_list()) if x != m.name])
     single = single_number_table(analyses)
     return ThreadCountResults(
         input={"runs_path": runs_path or "published:ffmpeg_cpu_limit_sweep.csv"},
         runs=prepared.summary(),
-        parameters={"metric": m.name, **(parameters or {})},
+        parameters={"metric": m.name, **(analyses[0].parameters if analyses else {}), "advice_metrics": advice_metrics},
         metric={"name": m.name, "unit": m.unit, "direction": m.direction},
         thread_comparison_possible=any(a.has_explicit_threads for a in analyses),
         groups=tuple(thread_count_group(a) for a in analyses),

@@ -39,7 +39,8 @@ differences are exact: no interval, no test, and the method says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -66,7 +67,8 @@ def _nulls_as_float(df: pl.DataFrame) -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class ThreadCountAnalysis:
-    """Thread-count analysis of one (workload, contention) group."""
+    """Thread-count analysis of one (workload, contention) group; ``parameters``: the arguments of
+    :func:`analyse_thread_counts` that made it."""
 
     group: dict
     label: str
@@ -82,6 +84,7 @@ class ThreadCountAnalysis:
     outlying_runs: tuple[OutlyingRun, ...] = ()
     single_numbers: pl.DataFrame | None = None  # one number per cell: the verdicts of single_number_verdicts
     family_limits: int = 1  # limits whose claims share one family (Bonferroni divisor; 1: each limit on its own)
+    parameters: dict[str, Any] = field(default_factory=dict)
 
     def table(self) -> pl.DataFrame:
         rows = []
@@ -136,6 +139,8 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {FAMILIES}, not {family!r}")
     m = _prepared_metric(runs, metric)
+    parameters = {"alpha": alpha, "prior_cv": prior_cv, "level": level, "noise_model": noise_model, "n_sim": n_sim,
+                  "ceiling_cv": ceiling_cv, "floor_cv": floor_cv, "family": family}
     out = []
     for group, frame in iter_groups(runs, ("workload", "contention")):
         # ceiling_cv, floor_cv: the noise band of the single-number verdicts (groups with one number per cell)
@@ -200,6 +205,7 @@ def analyse_thread_counts(runs: pl.DataFrame, *, alpha: float = 0.05, prior_cv: 
             cells=cells.select("limit_label", "limit_order", "cpu_limit_cores", "threads", "explicit", "runs",
                                "geomean_seconds"),
             metric=m, method=method, outlying_runs=tuple(flagged), single_numbers=single, family_limits=limits,
+            parameters=parameters,
         ))
     return out
 
