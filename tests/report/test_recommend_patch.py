@@ -20,7 +20,8 @@ from throttlelab.analysis.rightsizing.recommendation import Settings
 from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
 from throttlelab.report.recommend_cli import render
-from throttlelab.report.recommend_patch import CONTENT_TYPE, containers, parse_cpu, patch_yaml
+from throttlelab.core.quantities import parse_cores
+from throttlelab.report.recommend_patch import CONTENT_TYPE, containers, patch_yaml
 
 
 def test_doctests_run():
@@ -58,8 +59,8 @@ def test_the_values_equal_the_json_and_kept_or_unpatchable_rows_get_none(runs):
         for c in containers(d):
             key = (d["metadata"]["namespace"], d["kind"], d["metadata"]["name"], c["name"])
             r = rows[key]
-            assert parse_cpu(c["resources"]["requests"]["cpu"]) == r["recommended_request_cores"]
-            assert parse_cpu(c["resources"]["limits"]["cpu"]) == r["recommended_limit_cores"]
+            assert parse_cores(c["resources"]["requests"]["cpu"]) == r["recommended_request_cores"]
+            assert parse_cores(c["resources"]["limits"]["cpu"]) == r["recommended_limit_cores"]
             assert set(c["resources"]) == {"requests", "limits"} and set(c["resources"]["limits"]) == {"cpu"}
             seen.add(key)
     changed = {k for k, r in rows.items() if r["decision"] not in ("keep", "too little data")
@@ -157,8 +158,8 @@ def test_the_patches_pass_a_server_side_dry_run_and_set_the_json_values(runs, co
                     patched = any(p["name"] == c.name for p in containers(d))
                     want_req = r["recommended_request_cores"] if patched else r["current_request_cores"]
                     want_lim = r["recommended_limit_cores"] if patched else r["current_limit_cores"]
-                    assert parse_cpu(c.resources.requests["cpu"]) == want_req, (kind, name, c.name)
-                    assert (parse_cpu(c.resources.limits["cpu"]) if "cpu" in c.resources.limits else None) == want_lim
+                    assert parse_cores(c.resources.requests["cpu"]) == want_req, (kind, name, c.name)
+                    assert (parse_cores(c.resources.limits["cpu"]) if "cpu" in c.resources.limits else None) == want_lim
                     assert c.resources.requests["memory"] == c.resources.limits["memory"] == "256Mi"
         finally:
             core.delete_namespace(ns)

@@ -86,6 +86,11 @@ def test_colours_on_a_terminal_none_without_one_or_with_no_color(run, monkeypatc
     assert console(file=io.StringIO()).is_terminal is False
 
 
+def test_direction_reads_a_request_of_zero():
+    assert [mod.direction(a, b) for a, b in [("0m", "50m"), ("250m", "0m"), ("0m", "0m*"), ("1", "999m")]] == [
+        "raise", "lower", "keep", "lower"]
+
+
 def test_direction():
     assert [mod.direction(a, b) for a, b in [("500m", "2000m*"), ("4000m", "600m"), ("1000m", "keep"),
                                               ("none", "860m"), ("500m", "?"), ("500m", "500m")]] == [

@@ -5,7 +5,8 @@ Each document names the workload (``apiVersion``, ``kind``, ``metadata.name`` an
 (``spec.template.spec.containers``; a CronJob's under
 ``spec.jobTemplate.spec.template.spec``), the containers to change by ``name``
 (the list's merge key) with their CPU request and limit: the JSON's
-``recommended_request_cores`` and ``recommended_limit_cores`` in millicores.
+``recommended_request_cores`` and ``recommended_limit_cores`` in millicores
+(:func:`~throttlelab.core.quantities.format_millicores`).
 Memory is left alone.  Containers whose decision is ``keep`` (or that had too
 little data) are left out; a workload with none left gets no document.  Under
 the requests-only policy each CPU limit is removed (``limits: {cpu: null}``).
@@ -20,6 +21,7 @@ _content_type="application/strategic-merge-patch+json")`` (its default for a dic
 from __future__ import annotations
 
 from throttlelab.analysis.rightsizing import Rightsizing
+from throttlelab.core.quantities import format_millicores
 
 #: Kinds a pod-template patch changes, and their API group/version.
 API_VERSION = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1", "CronJob": "batch/v1"}
@@ -28,28 +30,10 @@ UNCHANGED = ("keep", "too little data")
 CONTENT_TYPE = "application/strategic-merge-patch+json"
 
 
-def millicores(cores: float) -> str:
-    """Cores as a Kubernetes CPU quantity in millicores.
-
-    >>> millicores(1.86), millicores(0.05), millicores(2.0)
-    ('1860m', '50m', '2000m')
-    """
-    return f"{round(cores * 1000)}m"
-
-
-def parse_cpu(q: str) -> float:
-    """A CPU quantity (``1860m``, ``2``, ``0.5``) in cores.
-
-    >>> parse_cpu("1860m"), parse_cpu("2"), parse_cpu("0.5")
-    (1.86, 2.0, 0.5)
-    """
-    q = str(q)
-    return int(q[:-1]) / 1000 if q.endswith("m") else float(q)
-
-
 def _container(r: Rightsizing, policy: str) -> dict:
-    limit = None if policy == "none" or r.recommended_limit_cores is None else millicores(r.recommended_limit_cores)
-    return {"name": r.container, "resources": {"requests": {"cpu": millicores(r.recommended_request_cores)},
+    limit = (None if policy == "none" or r.recommended_limit_cores is None
+             else format_millicores(r.recommended_limit_cores))
+    return {"name": r.container, "resources": {"requests": {"cpu": format_millicores(r.recommended_request_cores)},
                                                "limits": {"cpu": limit}}}
 
 
@@ -78,7 +62,12 @@ def patches(recs: list[Rightsizing], policy: str) -> tuple[list[dict], list[str]
 
 
 def containers(doc: dict) -> list[dict]:
-    """The ``containers`` list of a patch document, wherever its kind keeps the pod template."""
+    """The ``containers`` list of a patch document, wherever its kind keeps the pod template.
+
+    >>> containers({"kind": "CronJob", "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [
+    ...     {"name": "app"}]}}}}}})
+    [{'name': 'app'}]
+    """
     spec = doc["spec"]
     if doc["kind"] == "CronJob":
         spec = spec["jobTemplate"]["spec"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import io
 
+from throttlelab.core.quantities import parse_cores
+
 #: Always shown, in this order (the workload column joins namespace, kind, name and container).
 CORE = ("workload container", "decision", "request now", "request new", "limit now", "limit new", "throttled")
 #: Shown while the table fits, in this order.
@@ -41,7 +43,7 @@ def direction(now: str, new: str) -> str:
         return "none"
     if now == "none" or new == "none":
         return "other"
-    a, b = float(now.rstrip("m")), float(new.rstrip("m*"))
+    a, b = parse_cores(now, allow_zero=True), parse_cores(new.rstrip("*"), allow_zero=True)
     return "raise" if b > a else "lower" if b < a else "keep"
 
 
