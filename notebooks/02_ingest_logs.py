@@ -34,7 +34,7 @@ from throttlelab.ingest import detect_format, read_any
 from throttlelab.ingest.intervals import intervals, thin_samples
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import monitor_charts
-from throttlelab.report.monitor_answer import monitor_answer
+from throttlelab.report.answers.monitor_answer import monitor_answer
 out = tn.start(output_dir, name="02_ingest_logs")
 
 # %% [markdown]

@@ -39,7 +39,7 @@ from throttlelab.analysis.threads import single_number_table, thread_count_resul
 from throttlelab.analysis.threads import analyse_thread_counts
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
-from throttlelab.report.thread_count_answer import per_limit_lines, thread_count_answer
+from throttlelab.report.answers.thread_count_answer import per_limit_lines, thread_count_answer
 
 out = tn.start(output_dir, name="04_thread_counts")
 

@@ -1,0 +1,7 @@
+"""Studies: which notebooks to run with which parameters, and running them with papermill.
+
+A study file names the notebooks and their parameters; running it checks each run's requirements, executes the
+notebook, records its provenance, publishes its HTML report and rebuilds the index.
+
+The command is :mod:`throttlelab.report.study_cli`.
+"""
