@@ -50,7 +50,7 @@ def config_section() -> str:
     from throttlelab.experiment.latency.latency_sweep import LatencySweepFile
     from throttlelab.experiment.sweeps.spec import SweepSpec
     from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS
-    from throttlelab.report.study.study_file import StudyFile
+    from throttlelab.report.study import StudyFile
 
     # the sweep spec's table keeps the title the README has always given it (the keys of a spec file)
     return "\n" + "\n".join([reference_markdown(StudyFile), reference_markdown(SweepSpec, title="SweepSpecFile"),

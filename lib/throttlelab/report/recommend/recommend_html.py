@@ -7,7 +7,6 @@ import html
 
 from throttlelab.analysis.rightsizing import (advice_sentences, decision_table, label, marks_frame, method_lines,
                                               throttled_ratio_frame, usage_distribution_frame)
-from throttlelab.report.charts.rightsizing_charts import throttled_ratio_chart, usage_distribution_chart
 from throttlelab.report.html.offline import chart_html
 
 CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
@@ -32,6 +31,8 @@ def table_html(table) -> str:
 def recommend_html(run) -> str:
     """The report page of a :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` (every string escaped;
     charts drawn offline by the embedded vega bundle)."""
+    from throttlelab.report.charts import throttled_ratio_chart, usage_distribution_chart  # altair: when a page is drawn
+
     e = html.escape
     recs, fetched, settings, source = run.recommendations, run.fetched, run.settings, run.source
     table = decision_table(recs)

@@ -5,3 +5,8 @@ notebook, records its provenance, publishes its HTML report and rebuilds the ind
 
 The command is :mod:`throttlelab.report.study_cli`.
 """
+
+from throttlelab.report.study.study_file import NotebookRun, Study, StudyFile, load_study, with_parameters
+from throttlelab.report.study.study_runner import StudyOutcome, run_study
+
+__all__ = ['NotebookRun', 'Study', 'StudyFile', 'StudyOutcome', 'load_study', 'run_study', 'with_parameters']
