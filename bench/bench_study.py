@@ -13,8 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def main() -> int:
-    from throttlelab.report.study_runner import run_study
-    from throttlelab.report.study import load_study
+    from throttlelab.report.study import load_study, run_study
 
     study = load_study(REPO / "studies" / "published.yaml")
     with tempfile.TemporaryDirectory() as tmp:

@@ -43,8 +43,8 @@ from throttlelab.experiment.sweeps.sweep_results import sweep_results
 from throttlelab.experiment.sweeps.sweep_summary import pick_example_run, run_intervals, sweep_summary
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.sweep_charts import limit_wall_chart, run_intervals_chart
-from throttlelab.report.sweep_answer import sweep_answer
+from throttlelab.report.charts import limit_wall_chart, run_intervals_chart
+from throttlelab.report.answers import sweep_answer
 
 out = tn.start(output_dir, name="01_run_sweep")
 

@@ -33,8 +33,8 @@ from throttlelab.analysis.runs import ingest_summary, merge_by_table
 from throttlelab.ingest import detect_format, read_any
 from throttlelab.ingest.intervals import intervals, thin_samples
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts import monitor_charts
-from throttlelab.report.monitor_answer import monitor_answer
+from throttlelab.report.charts import monitor_panels, skip_chart
+from throttlelab.report.answers import monitor_answer
 out = tn.start(output_dir, name="02_ingest_logs")
 
 # %% [markdown]
@@ -87,7 +87,7 @@ tn.show_table(skips, title="Skipped lines by reason", empty="every line was used
 
 # %%
 if skips.height:
-    display(monitor_charts.skip_chart(skips))
+    display(skip_chart(skips))
 else:
     tn.not_run("no chart of skipped lines: every line was used")
 
@@ -118,8 +118,8 @@ tn.show_table(by_limit, title="Throttling by CPU limit", empty="no samples with 
 # %%
 shown = intervals(thin_samples(samples, max_points)) if samples.height else iv
 if shown.height:
-    display(monitor_charts.monitor_panels(shown, request_cores=request_cores or None,
-                                          title="Monitor log: throttling, usage, limit, memory"))
+    display(monitor_panels(shown, request_cores=request_cores or None,
+                           title="Monitor log: throttling, usage, limit, memory"))
 else:
     display(Markdown("*No panels: the inputs hold no monitor samples.*"))
 

@@ -43,10 +43,10 @@ from throttlelab.analysis.runs import metric_ci, metric_value
 from throttlelab.analysis.runs import load_runs
 from throttlelab.ingest.published import load_go_active_time
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.active_time_charts import active_time_chart
-from throttlelab.report.charts.dead_zone_charts import dead_zone_chart
-from throttlelab.report.charts.scaling_charts import scaling_chart
-from throttlelab.report.cpu_limit_answer import cpu_limit_answer
+from throttlelab.report.charts import active_time_chart
+from throttlelab.report.charts import dead_zone_chart
+from throttlelab.report.charts import scaling_chart
+from throttlelab.report.answers import cpu_limit_answer
 
 out = tn.start(output_dir, name="03_cpu_limits")
 

@@ -38,8 +38,8 @@ from throttlelab.analysis.threads import thread_advice
 from throttlelab.analysis.threads import single_number_table, thread_count_results
 from throttlelab.analysis.threads import analyse_thread_counts
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts.thread_charts import auto_vs_best_chart, thread_heatmap
-from throttlelab.report.thread_count_answer import per_limit_lines, thread_count_answer
+from throttlelab.report.charts import auto_vs_best_chart, thread_heatmap
+from throttlelab.report.answers import per_limit_lines, thread_count_answer
 
 out = tn.start(output_dir, name="04_thread_counts")
 

@@ -39,8 +39,8 @@ from throttlelab.analysis.latency import contention_results
 from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts import latency_charts as charts
-from throttlelab.report.service_answers import contention_answer
+from throttlelab.report import charts
+from throttlelab.report.answers import contention_answer
 out = tn.start(output_dir, name="05_contention")
 
 # %% [markdown]

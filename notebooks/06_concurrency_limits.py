@@ -40,8 +40,8 @@ from throttlelab.analysis.latency import concurrency_results
 from throttlelab.experiment.latency.latency_inputs import load_measured
 from throttlelab.ingest.published import load_semaphore
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts import latency_charts as charts
-from throttlelab.report.service_answers import concurrency_answer
+from throttlelab.report import charts
+from throttlelab.report.answers import concurrency_answer
 out = tn.start(output_dir, name="06_concurrency_limits")
 
 # %% [markdown]

@@ -37,8 +37,8 @@ from throttlelab.analysis.capacity import compare_variants, project_capacity, pr
 from throttlelab.analysis.capacity import capacity_results
 from throttlelab.ingest.published import load_mediamtx
 from throttlelab.report import notebook as tn
-from throttlelab.report.capacity_answer import capacity_answer
-from throttlelab.report.charts.capacity_charts import capacity_chart
+from throttlelab.report.answers import capacity_answer
+from throttlelab.report.charts import capacity_chart
 
 out = tn.start(output_dir, name="07_capacity")
 

@@ -45,8 +45,8 @@ from throttlelab.analysis.rightsizing import (advice_sentences, decision_table, 
                                               recommendations_frame, throttled_ratio_frame, usage_distribution_frame)
 from throttlelab.ingest.prometheus import parse_duration
 from throttlelab.report import notebook as tn
-from throttlelab.report.charts import rightsizing_charts as charts
-from throttlelab.report.recommend_html import table_html
+from throttlelab.report import charts
+from throttlelab.report.recommend import table_html
 
 out = tn.start(output_dir, name="08_recommend")
 sample = Path("../data/published/samples/shop_namespace.om.gz")
@@ -68,7 +68,7 @@ sample = Path("../data/published/samples/shop_namespace.om.gz")
 # (replicas, rollouts, Job runs) pooled into one row per container.
 
 # %%
-from throttlelab.report.recommend_answer import recommend_answer
+from throttlelab.report.recommend import recommend_answer
 
 reading_sample = not (prometheus_url or openmetrics_path)
 namespace = namespace or ("shop" if reading_sample else "")  # the bundled sample is one namespace, shop

@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from throttlelab.report.results_schema import json_schema, markdown
+from throttlelab.report import json_schema, markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "docs" / "results_schema.json"

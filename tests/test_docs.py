@@ -60,7 +60,7 @@ def test_every_screenshot_is_shown_in_the_docs():
 
 @pytest.mark.browser
 def test_search_works_from_file_with_no_network(site):
-    from throttlelab.report.browser import chromium_path
+    from throttlelab.report.html.browser import chromium_path
 
     if chromium_path() is None:
         pytest.skip("chromium not installed (make system-tools installs it)")

@@ -205,7 +205,7 @@ def test_cycle_finder_finds_cycles():
 # --- faces -------------------------------------------------------------------------------------------------------
 
 #: Layers organised into concept packages: from outside, only their faces are imported.
-CONCEPT_LAYERS = ("throttlelab.analysis", "throttlelab.ingest")
+CONCEPT_LAYERS = ("throttlelab.analysis", "throttlelab.ingest", "throttlelab.report")
 #: Modules at the top of such a layer (``__init__.py``, the layer's face, not counted).
 MAX_TOP_MODULES = 12
 
@@ -312,7 +312,7 @@ def test_the_face_check_finds_imports_past_a_face():
 
 
 def test_concept_layers_keep_few_modules_at_their_top():
-    """At most 12 modules directly in ``analysis/`` and in ``ingest/``; the layer's ``__init__`` is not counted."""
+    """At most 12 modules directly in ``analysis/``, ``ingest/`` and ``report/``; the layer's ``__init__`` is not counted."""
     for layer in CONCEPT_LAYERS:
         folder = PKG / layer.split(".")[1]
         top = sorted(p.name for p in folder.glob("*.py") if p.name != "__init__.py")
@@ -342,6 +342,69 @@ def test_the_ingest_face_loads_its_result_types_on_first_use():
     else:
         raise AssertionError("an unknown name must raise AttributeError")
 
+
+# --- report faces --------------------------------------------------------------------------------------------------
+
+#: The report layer's concept packages: each has a face, and so has the layer (its modules at the top: the notebook
+#: helpers, the results schema and the command modules).
+REPORT_PACKAGES = ("answers", "charts", "html", "recommend", "study")
+
+
+def test_the_report_layer_and_each_of_its_packages_have_a_face():
+    faced = faces()
+    report = {m for m, p in modules().items() if p.name == "__init__.py" and within(m, "throttlelab.report")}
+    assert report == {"throttlelab.report", *(f"throttlelab.report.{p}" for p in REPORT_PACKAGES)}
+    assert report <= set(faced), f"no __all__: {sorted(report - set(faced))}"
+
+
+def test_every_name_a_report_face_lists_is_there():
+    """A face's ``__all__`` names what it gives, the report layer's own face (which loads on first use) included."""
+    import importlib
+
+    missing = []
+    for package, names in sorted(faces().items()):
+        if within(package, "throttlelab.report"):
+            face = importlib.import_module(package)
+            missing += [f"{package}.{n}" for n in sorted(names) if not hasattr(face, n)]
+    assert missing == []
+
+
+def test_the_face_check_finds_report_imports_past_a_face(tmp_path):
+    """The layer's face lists ``notebook`` (a module: notebooks import it as ``tn``); anything else at the top of
+    ``report/`` and any module inside a report package is past a face."""
+    known = {"throttlelab.report": PKG / "report/__init__.py",
+             "throttlelab.report.notebook": PKG / "report/notebook.py",
+             "throttlelab.report.results_schema": PKG / "report/results_schema.py",
+             "throttlelab.report.charts": PKG / "report/charts/__init__.py",
+             "throttlelab.report.charts.scaling_charts": PKG / "report/charts/scaling_charts.py",
+             "throttlelab.report.answers": PKG / "report/answers/__init__.py",
+             "throttlelab.report.answers.sweep_answer": PKG / "report/answers/sweep_answer.py"}
+    faced = {"throttlelab.report": {"notebook", "json_schema"}, "throttlelab.report.charts": {"scaling_chart"},
+             "throttlelab.report.answers": {"sweep_answer"}}
+    tree = ("from throttlelab.report.charts.scaling_charts import scaling_chart\n"  # 1: past the charts face
+            "from throttlelab.report import results_schema\n"  # 2: a module at the top, not in the face
+            "from throttlelab.report.answers.sweep_answer import sweep_answer\n"  # 3: past the answers face
+            "from throttlelab.report.charts import hidden\n"  # 4: not in the face's __all__
+            "from throttlelab.report import notebook as tn\n"  # fine: the face lists it
+            "from throttlelab.report import charts, json_schema\n"  # fine: a face, a listed name
+            "from throttlelab.report.answers import sweep_answer\n"  # fine
+            "from throttlelab.report.charts import scaling_chart\n")  # fine
+    path = tmp_path / "nb.py"
+    path.write_text(tree)
+    sites = sorted(import_sites(path, "", known, faced), key=lambda site: site[2])
+    bad = face_problems(None, "nb.py", sites, known, faced)
+    assert sorted(b.split(" imports")[0] for b in bad) == ["nb.py:1", "nb.py:2", "nb.py:3", "nb.py:4"]
+    assert face_problems("throttlelab.report.charts.style", "m.py", sites[:1], known, faced) == []
+
+
+def test_scripts_import_report_faces_only():
+    """``scripts/*.py`` import the report layer through its faces (their other imports are not checked here)."""
+    known, faced = modules(), faces()
+    bad = []
+    for path in sorted((REPO / "scripts").glob("*.py")):
+        sites = [s for s in import_sites(path, "", known, faced) if within(s[0], "throttlelab.report")]
+        bad += face_problems(None, str(path.relative_to(REPO)), sites, known, faced)
+    assert not bad, "\n".join(bad)
 
 # --- subpackages ---------------------------------------------------------------------------------------------------
 

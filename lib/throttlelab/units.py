@@ -21,9 +21,10 @@ Examples
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from throttlelab.core.quantities import label_cores
 
 MISSING = "–"
 
@@ -141,19 +142,6 @@ def noun_for(n: float | int, noun: str, plural: str | None = None) -> str:
     return noun if n == 1 else (plural or f"{noun}s")
 
 
-_LABEL = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)\s*(m)?\s*$")
-
-
-def label_cores(label: object) -> float | None:
-    """The cores a limit label stands for (``"500m"`` -> 0.5, ``"2"`` -> 2.0); ``None`` for ``unlimited``."""
-    if isinstance(label, (int, float)) and not isinstance(label, bool):
-        return None if math.isinf(label) else float(label)
-    m = _LABEL.match(str(label))
-    if not m:
-        return None
-    return float(m.group(1)) / (1000 if m.group(2) else 1)
-
-
 def cores(x: float | None) -> str:
     """A CPU amount in cores: ``1 core``, ``0.25 cores``, ``12 cores``; ``None``/inf is ``no limit``."""
     if x is None or math.isinf(x):
@@ -162,7 +150,8 @@ def cores(x: float | None) -> str:
 
 
 def cores_label(label: object) -> str:
-    """A limit label (``12000m``, ``unlimited``) in cores: ``12 cores``, ``no limit``."""
+    """A limit label (``12000m``, ``unlimited``; read by :func:`~throttlelab.core.quantities.label_cores`) in cores:
+    ``12 cores``, ``no limit``."""
     return cores(label_cores(label))
 
 

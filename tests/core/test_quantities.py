@@ -9,8 +9,7 @@ import pytest
 
 from throttlelab.core import quantities
 from throttlelab.core.quantities import (cores_expr, cores_text, format_cores, format_cpu, format_millicores,
-                                         format_millicores_range, memory_bytes,
-                                         parse_cores)
+                                         format_millicores_range, label_cores, memory_bytes, parse_cores)
 
 
 @pytest.mark.parametrize(
@@ -27,6 +26,38 @@ def test_parse_cores(value, cores):
 def test_parse_cores_rejects(value):
     with pytest.raises(ValueError):
         parse_cores(value)
+
+
+def test_zero_is_read_only_when_allowed():
+    assert [parse_cores(v, allow_zero=True) for v in ("0m", "0", 0, "250m", "unlimited")] == [0.0, 0.0, 0.0, 0.25, None]
+    for value in ("-1", -0.5, "1.5 cores", float("nan")):
+        with pytest.raises(ValueError):
+            parse_cores(value, allow_zero=True)
+
+
+def test_patch_quantities_read_back():
+    """The recommend patch's CPU quantities: whole millicores out, the same cores back (what ``kubectl`` reads)."""
+    assert [format_millicores(c) for c in (1.86, 0.05, 2.0)] == ["1860m", "50m", "2000m"]
+    assert [parse_cores(q) for q in ("1860m", "2", "0.5")] == [1.86, 2.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("label", "cores"),
+    [("12000m", 12.0), ("500m", 0.5), ("2", 2.0), (" 1.5 ", 1.5), ("1.25 cores", 1.25), ("1 core", 1.0),
+     ("500000u", 0.5), (1.0, 1.0), (3, 3.0), (0.1 + 0.2, 0.1 + 0.2), ("unlimited", None), ("no limit", None),
+     ("max", None), ("auto", None), ("0m", None), ("-1", None), ("", None), (None, None), (True, None),
+     (float("inf"), None)],
+)
+def test_label_cores(label, cores):
+    assert label_cores(label) == cores
+
+
+def test_label_cores_reads_every_label_the_formatters_write():
+    for cores in (0.001, 0.25, 0.45, 1.0, 1.25, 2.0, 12.0):
+        assert label_cores(format_millicores(cores)) == cores
+        assert label_cores(format_cores(cores)) == cores
+        assert label_cores(format_cpu(cores)) == cores
+    assert {label_cores(format_millicores(None)), label_cores(format_cores(None)), label_cores(format_cpu(None))} == {None}
 
 
 def test_the_text_a_value_reads_back_to_it():

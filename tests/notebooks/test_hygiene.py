@@ -52,15 +52,19 @@ def test_papermill_sees_every_parameter(path):
 
 
 def chart_functions(cells) -> tuple[set[str], set[str]]:
-    """Names imported from ``throttlelab.report.charts`` modules, and module aliases of them."""
+    """Names imported from ``throttlelab.report.charts`` (its face or its modules), and aliases of the package or of
+    its modules."""
     names, modules = set(), {"alt"}
     for cell in cells:
         if cell["cell_type"] != "code":
             continue
         for node in ast.walk(ast.parse(_source(cell))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("throttlelab.report.charts"):
+            if isinstance(node, ast.ImportFrom) and node.module == "throttlelab.report":
+                modules |= {a.asname or a.name for a in node.names if a.name == "charts"}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("throttlelab.report.charts"):
                 for a in node.names:
-                    (modules if node.module == "throttlelab.report.charts" else names).add(a.asname or a.name)
+                    module = node.module == "throttlelab.report.charts" and a.name.endswith("_charts")
+                    (modules if module else names).add(a.asname or a.name)
     return names, modules
 
 
@@ -111,6 +115,10 @@ def test_caption_check_finds_a_bare_chart():
     assert uncaptioned_charts([imports, code("scaling_chart(df)")]) == ["scaling_chart(df)"]
     assert uncaptioned_charts([imports, code("x = 1\ncharts.latency_ecdf(df).show()")]) != []
     assert uncaptioned_charts([imports, md, code("scaling_chart(df)"), md, code("charts.latency_ecdf(df)")]) == []
+    faces = code("from throttlelab.report.charts import monitor_panels\nfrom throttlelab.report import charts as c")
+    assert uncaptioned_charts([faces, code("display(monitor_panels(df))")]) == ["display(monitor_panels(df))"]
+    assert uncaptioned_charts([faces, code("c.stage_bars(df)")]) == ["c.stage_bars(df)"]
+    assert uncaptioned_charts([faces, md, code("display(monitor_panels(df))"), md, code("c.stage_bars(df)")]) == []
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

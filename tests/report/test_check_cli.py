@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from throttlelab.cli import main
-from throttlelab.report.browser import chromium_path
-from throttlelab.report.index import write_index
+from throttlelab.report.html.browser import chromium_path
+from throttlelab.report.html.index import write_index
 
-from .browser_pages import bad_page, good_page
+from .html.browser_pages import bad_page, good_page
 
 pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(chromium_path() is None, reason="chromium not installed (make system-tools installs it)")]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from throttlelab.report.browser import chromium_path
+from throttlelab.report.html.browser import chromium_path
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = "07_capacity.ipynb"
@@ -133,8 +133,8 @@ def test_notebook_runs_top_to_bottom_in_jupyterlab_and_its_charts_draw(lab, brow
 
 def test_downloaded_report_notebook_shows_its_charts_untrusted(lab, browser, tmp_path):
     """The study runner's notebook.ipynb: PNG beside each chart, no script HTML, so JupyterLab shows them."""
-    from throttlelab.report.study_runner import run_study
-    from throttlelab.report.study import load_study
+    from throttlelab.report.study.study_runner import run_study
+    from throttlelab.report.study.study_file import load_study
 
     base, token, root = lab
     outcome = run_study(load_study(REPO / "studies" / "published.yaml").select(["mediamtx-capacity"]), tmp_path,

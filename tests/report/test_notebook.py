@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from throttlelab.report import notebook as tn
-from throttlelab.report.html_export import answer_html
+from throttlelab.report.html.html_export import answer_html
 from throttlelab.results import ConfidenceInterval, Estimate, Fit
 
 
@@ -24,7 +24,7 @@ def test_answer_and_headlines_are_saved_and_read_back(tmp_path):
 
 
 def test_an_answer_object_gives_lead_basis_method_and_findings(tmp_path):
-    from throttlelab.report.answer_text import Answer
+    from throttlelab.report.answers.answer_text import Answer
 
     out = tn.start(tmp_path / "out", name="t")
     tn.headline("first")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from throttlelab.report.browser import check_pages, chromium_path
-from throttlelab.report.study_runner import run_study
-from throttlelab.report.study import load_study
+from throttlelab.report.html.browser import check_pages, chromium_path
+from throttlelab.report.study.study_runner import run_study
+from throttlelab.report.study.study_file import load_study
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -78,7 +78,7 @@ def test_no_python_repr_or_emoji_in_any_report(published):
 @pytest.mark.slow
 def test_every_lead_and_page_is_for_users(published):
     """Leads of at most 40 plain words; no developer note, Setup section, numbered heading or empty section."""
-    from tests.report.test_user_text import check_reports
+    from tests.report.html.test_user_text import check_reports
 
     _, outcome = published
     assert check_reports(outcome) == []

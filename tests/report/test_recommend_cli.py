@@ -86,7 +86,7 @@ def test_empty_match_is_one_line(capsys, live):
 @pytest.mark.browser
 def test_html_report_draws_offline_in_chromium(capsys, tmp_path):
     """The HTML report from the bundled export: every chart drawn, no console error, no network request."""
-    from throttlelab.report.browser import check_page, chromium_path
+    from throttlelab.report.html.browser import check_page, chromium_path
 
     if not chromium_path():
         pytest.skip("no chromium")

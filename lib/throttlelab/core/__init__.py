@@ -28,11 +28,12 @@ from throttlelab.core.quantities import (
     format_cpu,
     format_cpu_range,
     format_millicores,
+    label_cores,
     memory_bytes,
     parse_cores,
 )
 
 __all__ = ['CADVISOR_COUNTERS', 'CADVISOR_GAUGES', 'CADVISOR_PERIOD', 'CADVISOR_QUOTA', 'COUNTER', 'CPU_COUNTERS',
            'CpuCounter', 'argbest', 'best_by_score', 'cores_expr', 'cores_text', 'counter', 'format_cores', 'format_cpu', 'format_cpu_range',
-           'format_millicores', 'from_cadvisor', 'from_field', 'memory_bytes', 'order_by_score', 'parse_cores',
+           'format_millicores', 'from_cadvisor', 'from_field', 'label_cores', 'memory_bytes', 'order_by_score', 'parse_cores',
            'parse_cpu_stat', 'stat_keys', 'tie_order']

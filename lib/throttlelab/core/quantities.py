@@ -2,7 +2,8 @@
 
 A CPU quantity is a number of cores: ``0.5``, ``"1500m"`` (millicores), ``"500000u"``,
 ``"2000000000n"`` (micro- and nanocores, as the metrics API writes them) or a word for no limit
-(``unlimited``, ``none``, ``max``: the cgroup v2 spelling), read by :func:`parse_cores` (one value)
+(``unlimited``, ``none``, ``max``: the cgroup v2 spelling), read by :func:`parse_cores` (one value),
+:func:`label_cores` (a label as these functions write it, ``"1.25 cores"`` included; ``None`` for any other text)
 or :func:`cores_expr` (a polars column of text).  It is written by :func:`format_millicores`
 (``"1500m"``: labels and run ids; :func:`format_millicores_range` for an interval), :func:`format_cores`
 (``"1.5"``), :func:`format_cpu` (how Kubernetes users write a request: ``"450m"`` below a core,
@@ -30,7 +31,7 @@ _MEM_SCALE = {"": 1, "k": 1000, "K": 1000, "M": 1000**2, "G": 1000**3, "T": 1000
               "Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4, "Pi": 1024**5, "Ei": 1024**6}
 
 
-def parse_cores(value: Any) -> float | None:
+def parse_cores(value: Any, *, allow_zero: bool = False) -> float | None:
     """Cores from a number, a quantity text or a word for no limit (``None``).
 
     Parameters
@@ -38,6 +39,8 @@ def parse_cores(value: Any) -> float | None:
     value
         ``0.5``, ``2``, ``"1500m"``, ``"2"``, ``"500000u"``, ``"unlimited"`` (or ``"none"``, ``"max"``,
         ``None``).
+    allow_zero
+        Read zero too (a CPU request of ``0``, a table cell); a limit is never zero.
 
     Returns
     -------
@@ -61,6 +64,8 @@ def parse_cores(value: Any) -> float | None:
     Traceback (most recent call last):
     ...
     ValueError: CPU limit must be positive, got '0m'
+    >>> parse_cores("0m", allow_zero=True), parse_cores("1860m", allow_zero=True)
+    (0.0, 1.86)
     """
     if value is None or (isinstance(value, str) and value.strip().lower() in UNLIMITED_WORDS):
         return None
@@ -72,9 +77,39 @@ def parse_cores(value: Any) -> float | None:
         cores = float(m.group(1)) / CPU_DIVISOR[m.group(2)]
     else:
         raise ValueError(f"cannot read {value!r} as CPU cores (use 0.5, '1500m' or 'unlimited')")
-    if not math.isfinite(cores) or cores <= 0:
+    if not math.isfinite(cores) or cores < 0 or (cores == 0 and not allow_zero):
         raise ValueError(f"CPU limit must be positive, got {value!r}")
     return round(cores, 9)
+
+
+#: Words a label may put after a number of cores (what :func:`format_cpu` writes above one core).
+_CORES_WORDS = (" cores", " core")
+
+
+def label_cores(label: object) -> float | None:
+    """The cores a label stands for, or ``None`` where it names no number of cores.
+
+    A label is what :func:`format_millicores`, :func:`format_cores` and :func:`format_cpu` write, or a number:
+    ``"1500m"``, ``"1.5"``, ``"1.25 cores"``; read by :func:`parse_cores`.  Unlike :func:`parse_cores` it never
+    raises: ``None`` for no limit (``unlimited``, ``no limit``, infinity), for any other text and for zero or less
+    written as text.  A number is taken as it is (not rounded).
+
+    Examples
+    --------
+    >>> [label_cores(v) for v in ("12000m", "500m", "2", "1.25 cores", "1 core", 1.0, 0.30000000000000004)]
+    [12.0, 0.5, 2.0, 1.25, 1.0, 1.0, 0.30000000000000004]
+    >>> [label_cores(v) for v in ("unlimited", "no limit", "auto", "0m", float("inf"), None)]
+    [None, None, None, None, None, None]
+    """
+    if isinstance(label, (int, float)) and not isinstance(label, bool):
+        return None if math.isinf(label) else float(label)
+    text = str(label).strip()
+    for word in _CORES_WORDS:
+        text = text.removesuffix(word)
+    try:
+        return parse_cores(text)
+    except ValueError:
+        return None
 
 
 def format_millicores(cores: float | None, *, unlimited: str = "unlimited") -> str:

@@ -14,7 +14,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from throttlelab.errors import EnvironmentProblem, ThrottlelabError
-    from throttlelab.report.browser import check_pages, chromium_path
+    from throttlelab.report.html import check_pages, chromium_path
 
     root = Path(args.reports)
     if not root.is_dir():

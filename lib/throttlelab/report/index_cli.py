@@ -12,7 +12,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from throttlelab.errors import ThrottlelabError
-    from throttlelab.report.index import write_index
+    from throttlelab.report.html import write_index
 
     root = Path(args.reports)
     if not root.is_dir():

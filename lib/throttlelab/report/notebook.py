@@ -33,7 +33,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from throttlelab.report import offline
+from throttlelab.report.html import offline
 from throttlelab.report.tables_display import show_table  # noqa: F401  (notebooks call tn.show_table)
 from throttlelab.results import to_jsonable
 from throttlelab.report.results_schema import result_class_names
@@ -126,13 +126,13 @@ def answer(text: Any, *, rests_on: str | None = None, method: str | None = None)
     text
         The lead, e.g. "Give ffmpeg 12 cores (3.9 s per run). Avoid 6-7 cores: up to 48% slower than 4.
         How sure: 16 runs, 1-2 per limit; the slowdown is clear.", or an
-        :class:`~throttlelab.report.answer_text.Answer` (its lead, rests on, method and headlines).
+        :class:`~throttlelab.report.answers.answer_text.Answer` (its lead, rests on, method and headlines).
     rests_on
         What the answer rests on, e.g. "16 runs, 1-2 per limit, published sweep".
     method
         The procedures by name and a glossary (markdown); reports show it collapsed.
     """
-    from throttlelab.report.answer_text import Answer
+    from throttlelab.report.answers.answer_text import Answer
 
     if isinstance(text, Answer):
         rests_on, method = rests_on or text.rests_on, method or text.method_markdown()

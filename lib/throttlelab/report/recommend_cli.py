@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     recs, fetched = result.recommendations, result.fetched
     took = time.perf_counter() - t0
     if args.format == "table" and not args.output:  # the terminal's width and colours
-        from throttlelab.report.recommend_table import print_table
+        from throttlelab.report.recommend import print_table
 
         table, reasons, header, footnote = table_parts(result)
         print_table(table, reasons, header=header, footnote=footnote)
@@ -112,14 +112,14 @@ def render(result, fmt: str, *, width: int = 120) -> str:
         recommendations_frame(recs).write_csv(buf)
         return buf.getvalue()
     if fmt == "patch":
-        from throttlelab.report.recommend_patch import patch_yaml
+        from throttlelab.report.recommend import patch_yaml
 
         return patch_yaml(recs, settings.limit_policy, source=result.source, notes=result.notes)
     if fmt == "html":
-        from throttlelab.report.recommend_html import recommend_html
+        from throttlelab.report.recommend import recommend_html
 
         return recommend_html(result)
-    from throttlelab.report.recommend_table import table_text
+    from throttlelab.report.recommend import table_text
 
     table, reasons, header, footnote = table_parts(result)
     return table_text(table, reasons, header=header, footnote=footnote, width=width)

@@ -20,8 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from throttlelab.report.study_runner import run_study
-    from throttlelab.report.study import load_study, with_parameters
+    from throttlelab.report.study import load_study, run_study, with_parameters
 
     study = load_study(args.study).select(args.only)
     study = with_parameters(study, parse_parameters(args.parameter))

@@ -29,7 +29,7 @@ import pytest
 import yaml
 
 from throttlelab.experiment.kubernetes.cadvisor import query
-from throttlelab.report.recommend_patch import millicores, parse_cpu
+from throttlelab.core.quantities import format_millicores, parse_cores
 
 from .cluster_helpers import scratch_namespace
 from .node_cluster import BUSYBOX_IMAGE
@@ -149,8 +149,8 @@ def test_applied_patches_remove_the_throttling_on_the_real_node(node_cluster):
             r = rows[name]  # the patch holds the JSON's values (same window), for the one container of both pods
             assert (r["workload_kind"], r["container"], r["pods"]) == ("Deployment", "main", WORKLOADS[name][0]), r
             assert c == {"name": "main", "resources": {
-                "requests": {"cpu": millicores(r["recommended_request_cores"])},
-                "limits": {"cpu": millicores(r["recommended_limit_cores"])}}}, (c, r)
+                "requests": {"cpu": format_millicores(r["recommended_request_cores"])},
+                "limits": {"cpu": format_millicores(r["recommended_limit_cores"])}}}, (c, r)
 
         for name, d in by_name.items():
             apps.patch_namespaced_deployment(name, ns, d, _content_type="application/strategic-merge-patch+json")
@@ -170,8 +170,8 @@ def test_applied_patches_remove_the_throttling_on_the_real_node(node_cluster):
                   f"({a['throttled']:.0f}/{a['periods']:.0f}, {a['cores']:.2f} cores)")
         starved, oversized = "starved", "oversized"
         assert before[starved]["ratio"] > 0.5, before  # demand about twice the limit: starved
-        assert parse_cpu(after_res[starved]["limit"]) > parse_cpu(before_res[starved]["limit"]), after_res
-        assert parse_cpu(after_res[oversized]["limit"]) < parse_cpu(before_res[oversized]["limit"]), after_res
+        assert parse_cores(after_res[starved]["limit"]) > parse_cores(before_res[starved]["limit"]), after_res
+        assert parse_cores(after_res[oversized]["limit"]) < parse_cores(before_res[oversized]["limit"]), after_res
         for n in WORKLOADS:
             assert after[n]["periods"] > 100, after[n]  # it did run (10 periods a second while busy)
             assert after[n]["ratio"] <= TARGET + MARGIN, (n, before[n], after[n], after_res[n])

@@ -15,8 +15,8 @@ import time
 import zlib
 from pathlib import Path
 
-from throttlelab.report import browser
-from throttlelab.report.offline import chart_html
+from throttlelab.report.html import browser
+from throttlelab.report.html.offline import chart_html
 
 #: Width of a report's output area at a 1280 px window (nbconvert's lab template).
 PAGE_WIDTH = 1219

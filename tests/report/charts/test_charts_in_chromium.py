@@ -14,7 +14,7 @@ from throttlelab.analysis.rightsizing.rightsizing_views import marks_frame, usag
 from throttlelab.analysis.runs.runs_input import load_runs
 from throttlelab.analysis.limits.scaling import fit_runtime_models
 from throttlelab.analysis.threads.thread_counts import analyse_thread_counts
-from throttlelab.report.browser import chromium_path
+from throttlelab.report.html.browser import chromium_path
 from throttlelab.report.charts.dead_zone_charts import dead_zone_chart
 from throttlelab.report.charts.monitor_charts import monitor_panels
 from throttlelab.report.charts.rightsizing_charts import usage_distribution_chart

@@ -5,6 +5,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from throttlelab.core.quantities import format_cores
 from throttlelab.report.charts.style import WIDTH
 
 
@@ -29,6 +30,6 @@ def capacity_chart(curves: pl.DataFrame, measured: pl.DataFrame, *, threshold_co
         x, alt.Y("cpu_cores:Q"), color=color,
         tooltip=[alt.Tooltip("variant:N"), alt.Tooltip("units:Q", title=unit),
                  alt.Tooltip("cpu_cores:Q", format=".3f", title="measured CPU (cores)")])
-    rule = alt.Chart(pl.DataFrame({"y": [threshold_cores], "what": [f"threshold {threshold_cores:g} cores"]})).mark_rule(
+    rule = alt.Chart(pl.DataFrame({"y": [threshold_cores], "what": [f"threshold {format_cores(threshold_cores, suffix=' cores')}"]})).mark_rule(
         strokeDash=[4, 3], color="red").encode(y="y:Q", tooltip=[alt.Tooltip("what:N")])
     return alt.layer(band, line, pts, rule).properties(title=title, width=WIDTH, height=300)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import altair as alt
 import polars as pl
 
+from throttlelab.core.quantities import format_cores
 from throttlelab.report.charts.style import PANEL_WIDTH, WIDTH, elapsed_unit, utc_axis, utc_tooltip
 
 
@@ -90,7 +91,7 @@ def monitor_panels(
             time_x, alt.Y("top_cpu_cores:Q"), color,
             tooltip=[when, alt.Tooltip("top_cpu_cores:Q", format=".3f", title="kubectl top (cores)")]))
     if request_cores:
-        req = pl.DataFrame({"y": [float(request_cores)], "what": [f"request {request_cores:g} cores"]})
+        req = pl.DataFrame({"y": [float(request_cores)], "what": [f"request {format_cores(request_cores, suffix=' cores')}"]})
         layers.append(alt.Chart(req).mark_rule(strokeDash=[2, 2], color="gray").encode(
             y="y:Q", tooltip=[alt.Tooltip("what:N")]))
     usage_panel = alt.layer(*layers).properties(

@@ -9,6 +9,7 @@ import polars as pl
 from throttlelab.analysis.runs import ResponseMetric
 
 from throttlelab.analysis.limits import MODEL_ORDER, ScalingFit
+from throttlelab.core.quantities import format_cores
 from throttlelab.report.charts.style import WIDTH, fitted_domain
 
 
@@ -70,11 +71,11 @@ def miss_note(misses: list[tuple[float, float]], limits: int, model: str, *, fac
     below = [m for m in misses if m[1] < 1]
     if above:
         c, r = max(above, key=lambda m: m[1])
-        worst.append(f"{r:.1f}x above it at {c:g} cores")
+        worst.append(f"{r:.1f}x above it at {format_cores(c, suffix=' cores')}")
     if below:
         c, r = min(below, key=lambda m: m[1])
-        worst.append(f"{1 / r:.1f}x below it at {c:g} cores")
-    where = (f"at {misses[0][0]:g} cores ({worst[0].split(' at ')[0]})" if len(misses) == 1
+        worst.append(f"{1 / r:.1f}x below it at {format_cores(c, suffix=' cores')}")
+    where = (f"at {format_cores(misses[0][0], suffix=' cores')} ({worst[0].split(' at ')[0]})" if len(misses) == 1
              else f"at {len(misses)} of {limits} limits (most: {', '.join(worst)})")
     return f"The fitted line ({model}) misses the runs by more than {factor:g}x {where}: read the points, not the line."
 

@@ -10,7 +10,7 @@ import math
 import re
 from collections.abc import Iterable
 
-from throttlelab.core.quantities import parse_cores
+from throttlelab.core.quantities import label_cores
 
 #: Okabe-Ito: distinguishable with every common colour-vision deficiency.
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"]
@@ -31,6 +31,9 @@ _NUMBER = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)\s*(m|cores?|k)?\b")
 def label_value(label: object) -> float:
     """The number a label stands for: ``"500m"`` -> 0.5, ``"2 cores"`` -> 2, ``"unlimited"``/``"auto"`` -> inf.
 
+    The label's leading number and unit word are found here; what a CPU quantity means is
+    :func:`~throttlelab.core.quantities.label_cores`'s.
+
     >>> [label_value(v) for v in ("500m", "1000m", "1.5", "2 cores", "10.0", "unlimited")]
     [0.5, 1.0, 1.5, 2.0, 10.0, inf]
     """
@@ -43,10 +46,8 @@ def label_value(label: object) -> float:
     number, unit = m.groups()
     if unit == "k":
         return float(number) * 1000
-    try:  # a CPU quantity: cores or millicores
-        return parse_cores(number + ("m" if unit == "m" else ""))
-    except ValueError:  # zero or a sign: a number all the same
-        return float(number)
+    cores = label_cores(number + ("m" if unit == "m" else ""))  # a CPU quantity: millicores or cores
+    return float(number) if cores is None else cores  # zero or a sign: a number all the same
 
 
 def numeric_order(labels: Iterable[object]) -> list[str]:
