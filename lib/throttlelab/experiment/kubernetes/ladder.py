@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from throttlelab.core.cpu_stat import counter
+
 from .latency_pods import container_cgroup, read_counters
 from .manifests import cpu_quantity
 
@@ -90,8 +92,8 @@ def _read(dirs: list[tuple[Path, Path]]) -> tuple[float, list[tuple[int, int, fl
     for d in dirs:
         c = read_counters(d)
         s = c.cpu_stat
-        out.append((s.get("nr_periods", 0), s.get("nr_throttled", 0), s.get("throttled_time", 0) / 1e9,
-                    c.usage_ns / 1e9))
+        out.append((counter(s, "nr_periods") or 0, counter(s, "nr_throttled") or 0,
+                     counter(s, "throttled_seconds") or 0.0, c.usage_ns / 1e9))
     return now, out
 
 
