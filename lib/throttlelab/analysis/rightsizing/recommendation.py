@@ -15,7 +15,7 @@ DEFAULT_PERIOD_S = 0.1
 NUMBERS = ("recommended_request_cores", "recommended_request_low", "recommended_request_high",
            "recommended_limit_cores", "recommended_limit_low", "recommended_limit_high", "usage_p50_cores",
            "usage_p95_cores", "usage_p99_cores", "usage_max_cores", "demand_p95_cores", "throttled_ratio",
-           "throttled_seconds_per_hour", "predicted_throttled_ratio", "burst_sigma", "krr_request_cores",
+           "throttled_seconds_per_hour", "predicted_throttled_ratio", "tail_exponent", "krr_request_cores",
            "krr_limit_cores", "vpa_request_cores", "vpa_limit_cores")
 
 
@@ -50,8 +50,10 @@ class Rightsizing:
         5-minute windows of every pod) and throttled time per pod-hour.
     predicted_throttled_ratio
         Throttled-period ratio predicted at the recommended limit.
-    burst_sigma, burst_sigma_source
-        Within-step burstiness of demand and where it came from.
+    tail_exponent, limit_basis
+        The power of the limit by which the throttled ratio falls near the target (``null`` where none was read:
+        censored, quiet or no limit), and how the limit was found: ``two limits``, ``tail``, ``censored``, ``quiet``
+        or ``no limit`` (:mod:`~throttlelab.analysis.rightsizing.kernel_limits`).
     krr_request_cores, krr_limit_cores, vpa_request_cores, vpa_limit_cores
         What KRR's and VPA's rules would recommend from the same usage.
     hours_observed, steps, step_s
@@ -100,8 +102,8 @@ class Rightsizing:
     throttled_ratio_p95_5m: float | None
     throttled_seconds_per_hour: float | None
     predicted_throttled_ratio: float | None  # at the recommended limit
-    burst_sigma: float | None
-    burst_sigma_source: str
+    tail_exponent: float | None
+    limit_basis: str
     krr_request_cores: float | None
     krr_limit_cores: float | None
     vpa_request_cores: float | None

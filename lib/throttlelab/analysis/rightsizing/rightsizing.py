@@ -65,16 +65,13 @@ import math
 import numpy as np
 
 from throttlelab.analysis.rightsizing.rightsizing_draws import cells, limit_draws
-from throttlelab.analysis.rightsizing.rightsizing_reasons import capping_note, limit_decision, patch_note
+from throttlelab.analysis.rightsizing.kernel_limits import kernel_limit
+from throttlelab.analysis.rightsizing.rightsizing_reasons import basis_note, capping_note, limit_decision, patch_note
 from throttlelab.analysis.rightsizing.recommendation import NUMBERS, Rightsizing, Settings
-from throttlelab.analysis.rightsizing.throttle_model import gamma_curve, throttle_curve, throttled_seconds_from_periods
+from throttlelab.analysis.rightsizing.throttle_model import throttled_seconds_from_periods
 from throttlelab.ingest.prometheus import ContainerCPU
 from throttlelab.ingest.prometheus import WorkloadCPU, single
 
-# Model error of the limit (recommended / true smallest limit), 5% and 95% quantiles over 50 generated containers
-# (gamma bursts, not the model's log-normal; 72-h windows): 0.69 and 1.12.  Limit intervals are the bootstrap
-# interval widened by these (tests/analysis/rightsizing/test_rightsizing_coverage.py re-checks coverage on fresh seeds).
-MODEL_ERROR = (0.69, 1.12)
 GRAIN = 0.01  # cores: 10m
 
 
@@ -124,7 +121,7 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
                f"decide: about {need:.0f} pod-hours more would decide" if pod_s < s.min_history_s else
                f"usage present in {coverage:.0%} of the steps between its pods' first and last samples "
                f"(needs {s.min_coverage:.0%}); too sparse to decide")
-        return Rightsizing(**common, **dict.fromkeys(NUMBERS), burst_sigma_source="none", decision="too little data",
+        return Rightsizing(**common, **dict.fromkeys(NUMBERS), limit_basis="none", decision="too little data",
                            demand_censored=False, reason=why)
 
     u = p.usage
@@ -154,37 +151,25 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
     d = limit_draws(demand, mean_active, active, cells(p.member, times, span), per, thr, step_s=step_s,
                     limits=np.where(has_periods, limits, np.nan), limited=limited, target=s.throttle_target,
                     resamples=s.resamples, seed=s.seed)
+    cell = cells(p.member, times, span)
+    nblk = int(cell.max()) + 1
+    rng = np.random.default_rng(s.seed)
+    W = np.vstack([np.ones(nblk), rng.multinomial(nblk, np.full(nblk, 1 / nblk), size=s.resamples)]).astype(float)
+    k = kernel_limit(u, np.nan_to_num(ts), np.where(has_periods, per, np.nan), thr,
+                     np.where(has_periods, limits, np.nan), cell, W, period_s=s.period_s, target=s.throttle_target,
+                     censored_ratio=s.censored_ratio, step_s=step_s, current=cur)
+    rec_lim = _ceil(k.limit)
+    lim_lo, lim_hi = (_ceil(v) for v in k.interval(s.level))
     point_req = float(np.quantile(demand, 0.95))
-    rec_req = _ceil(point_req)
-    rec_lim = max(_ceil(float(d.limit[0])), rec_req)
+    rec_req = min(_ceil(point_req), rec_lim)  # a request is never above the limit
     req_lo, req_hi = _interval(d.request, s.level)
-    lim_lo, lim_hi = _interval(d.limit, s.level)
-    if limited:  # widen for the model's own error (no-limit intervals already spread the unobserved burstiness)
-        lim_lo, lim_hi = _ceil(lim_lo / MODEL_ERROR[1]), _ceil(lim_hi / MODEL_ERROR[0])
-    lim_lo, lim_hi = min(lim_lo, rec_lim), max(lim_hi, rec_lim)
-    req_lo, req_hi = min(req_lo, rec_req), max(req_hi, rec_req)
+    req_lo, req_hi = min(req_lo, rec_req), min(max(req_hi, rec_req), max(rec_lim, lim_hi))
     node = common["node_cores"]
     censored = bool(limited and ratio is not None and ratio > s.censored_ratio)
-    if limited and not censored and cur is not None and ratio is not None and ratio > s.clearly_missing * s.throttle_target:
-        # clearly missing the target: the smallest limit meeting it is above the current one, and the demand above
-        # the limit rests on the throttled seconds (wall time the group stalled: the CPU it stands for depends on how
-        # many threads waited, unseen); the interval also spans the limit from the throttled periods alone
-        lim_lo = min(lim_lo, round(_ceil(cur) + GRAIN, 4))
-        if not periods_only:
-            ts_p, _ = throttled_seconds_from_periods(u, active, np.where(has_periods, limits, np.nan), per, thr,
-                                                     step_s, cap_cores=w.node_cores)
-            d_p = limit_draws(u + ts_p, np.maximum((u + ts_p) / active, 1e-6), active, cells(p.member, times, span),
-                              per, thr, step_s=step_s, limits=np.where(has_periods, limits, np.nan), limited=True,
-                              target=s.throttle_target, resamples=0, seed=s.seed)
-            lim_hi = max(lim_hi, _ceil(float(d_p.limit[0])))
-    if censored:  # throttled in most periods: above the limit the numbers are extrapolated
-        # the low ends are what was observed, not the bootstrap's (that one trusts the throttled seconds, which a
-        # wrong burst model or a noisy counter distort; tests/analysis/rightsizing/test_rightsizing_coverage.py): the limit
-        # missed the target, so the smallest limit meeting it is above it; demand is at least the usage seen, so
-        # its p95 is at least the usage's (not the limit's: bursts within periods throttle a p95 demand below it)
+    if censored:  # throttled in most periods: the first round aims where the next window observes the demand
         lim_lo = round(_ceil(cur) + GRAIN, 4)
-        req_lo = _ceil(usage_p95)
-        rec_lim, rec_req = max(rec_lim, lim_lo), max(rec_req, req_lo)
+        req_lo = min(_ceil(usage_p95), rec_req)
+        rec_lim = max(rec_lim, lim_lo)
         lim_hi = req_hi = None
     model_lim = rec_lim
     if node:  # nothing above what the node can give
@@ -193,31 +178,17 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
         lim_lo, req_lo = min(lim_lo, cap), min(req_lo, cap)
         lim_hi = cap if lim_hi is None else min(lim_hi, cap)
         req_hi = cap if req_hi is None else min(req_hi, cap)
-    sigma = float(d.sigma[0])
-    gamma_cv = float(d.cv[0]) if d.cv is not None and np.isfinite(d.cv[0]) else None
-
-    def curve(limit: float) -> float:  # the burst model the limit came from (the gamma cross-check where it won)
-        if gamma_cv is not None:
-            return float(gamma_curve(mean_active, active, np.array([limit]), gamma_cv)[0])
-        return float(throttle_curve(mean_active, active, np.array([limit]), sigma)[0])
-
-    predicted = curve(rec_lim)
-    at_current = curve(cur) if s.limit_policy == "keep" and cur is not None else None
+    predicted = k.predicted(rec_lim)
+    at_current = k.predicted(cur) if s.limit_policy == "keep" and cur is not None else None
     out = limit_decision(s.limit_policy, s.throttle_target, current=cur, ratio=ratio, throttled_s_per_h=thr_s_h,
                          usage_p95=usage_p95, demand_p95=point_req, request=(rec_req, req_lo, req_hi),
                          limit=(rec_lim, lim_lo, lim_hi), predicted=predicted, predicted_at_current=at_current)
     if out.decision == "keep (policy)" and rec_req > cur:  # a request above the kept limit would be refused
         rec_req, req_lo, req_hi = cur, min(req_lo, cur), min(req_hi, cur) if req_hi is not None else cur
         out = dataclasses.replace(out, reason=out.reason + f" The request is held at the kept limit, {cur:g} cores.")
-    prior = d.sigma_source.endswith("prior)")
-    tail_note = ("" if gamma_cv is None or out.limit is None else
-                 (" Not throttled: its bursts near the target are unseen, so the limit is the larger of a log-normal "
-                  f"and a gamma burst shape's, the gamma's spread a conservative prior bounded by no throttling seen "
-                  f"(cv {gamma_cv:.2f})." if prior else
-                  " Throttled far less often than the target: its bursts near the target are unseen, so the limit is "
-                  "the larger of a log-normal and a gamma burst shape's fitted to the throttling seen."))
-    reason = out.reason + tail_note + capping_note(censored=censored, current=cur, model_limit=model_lim,
-                                                   capped_limit=rec_lim, node=node) + patch_note(w.workload_kind)
+    reason = (out.reason + (basis_note(k, target=s.throttle_target) if out.limit is not None else "")
+              + capping_note(censored=censored, current=cur, model_limit=model_lim, capped_limit=rec_lim, node=node)
+              + patch_note(w.workload_kind))
     krr_req, vpa_req, vpa_lim = _usage_baselines(u, times, w, usage_p95)
     return Rightsizing(
         **common, decision=out.decision,
@@ -226,8 +197,8 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
         usage_p50_cores=u50, usage_p95_cores=usage_p95, usage_p99_cores=u99,
         usage_max_cores=float(u.max()), demand_p95_cores=point_req, throttled_ratio=ratio,
         throttled_seconds_per_hour=thr_s_h if limited else None, predicted_throttled_ratio=out.predicted,
-        burst_sigma=sigma,
-        burst_sigma_source=d.sigma_source + ("; unserved demand from throttled periods alone (no throttled seconds)"
-                                             if periods_only else ""), krr_request_cores=krr_req, krr_limit_cores=None,
+        tail_exponent=k.alpha, limit_basis=k.how + ("; unserved demand from throttled periods alone (no throttled "
+                                                    "seconds)" if periods_only else ""),
+        krr_request_cores=krr_req, krr_limit_cores=None,
         vpa_request_cores=vpa_req, vpa_limit_cores=vpa_lim, demand_censored=censored, reason=reason,
     )

@@ -1,0 +1,132 @@
+"""The recommended limit from the kernel's own counters, with the rules the kernel ladders support, per resample.
+
+Per limit segment (the samples whose pods had one limit) the counters give the
+throttled-period ratio ``r``, ``rho`` (mean demand while running over the limit)
+and ``wait`` (the share of a throttled period spent waiting).  The limit is,
+by what the window holds (:data:`HOW`):
+
+``two limits``
+    Two segments throttled between 0.1% and half of their periods (the closed
+    loop: a patch applied, a new window): the exponent through both
+    (:func:`~throttlelab.analysis.rightsizing.kernel_tail.two_point_exponent`),
+    from the one nearer the target.
+``tail``
+    One such segment: the exponent its ``rho`` and ``wait`` tell
+    (:func:`~throttlelab.analysis.rightsizing.kernel_tail.tail_exponent`).
+``censored``
+    Throttled in more than half of its periods: demand above the limit was
+    never observed.  The first round aims where the next window observes it:
+    the mean of usage + throttled seconds (an upper bound for a thread that
+    waits until the period ends while it needed less), no further than a ``1 /
+    L`` tail would reach.  A second round, over a window under that limit, is
+    tight.
+``quiet``
+    A limit throttled in fewer than :data:`INFORMATIVE` periods: twice the mean
+    demand while running (on the ladders the true limit of never-throttled
+    bodies was 1.5-2 times it), never under :data:`FLOOR`, never above the
+    current limit.
+``no limit``
+    No CFS periods to count: twice the usage's p95, never under :data:`FLOOR`
+    (a near-idle Go sidecar was throttled in 10-17% of periods at 50-80m by its
+    runtime's own threads); a plausible range, not an interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from throttlelab.analysis.rightsizing.kernel_tail import limit_for_target, tail_exponent, two_point_exponent
+
+#: How a limit was found (see the module docstring).
+HOW = ("two limits", "tail", "censored", "quiet", "no limit")
+#: Throttled periods a segment needs before its ratio is read as a measurement.
+INFORMATIVE = 10
+#: The smallest limit recommended without a measured tail (cores).
+FLOOR = 0.1
+#: Recommended / true limit on the kernel ladders (5% and 95%), per way of finding it; the intervals are widened by it.
+MODEL_ERROR = {"two limits": (0.89, 1.25), "tail": (0.6, 1.12), "censored": (0.8, 3.9), "quiet": (0.95, 1.35),
+               "no limit": (0.7, 1.4)}
+
+
+@dataclass(frozen=True)
+class KernelLimit:
+    """The limit (row 0 of ``draws``: the data; rows 1..: resamples), how it was found, and its tail."""
+
+    draws: np.ndarray
+    how: str
+    alpha: float | None = None
+    ratio: float | None = None  # the segment it was read from: its ratio and limit
+    at_limit: float | None = None
+
+    @property
+    def limit(self) -> float:
+        return float(self.draws[0])
+
+    def predicted(self, limit: float) -> float | None:
+        """The throttled ratio at ``limit`` along the tail it was read from (``None`` without one)."""
+        if self.alpha is None or self.ratio is None or not self.at_limit:
+            return None
+        return float(min(1.0, self.ratio * (self.at_limit / limit) ** self.alpha))
+
+    def interval(self, level: float) -> tuple[float, float]:
+        """The resamples' interval widened by the model's error on the ladders."""
+        a = (1 - level) / 2
+        lo, hi = np.quantile(self.draws[1:] if len(self.draws) > 1 else self.draws, [a, 1 - a])
+        err_lo, err_hi = MODEL_ERROR[self.how]
+        return float(min(lo / err_hi, self.limit)), float(max(hi / err_lo, self.limit))
+
+
+def _segment_sums(W: np.ndarray, cells: np.ndarray, seg: np.ndarray, ncell: int, *cols: np.ndarray) -> list[np.ndarray]:
+    """Per resample (rows of W over cells) the sums of each column over the segment's samples."""
+    return [W @ np.bincount(cells[seg], c[seg], ncell) for c in cols]
+
+
+def kernel_limit(usage: np.ndarray, throttled_s: np.ndarray, periods: np.ndarray, throttled: np.ndarray,
+                 limits: np.ndarray, cells: np.ndarray, W: np.ndarray, *, period_s: float, target: float,
+                 censored_ratio: float, step_s: float, current: float | None) -> KernelLimit:
+    """The limit per resample (see the module docstring); per-sample rates (cores, periods/s) and the cells' weights
+    ``W`` (row 0 all ones)."""
+    ncell = int(cells.max()) + 1
+    has = np.isfinite(limits) & np.isfinite(periods)
+    if not has.any():
+        return _no_limit(usage, cells, W, ncell)
+    segs = []
+    for lim in np.unique(limits[has]):
+        seg = has & (limits == lim)
+        per, thr, ts, u = _segment_sums(W, cells, seg, ncell, periods, throttled, throttled_s, usage)
+        segs.append((float(lim), per, thr, ts, u))
+    informative = [s for s in segs if s[2][0] * step_s >= INFORMATIVE and s[2][0] <= censored_ratio * s[1][0]]
+    cur = next((s for s in segs if current is not None and s[0] == current), segs[-1])
+    if len(informative) >= 2:
+        near = min(informative, key=lambda s: abs(np.log(s[2][0] / s[1][0] / target)))
+        other = min((s for s in informative if s is not near), key=lambda s: abs(np.log(s[0] / near[0])))
+        r_n = near[2] / np.maximum(near[1], 1e-12)
+        r_o = other[2] / np.maximum(other[1], 1e-12)
+        alphas = np.array([two_point_exponent(near[0], a, other[0], b) or np.nan for a, b in zip(r_n, r_o)])
+        alphas = np.where(np.isfinite(alphas), alphas, alphas[0] if np.isfinite(alphas[0]) else 5.0)
+        draws = near[0] * (np.maximum(r_n, 1e-6) / target) ** (1 / alphas)
+        return KernelLimit(draws, "two limits", float(alphas[0]), float(r_n[0]), near[0])
+    lim, per, thr, ts, u = cur
+    r = thr / np.maximum(per, 1e-12)
+    if thr[0] * step_s >= INFORMATIVE and r[0] <= censored_ratio:
+        rho = u / np.maximum(per * period_s * lim, 1e-12)
+        wait = ts / np.maximum(thr * period_s, 1e-12)
+        alphas = np.array([tail_exponent(a, b, lowering=r[0] < target) for a, b in zip(rho, wait)])
+        draws = np.array([limit_for_target(lim, max(x, 1e-6), a, target) for x, a in zip(r, alphas)])
+        return KernelLimit(draws, "tail", float(alphas[0]), float(r[0]), lim)
+    n = np.maximum(W @ np.bincount(cells[limits == lim], None, ncell), 1e-12)
+    if r[0] > censored_ratio:  # mean of usage + throttled seconds, no further than a 1/L tail reaches
+        draws = np.minimum((u + ts) / n, lim * np.maximum(r, 1e-6) / target)
+        return KernelLimit(np.maximum(draws, lim), "censored")
+    mean_running = u / np.maximum(per * period_s, 1e-12)
+    draws = np.minimum(np.maximum(2 * mean_running, FLOOR), lim)
+    return KernelLimit(draws, "quiet")
+
+
+def _no_limit(usage: np.ndarray, cells: np.ndarray, W: np.ndarray, ncell: int) -> KernelLimit:
+    order = np.argsort(usage, kind="stable")
+    cum = np.cumsum(W[:, cells[order]], axis=1)
+    idx = np.argmax(cum >= 0.95 * cum[:, -1:], axis=1)
+    return KernelLimit(np.maximum(2 * usage[order][idx], FLOOR), "no limit")
