@@ -324,6 +324,8 @@ def score(run: dict) -> list[dict]:
         fin = parse_cores(fin) if fin is not None else None
         aft = run["after"][w.name]
         per, thr = sum(x.periods for x in aft), sum(x.throttled for x in aft)
+        vpa_req = r1.get("vpa_request_cores")  # VPA's RequestsAndLimits keeps the current limit/request ratio
+        vpa_lim = (round(vpa_req * w.limit_cores / w.request_cores, 3) if vpa_req and w.limit_cores else None)
         row = {
             "workload": w.name, "shape": w.shape, "current_limit_cores": w.limit_cores,
             "true_limit_cores": truth, "true_limit_low": t.low, "true_limit_high": t.high,
@@ -335,9 +337,9 @@ def score(run: dict) -> list[dict]:
             "ratio_final": fin / truth if fin and truth else None,
             "throttled_after": thr / per if per else 0.0,
             "requested_after_cores": parse_cores(run["final"][w.name]["request"]),
-            "krr_request_cores": r1.get("krr_request_cores"), "vpa_request_cores": r1.get("vpa_request_cores"),
-            "vpa_limit_cores": r1.get("vpa_limit_cores"),
-            "krr_throttled": 0.0, "vpa_throttled": ratio_at(t, r1.get("vpa_limit_cores")),
+            "krr_request_cores": r1.get("krr_request_cores"), "vpa_request_cores": vpa_req,
+            "vpa_limit_cores": vpa_lim,
+            "krr_throttled": 0.0, "vpa_throttled": ratio_at(t, vpa_lim),
             "ours_throttled_on_ladder": ratio_at(t, lim1),
             "decision_round1": r1.get("decision"), "reason_round1": r1.get("reason"),
         }
@@ -392,6 +394,24 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def peer_lines(rows: list[dict]) -> list[str]:
+    """What ours buys against the peers, in the kernel's numbers (their limits read off its ladder)."""
+    out = []
+    for r in rows:
+        ours, thr = r["final_limit_cores"], r["throttled_after"]
+        if ours is None:
+            continue
+        krr = (f"KRR requests {fmt(r['krr_request_cores'])} and sets no limit (never throttled, and nothing "
+               f"bounds its bursts: they take the node's other CPU)")
+        vpa = ("VPA keeps no limit" if r["vpa_limit_cores"] is None else
+               f"VPA's {fmt(r['vpa_limit_cores'])}-core limit was throttled in "
+               f"{'an unmeasured share' if r['vpa_throttled'] is None else format(r['vpa_throttled'], '.0%')} of periods "
+               f"on the kernel's ladder")
+        out.append(f"{r['workload']}: ours {fmt(ours)} cores, throttled in {thr:.1%} of periods after applying; {vpa}; "
+                   f"{krr}.")
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="three workloads, 2-min rungs, 15-min windows (< 60 min)")
@@ -406,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.replay:
         rows = score(replay(args.replay))
         print(table(rows))
+        print("\n".join(peer_lines(rows)))
         if args.json:
             args.json.write_text(json.dumps({"replay": str(args.replay), "rows": rows}, indent=1, default=str))
         missed = goals(rows)
@@ -428,6 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     run = run_on_cluster(settings, keep)
     rows = score(run)
     print(table(rows))
+    print("\n".join(peer_lines(rows)))
     print(f"load average {load_average()}; took {(time.monotonic() - t0) / 60:.0f} min; data in {keep}")
     if args.json:
         args.json.write_text(json.dumps({"settings": settings, "rows": rows}, indent=1, default=str))

@@ -15,16 +15,19 @@ by what the window holds (:data:`HOW`):
     (:func:`~throttlelab.analysis.rightsizing.kernel_tail.tail_exponent`).
 ``censored``
     Throttled in more than half of its periods: demand above the limit was
-    never observed.  The first round aims where the next window observes it:
-    the mean of usage + throttled seconds (an upper bound for a thread that
-    waits until the period ends while it needed less), no further than a ``1 /
-    L`` tail would reach.  A second round, over a window under that limit, is
-    tight.
+    never observed, and neither counter bounds it well (throttled seconds count
+    the waiting of the container's runqueues, not the CPU it lacked, and where
+    the pod's own cgroup throttles first they count little).  The first round
+    takes the mean of usage + throttled seconds, at least as far as a tail
+    falling as ``1 / L ** 2`` and no further than one falling as ``1 / L``
+    reaches from the ratio seen: on the ladders' censored rungs 0.81-2.5 times
+    the truth.  The next window then sees the demand (quiet, or throttled below
+    half of its periods), and a second round over it is tight.
 ``quiet``
-    A limit throttled in fewer than :data:`INFORMATIVE` periods: twice the mean
-    demand while running (on the ladders the true limit of never-throttled
-    bodies was 1.5-2 times it), never under :data:`FLOOR`, never above the
-    current limit.
+    A limit throttled in fewer than :data:`INFORMATIVE` periods: :data:`QUIET`
+    times the mean demand while running (on the ladders the true limit of
+    never-throttled bodies was 1.5-2 times it), never under :data:`FLOOR`, never
+    above the current limit.
 ``no limit``
     No CFS periods to count: twice the usage's p95, never under :data:`FLOOR`
     (a near-idle Go sidecar was throttled in 10-17% of periods at 50-80m by its
@@ -45,9 +48,14 @@ HOW = ("two limits", "tail", "censored", "quiet", "no limit")
 INFORMATIVE = 10
 #: The smallest limit recommended without a measured tail (cores).
 FLOOR = 0.1
-#: Recommended / true limit on the kernel ladders (5% and 95%), per way of finding it; the intervals are widened by it.
-MODEL_ERROR = {"two limits": (0.89, 1.25), "tail": (0.6, 1.12), "censored": (0.8, 3.9), "quiet": (0.95, 1.35),
-               "no limit": (0.7, 1.4)}
+#: A quiet limit's multiple of the mean demand while running (1.75: the true limits of never-throttled bodies on
+#: the ladders were 1.5-2 times it).
+QUIET = 1.75
+#: Recommended / true limit on the kernel ladders (5% and 95% over every rung of 10 ladders of 10 workload shapes,
+#: each rung read as the current limit), per way of finding it; the intervals are widened by it.  ``no limit`` has no
+#: rung to read: its range is the rule's own spread on the three ladders' workloads (0.8-1.4).
+MODEL_ERROR = {"two limits": (0.89, 1.25), "tail": (0.63, 1.11), "censored": (0.81, 2.52), "quiet": (0.86, 1.2),
+               "no limit": (0.7, 1.5)}
 
 
 @dataclass(frozen=True)
@@ -117,11 +125,12 @@ def kernel_limit(usage: np.ndarray, throttled_s: np.ndarray, periods: np.ndarray
         draws = np.array([limit_for_target(lim, max(x, 1e-6), a, target) for x, a in zip(r, alphas)])
         return KernelLimit(draws, "tail", float(alphas[0]), float(r[0]), lim)
     n = np.maximum(W @ np.bincount(cells[limits == lim], None, ncell), 1e-12)
-    if r[0] > censored_ratio:  # mean of usage + throttled seconds, no further than a 1/L tail reaches
-        draws = np.minimum((u + ts) / n, lim * np.maximum(r, 1e-6) / target)
+    if r[0] > censored_ratio:  # mean of usage + throttled seconds, between where 1/L**2 and 1/L tails reach
+        reach = np.maximum(r, 1e-6) / target
+        draws = np.minimum(np.maximum((u + ts) / n, lim * np.sqrt(reach)), lim * reach)
         return KernelLimit(np.maximum(draws, lim), "censored")
     mean_running = u / np.maximum(per * period_s, 1e-12)
-    draws = np.minimum(np.maximum(2 * mean_running, FLOOR), lim)
+    draws = np.minimum(np.maximum(QUIET * mean_running, FLOOR), lim)
     return KernelLimit(draws, "quiet")
 
 

@@ -1,50 +1,42 @@
 """Throttling-aware CPU right-sizing of workload containers, beside KRR-style and VPA-style recommendations.
 
-Demand
-    Per step, ``usage + throttled seconds`` (cores): what the container would
-    have used with no limit (a throttled thread waits for exactly the time the
-    limit denied it), so a starved container is not sized by its capped usage.
-    Where ``container_cpu_cfs_throttled_seconds_total`` is missing, the
-    throttled seconds are estimated from the throttled periods alone
+Limit
+    From the kernel's own counters, with the rules its ladders support
+    (:mod:`~throttlelab.analysis.rightsizing.kernel_limits`): where the window
+    holds two limits throttled measurably, the power of the limit by which the
+    ratio falls through both (the closed loop); with one, that power read from
+    how the container throttles (its bursts' body, or rare spikes:
+    :mod:`~throttlelab.analysis.rightsizing.kernel_tail`); censored (throttled in
+    most periods), a first round that makes the demand observable; quiet, a
+    multiple of the demand while running; no limit, a multiple of the usage's
+    p95.  ``limit_basis`` says which, ``tail_exponent`` the power.
+Demand and request
+    Per step, ``usage + throttled seconds`` (cores).  Throttled seconds count
+    the container's runqueues' waiting until the period ends, an upper bound on
+    the CPU it lacked where a thread needed less (on the node, a thread busy 25
+    ms of every 100 ms under 100m showed 0.45 core of it against a true limit of
+    0.30), so the request, p95 of demand, is never above the limit.  Where
+    ``container_cpu_cfs_throttled_seconds_total`` is missing, the throttled
+    seconds are estimated from the throttled periods alone
     (:func:`~throttlelab.analysis.rightsizing.throttle_model.throttled_seconds_from_periods`).
-Throttling model
-    The predicted throttled-period ratio at a limit, from demand and the
-    within-period burstiness ``sigma`` calibrated on the observed ratio
-    (:mod:`throttlelab.analysis.rightsizing.throttle_model`).  Where the ratio
-    seen is under a tenth of the target (or nothing was throttled), it measures
-    only the far tail of the bursts: the limit is then the larger of the
-    log-normal's and a gamma burst factor's fitted to the same observation
-    (nothing throttled: a conservative prior, cv 1.2, bounded by what the
-    observation allows), and ``burst_sigma_source`` says so.
 Workload containers
     One recommendation per container of a workload (Deployment, StatefulSet,
     DaemonSet, CronJob, ...): the (pod, step) samples of every pod that ran it in
     the window are pooled (:class:`~throttlelab.ingest.prometheus.workload_cpu.WorkloadCPU`).
-    The current request and limit are the latest pod template's; where pods had
-    other limits, the burstiness is calibrated on each limit segment against its
-    own limit.  ``min_history_s`` counts pod-hours summed over the pods.
-Recommendation
-    Request: p95 of demand.  Limit: the smallest (10m steps) whose predicted
-    ratio is at most ``target``, never below the request.  Intervals: 90%
-    block bootstrap over (pod, day) cells (a pod's twelfth of windows under a
-    week; 200 resamples), re-calibrating ``sigma`` in each resample; the
-    limit's is widened by the model error measured in simulation (``MODEL_ERROR``).
-Clearly missing the target
-    Throttled (not censored) in more than ``HEAVY`` times the target's share of
-    periods: the smallest limit meeting the target is above the current one, so
-    the limit interval starts just above it; and the demand above the limit rests
-    on the throttled seconds, wall time the group stalled, whose CPU depends on
-    how many threads waited (unseen): the interval also reaches the limit
-    estimated from the throttled periods alone
-    (:func:`~throttlelab.analysis.rightsizing.throttle_model.throttled_seconds_from_periods`).
-    The point is unchanged.
+    The current request and limit are the latest pod template's; each limit
+    segment (pods with another limit, or a patch applied within the window) is
+    read against its own limit.  ``min_history_s`` counts pod-hours summed over
+    the pods.
+Intervals
+    90% block bootstrap over (pod, day) cells (a pod's twelfth of windows under a
+    week; 200 resamples), the rule re-applied in each resample, widened by the
+    rule's error on the kernel ladders (``kernel_limits.MODEL_ERROR``).  Censored
+    and no-limit ones are plausible ranges: from just above the current limit to
+    the node's size, or the no-limit rule's spread.
 Censored demand
-    Throttled in most periods (``CENSORED_RATIO``), usage sits at the limit and
-    demand above it is not observed: the recommendation is an extrapolation
-    (usage + throttled seconds through the burst model), so the intervals run
-    from what was observed (the limit: just above the current one, which missed
-    the target; the request: the p95 of usage, which demand is at least) to the
-    node's size, or are open above where the node's size is unknown.
+    Throttled in most periods (``CENSORED_RATIO``): demand above the limit is
+    not observed, so one round cannot be tight; the reason says to apply the
+    first round and run again over a window under it.
 Node cap
     Nothing (point or interval) is recommended above the CPU count of the
     largest node its pods ran on (``WorkloadCPU.node_cores``), and the reason

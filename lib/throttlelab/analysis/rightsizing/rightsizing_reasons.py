@@ -87,8 +87,8 @@ def basis_note(k, *, target: float) -> str:
         return (" Raised to observe its demand, which this limit hides: apply it, then run again after 6 h for a "
                 "tight limit.")
     if k.how == "quiet":
-        return (" Throttled in too few periods to read its bursts: twice its mean demand while running, at least "
-                "100m.")
+        return (" Throttled in too few periods to read its bursts: 1.75 times its mean demand while running, at "
+                "least 100m.")
     if k.how == "no limit":
         return (" Without a limit there are no CFS periods to read its bursts: twice its usage p95, at least 100m, a "
                 "plausible range rather than an interval; with this limit in place, a second run tightens it.")
