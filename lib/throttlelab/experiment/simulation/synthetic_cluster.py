@@ -28,7 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, _burst_tables, _demand, _interp
+from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec
+from throttlelab.experiment.simulation.synthetic_truth import PooledRatio, smallest_limit
 
 NODES = {"node-a": 4.0, "node-b": 8.0}
 #: HorizontalPodAutoscalers on CPU utilisation: (namespace, name, target kind, target name, target %, min, max, current)
@@ -64,7 +65,8 @@ def cluster(hours: float = 72.0, *, start: float = 1_767_225_600.0, seed: int = 
 
     def add(ns, name, owner, workload, node, t0, t1, specs):
         pods.append(Pod(ns, name, *owner, workload, node, t0, t1, tuple(
-            dataclasses.replace(s, namespace=ns, pod=name, node=node, seed=len(pods) * 10 + i + seed * 1000)
+            dataclasses.replace(s, namespace=ns, pod=name, node=node, cores=NODES[node],
+                                seed=len(pods) * 10 + i + seed * 1000)
             for i, s in enumerate(specs))))
 
     app = c("", "", "app", request=0.5, limit=1.0, mean_cores=0.45, threads=4, burst_cv=0.8)
@@ -112,19 +114,6 @@ def workload_containers(pods: list[Pod]) -> dict[tuple[str, str, str, str], list
 def true_limit(parts: list[tuple[ContainerSpec, Pod]], target: float, *, start: float, scrape_s: float = 30.0,
                node_cores: float = max(NODES.values())) -> float:
     """The smallest limit (at most ``node_cores``) whose throttled-period ratio over every pod is at most ``target``."""
-    pieces = []
-    for spec, pod in parts:
-        _, _, _, active, m = _demand(spec, start + pod.start_h * 3600, pod.end_h - pod.start_h, scrape_s)
-        pieces.append((active, m, _burst_tables(spec.burst_cv, spec.seed + 1), spec.threads))
-
-    def ratio(limit):
-        num = sum(float((a * (_interp(tab, limit / m)[0] if th > limit else 0)).sum()) for a, m, tab, th in pieces)
-        return num / sum(float(a.sum()) for a, *_ in pieces)
-
-    lo, hi = 0.001, node_cores
-    if ratio(hi) > target:
-        return node_cores
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if ratio(mid) <= target else (mid, hi)
-    return hi
+    ratio = PooledRatio([(spec, start + pod.start_h * 3600, pod.end_h - pod.start_h) for spec, pod in parts],
+                        scrape_s=scrape_s)
+    return smallest_limit(ratio, target, top=node_cores, guess=ratio.guess(target))

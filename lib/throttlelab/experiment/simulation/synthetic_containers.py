@@ -1,19 +1,24 @@
-"""Synthetic containers under CFS limits: their true CPU demand, throttling and counters, scrape by scrape.
+"""Synthetic containers under CFS limits: each 100-ms period simulated as the kernel counts it, scrape by scrape.
 
-Each 15-s scrape interval has a mean CPU demand (daily cycle, slow noise, optional
-bursts); the container runs in a share ``active`` of the 100-ms CFS periods, and
-within an active period its demand is ``demand / active x X`` with ``X`` a gamma
-burst factor (mean 1, coefficient of variation ``burst_cv``), capped at its
-thread count.  A period is throttled when that demand exceeds the limit; usage
-is what the limit lets through and the throttled seconds are the demand it did
-not.  (The recommender models bursts with a log-normal: the generator is not
-the model it tests.)  Counters are cumulative with ``_total`` names and restart
-from zero (with a new ``id`` label) where a container restarts; requests and
-limits are kube-state-metrics gauges scraped every minute.  Container series
-carry their node's ``node`` and ``instance`` labels; given ``nodes`` (name ->
-cores), each node's size is a cAdvisor ``machine_cpu_cores`` gauge.  They are
-written as OpenMetrics text and backfilled into Prometheus by
-:mod:`.synthetic_openmetrics`.
+Each scrape interval has a demand level (cores at full speed: a daily cycle,
+slow noise, optional surges); the container's threads bring that work as one
+of three loops (:data:`LOOPS`, :mod:`.burst_workloads`): requests in a share
+of the periods (an open loop: what waits is served later, or dropped past a
+timeout), a duty cycle per thread (a closed loop: a throttled burst ends later
+and the next starts later, so its usage falls below its demand), or bursts on
+a ticker; spikes may be added to any.  The kernel's CFS bandwidth control then
+runs over every 100-ms period (:mod:`.cfs_periods`): work past the quota is
+carried into later periods, a period counts when it has runnable work, is
+throttled when the quota runs out with work left, and its throttled time is
+the waiting of its runqueues until the period ends (not the CPU it lacked).
+The counters are summed per scrape, cumulative with ``_total`` names, and
+restart from zero (with a new ``id`` label) where a container restarts;
+requests and limits are kube-state-metrics gauges.  Container series carry
+their node's ``node`` and ``instance`` labels; given ``nodes`` (name -> cores),
+each node's size is a cAdvisor ``machine_cpu_cores`` gauge.  They are written
+as OpenMetrics text and backfilled into Prometheus by :mod:`.synthetic_openmetrics`.
+The truth (the smallest limit that meets a target, over the same work) is
+:mod:`.synthetic_truth`'s, never the recommender's model.
 """
 
 from __future__ import annotations
@@ -26,8 +31,13 @@ import numpy as np
 from scipy.signal import lfilter
 
 from throttlelab.core.metrics import CADVISOR_COUNTERS, COUNTER
+from throttlelab.experiment.simulation import burst_workloads as bw
+from throttlelab.experiment.simulation.cfs_periods import (
+    PERIOD_S, Counters, Periods, burst_periods, cfs, throttled_periods,
+)
 
-PERIOD_S = 0.1
+#: How a container's work arrives (:mod:`~throttlelab.experiment.simulation.burst_workloads`).
+LOOPS = ("requests", "duty", "ticker")
 
 
 @dataclass(frozen=True)
@@ -39,153 +49,126 @@ class ContainerSpec:
     container: str
     request: float | None = 0.5
     limit: float | None = 1.0  # cores; None: no limit (no CFS counters)
-    mean_cores: float = 0.3  # mean CPU demand
+    mean_cores: float = 0.3  # mean CPU demand (at full speed)
     threads: float = 4.0  # most cores it can use at once
     diurnal: float = 0.3  # relative amplitude of the daily cycle
-    noise: float = 0.15  # relative slow noise of the interval demand
-    burst_cv: float = 0.8  # coefficient of variation of the per-period burst factor
-    active_share: float = 0.7  # share of CFS periods with runnable threads at the mean demand
-    spike_prob: float = 0.0  # chance per interval that a spike (x spike_factor, ~5 min) starts
-    spike_factor: float = 4.0
+    noise: float = 0.15  # relative slow noise of the demand level
+    burst_cv: float = 0.8  # coefficient of variation of a burst's CPU (gamma, mean 1)
+    active_share: float = 0.7  # requests: share of periods that bring work, at the mean demand
+    loop: str = "requests"  # "requests", "duty" (closed loop) or "ticker" (bursts on the clock)
+    every_s: float = 0.1  # duty: a thread's burst and sleep at the mean demand; ticker: the tick
+    spike_s: float = 0.0  # CPU-seconds of a spike on one thread
+    spike_every_s: float = 0.0  # a spike about this often (0: none)
+    speed: float = 1.0  # share of a core a running thread gets (1: the node otherwise idle)
+    cores: float | None = None  # its node's CPU count (None: as many as its threads)
+    surge_prob: float = 0.0  # chance per scrape interval that a surge of demand (x surge_factor, ~5 min) starts
+    surge_factor: float = 4.0
     restart_at: float | None = None  # fraction of the window where the container restarts
     seed: int = 0
     node: str = "node-0"  # the node it runs on (labels ``node`` and ``instance``)
 
-
-def _burst_tables(cv: float, seed: int, n: int = 60_000):
-    """Tabulated S(a) = P(X > a) and G(a) = E[min(X, a)] for the gamma burst factor X (mean 1)."""
-    rng = np.random.default_rng(seed)
-    k = 1.0 / max(cv, 1e-3) ** 2
-    x = np.sort(rng.gamma(k, 1.0 / k, n))
-    grid = np.geomspace(1e-3, 1e3, 400)
-    idx = np.searchsorted(x, grid)
-    surv = 1.0 - idx / n
-    csum = np.concatenate([[0.0], np.cumsum(x)])
-    g = (csum[idx] + grid * (n - idx)) / n
-    return np.log(grid), surv, g
+    @property
+    def parallel(self) -> float:
+        """The most runqueues it runs on: its threads, at most its node's cores."""
+        return float(min(self.threads, self.cores or self.threads))
 
 
-def _interp(tab, a):
-    la = np.log(np.clip(a, 1e-3, 1e3))
-    return np.interp(la, tab[0], tab[1]), np.interp(la, tab[0], tab[2])
-
-
-def _demand(spec: ContainerSpec, start: float, hours: float, scrape_s: float):
-    """Per scrape interval: times, mean demand (cores), running share of periods, demand in a running period."""
+def _levels(spec: ContainerSpec, start: float, hours: float, scrape_s: float):
+    """Per scrape interval: times, demand level (cores) and the share of periods a request loop brings work in."""
     rng = np.random.default_rng(spec.seed)
     n = int(round(hours * 3600 / scrape_s))
     times = start + scrape_s * np.arange(1, n + 1)
     phase = rng.uniform(0, 2 * np.pi)
     daily = 1 + spec.diurnal * np.sin(2 * np.pi * times / 86400 + phase)
-    # slow noise: AR(1) in log space, correlation time ~ 10 min
-    rho = math.exp(-scrape_s / 600)
+    rho = math.exp(-scrape_s / 600)  # slow noise: AR(1) in log space, correlation time ~ 10 min
     eps = rng.normal(0, spec.noise * math.sqrt(1 - rho**2), n)
-    ar = lfilter([1.0], [1.0, -rho], eps)
-    demand = spec.mean_cores * daily * np.exp(ar - spec.noise**2 / 2)
-    if spec.spike_prob > 0:
-        starts = rng.random(n) < spec.spike_prob
-        span = max(1, int(300 / scrape_s))
-        spiking = np.convolve(starts.astype(float), np.ones(span))[:n] > 0
-        demand = np.where(spiking, demand * spec.spike_factor, demand)
-    demand = np.clip(demand, 1e-4, spec.threads)
-    active = np.clip(spec.active_share * np.sqrt(demand / spec.mean_cores), 0.02, 1.0)
-    m = demand / active  # mean demand in an active period
-    return rng, times, demand, active, m
+    level = spec.mean_cores * daily * np.exp(lfilter([1.0], [1.0, -rho], eps) - spec.noise**2 / 2)
+    if spec.surge_prob > 0:
+        starts = rng.random(n) < spec.surge_prob
+        spiking = np.convolve(starts.astype(float), np.ones(max(1, int(300 / scrape_s))))[:n] > 0
+        level = np.where(spiking, level * spec.surge_factor, level)
+    level = np.clip(level, 1e-4, spec.threads)
+    active = np.clip(spec.active_share * np.sqrt(level / spec.mean_cores), 0.02, 1.0)
+    return rng, times, level, active
+
+
+def periods(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 15.0,
+            limit: float | None = None) -> Periods:
+    """The container's work over every period of the window (a duty loop's depends on ``limit``: it slows down)."""
+    if spec.loop not in LOOPS:
+        raise ValueError(f"loop {spec.loop!r}: one of {', '.join(LOOPS)}")
+    rng, _, level, active = _levels(spec, start, hours, scrape_s)
+    seconds = len(level) * scrape_s
+    n = int(round(seconds / PERIOD_S))
+    threads = max(1, int(round(spec.threads)))
+    run = spec.speed * min(1.0, spec.parallel / spec.threads)  # a thread's speed with its siblings on the cores
+    busy = level / spec.threads * spec.every_s  # a thread's mean burst (CPU-s)
+    spiky = spec.spike_s > 0 and spec.spike_every_s > 0
+    if spec.loop == "duty":
+        quota = None if limit is None else limit * PERIOD_S / threads
+        rest = max(spec.every_s - spec.mean_cores / spec.threads * spec.every_s, 0.0)
+        parts = [bw.duty_bursts(rng, busy=busy, rest=rest, cv=spec.burst_cv, speed=run, seconds=seconds, quota=quota,
+                                level_s=scrape_s, spike_s=spec.spike_s if i == 0 else 0.0,
+                                spike_every_s=spec.spike_every_s) for i in range(threads)]
+        return burst_periods(np.concatenate([s for s, _ in parts]), np.concatenate([b for _, b in parts]), run, n)
+    if spec.loop == "ticker":
+        s, b = bw.ticker_bursts(rng, busy=busy, threads=threads, every_s=spec.every_s, cv=spec.burst_cv,
+                                seconds=seconds, level_s=scrape_s)
+        p = burst_periods(s, b, run, n)
+        p.cap = bw.ticker_cap(busy, threads, n, scrape_s)
+    else:
+        p = bw.request_periods(rng, level=level, active=active, cv=spec.burst_cv, speed=spec.speed,
+                               parallel=spec.parallel, level_s=scrape_s)
+    if spiky:
+        t = bw.spike_times(rng, spike_every_s=spec.spike_every_s, seconds=seconds)
+        p = p.add(bw.spike_periods(t, spec.spike_s, spec.speed, n))
+        p.cap = p.cap + bw.spike_cap(t, spec.spike_s, n)
+    return p
+
+
+def counters(spec: ContainerSpec, limit: float | None, p: Periods) -> Counters:
+    """The kernel's counters of the periods ``p`` under ``limit`` (cores; ``None``: no limit)."""
+    return cfs(p, None if limit is None else limit * PERIOD_S, parallel=spec.parallel, rate=spec.speed)
+
+
+def throttled_counts(spec: ContainerSpec, limit: float | None, p: Periods) -> tuple[int, int]:
+    """Throttled and counted periods of ``p`` under ``limit`` (the other counters left out)."""
+    return throttled_periods(p, None if limit is None else limit * PERIOD_S, parallel=spec.parallel, rate=spec.speed)
 
 
 def simulate(spec: ContainerSpec, start: float, hours: float, scrape_s: float = 15.0) -> dict[str, np.ndarray]:
     """Scrape-time counters of one container: ``times``, the cumulative counters by their canonical names
     (``usage_seconds``, ``nr_periods``, ``nr_throttled``, ``throttled_seconds``) and ``restart_index``."""
-    rng, times, demand, active, m = _demand(spec, start, hours, scrape_s)
-    n = len(times)
-    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
-    n_periods = scrape_s / PERIOD_S
-    periods = active * n_periods
-    if spec.limit is None:
-        _, g_n = _interp(tab, spec.threads / m)
-        used = m * g_n
-        throttled = np.zeros(n)
-        unserved = np.zeros(n)
-    else:
-        cap = min(spec.limit, spec.threads)
-        s_l, g_l = _interp(tab, cap / m)
-        _, g_n = _interp(tab, spec.threads / m)
-        used = m * g_l
-        unserved = m * np.maximum(g_n - g_l, 0.0)
-        p_thr = s_l if spec.threads > spec.limit else np.zeros(n)
-        throttled = rng.binomial(np.round(periods).astype(np.int64), np.clip(p_thr, 0, 1)).astype(float)
-    usage = used * active * scrape_s
-    thr_s = unserved * active * scrape_s
+    _, times, _, _ = _levels(spec, start, hours, scrape_s)
+    c = counters(spec, spec.limit, periods(spec, start, hours, scrape_s, spec.limit))
+    per = int(round(scrape_s / PERIOD_S))
     out = {"times": times}
-    restart = None if spec.restart_at is None else int(spec.restart_at * n)
-    for name, inc in (("usage_seconds", usage), ("nr_periods", periods), ("nr_throttled", throttled),
-                      ("throttled_seconds", thr_s)):
-        c = np.cumsum(inc)
+    restart = None if spec.restart_at is None else int(spec.restart_at * len(times))
+    for name, inc in (("usage_seconds", c.usage), ("nr_periods", c.counted), ("nr_throttled", c.throttled),
+                      ("throttled_seconds", c.throttled_s)):
+        total = np.cumsum(inc.astype(float).reshape(len(times), per).sum(axis=1))
         if restart is not None:
-            c[restart:] -= c[restart - 1]
-        out[name] = np.floor(c) if COUNTER[name].integer else c
+            total[restart:] -= total[restart - 1]
+        out[name] = np.floor(total + 1e-9) if COUNTER[name].integer else total
     out["restart_index"] = np.array([-1 if restart is None else restart])
     return out
 
 
-def true_throttled_ratio(spec: ContainerSpec, limit: float, *, start: float, hours: float, scrape_s: float = 15.0) -> float:
-    """The throttled-period ratio ``spec`` would have at ``limit`` (expected value, same demand as :func:`simulate`)."""
-    return _true_ratios(spec, [limit], start, hours, scrape_s)[0]
-
-
-def _true_ratios(spec, limits, start, hours, scrape_s):
-    _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
-    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
-    out = []
-    for limit in limits:
-        if spec.threads <= limit:
-            out.append(0.0)
-            continue
-        surv, _ = _interp(tab, limit / m)
-        out.append(float((active * surv).sum() / active.sum()))
-    return out
-
-
-def true_smallest_limit(spec: ContainerSpec, target: float, *, start: float, hours: float, scrape_s: float = 15.0,
-                        node_cores: float | None = None) -> float:
-    """The smallest limit (to 1m) whose true throttled-period ratio is at most ``target``.
-
-    With ``node_cores``: the smallest such limit at most the node's size, or the node's size when none is (no limit
-    can give more than the node has).
-    """
-    _, _, demand, active, m = _demand(spec, start, hours, scrape_s)
-    tab = _burst_tables(spec.burst_cv, spec.seed + 1)
-    top = float(spec.threads) if node_cores is None else min(float(spec.threads), float(node_cores))
-    if node_cores is not None and spec.threads > node_cores:
-        surv, _ = _interp(tab, top / m)
-        if float((active * surv).sum() / active.sum()) > target:  # even the whole node misses the target
-            return top
-    lo, hi = 0.001, top
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        surv, _ = _interp(tab, mid / m)
-        if float((active * surv).sum() / active.sum()) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-#: The scenarios' nodes (cores): the starved container (true smallest limit ~2.5 cores) sits on the small one.
+#: The scenarios' nodes (cores): the starved container sits on the small one.
 SCENARIO_NODES = {"node-0": 8.0, "node-1": 2.0}
 
 
 def scenario_specs(namespace: str = "shop") -> list[ContainerSpec]:
     """The six test scenarios: starved, oversized, well-sized, bursty, no limit, restarted (nodes: ``SCENARIO_NODES``)."""
-    base = ContainerSpec(namespace, "x", "app")
+    base = ContainerSpec(namespace, "x", "app", cores=SCENARIO_NODES["node-0"])
     rep = dataclasses.replace
     return [
         rep(base, pod="starved-0", container="api", request=0.25, limit=0.5, mean_cores=0.8, threads=3.0, burst_cv=0.6, seed=1,
-            node="node-1"),
+            node="node-1", cores=SCENARIO_NODES["node-1"]),
         rep(base, pod="oversized-0", container="worker", request=2.0, limit=4.0, mean_cores=0.2, threads=2.0, burst_cv=0.6, seed=2),
         rep(base, pod="wellsized-0", container="web", request=0.5, limit=1.0, mean_cores=0.4, threads=4.0, burst_cv=0.35, seed=3),
         rep(base, pod="bursty-0", container="batch", request=0.3, limit=1.0, mean_cores=0.25, threads=4.0, burst_cv=1.5,
-            spike_prob=0.004, spike_factor=4.0, seed=4),
+            surge_prob=0.004, surge_factor=4.0, seed=4),
         rep(base, pod="nolimit-0", container="cache", request=0.5, limit=None, mean_cores=0.3, threads=2.0, seed=5),
         rep(base, pod="restarted-0", container="queue", request=0.5, limit=1.0, mean_cores=0.35, threads=2.0, burst_cv=0.5,
             restart_at=0.5, seed=6),
