@@ -12,7 +12,12 @@ by what the window holds (:data:`HOW`):
     from the one nearer the target.
 ``tail``
     One such segment: the exponent its ``rho`` and ``wait`` tell
-    (:func:`~throttlelab.analysis.rightsizing.kernel_tail.tail_exponent`).
+    (:func:`~throttlelab.analysis.rightsizing.kernel_tail.tail_exponent`),
+    ``wait`` per waiting runqueue: throttled seconds sum the waiting of every
+    runqueue, and ``n`` runqueues busy until the quota of ``L`` cores runs out
+    wait ``n - L`` periods between them, so at least ``wait + L`` of them wait
+    (one, for a lone thread: its wait is unchanged).  Without it, many threads
+    waiting out a period at once read as rare spikes.
 ``censored``
     Throttled in more than half of its periods: demand above the limit was
     never observed, and neither counter bounds it well (throttled seconds count
@@ -24,7 +29,8 @@ by what the window holds (:data:`HOW`):
     the truth.  The next window then sees the demand (quiet, or throttled below
     half of its periods), and a second round over it is tight.
 ``quiet``
-    A limit throttled in fewer than :data:`INFORMATIVE` periods: :data:`QUIET`
+    A limit throttled in fewer than :data:`INFORMATIVE` periods, or in less
+    than :data:`INFORMATIVE_RATIO` of them: :data:`QUIET`
     times the mean demand while running (on the ladders the true limit of
     never-throttled bodies was 1.5-2 times it), never under :data:`FLOOR`, never
     above the current limit.
@@ -44,8 +50,11 @@ from throttlelab.analysis.rightsizing.kernel_tail import limit_for_target, tail_
 
 #: How a limit was found (see the module docstring).
 HOW = ("two limits", "tail", "censored", "quiet", "no limit")
-#: Throttled periods a segment needs before its ratio is read as a measurement.
+#: Throttled periods a segment needs before its ratio is read as a measurement, and the ratio (0.1%: 10 throttled
+#: periods in the ladders' 15-min windows, the shallowest tail their rungs measured): a day's window reaches 10
+#: throttled periods at 0.001%, far in the tail, where a power read near the target does not hold.
 INFORMATIVE = 10
+INFORMATIVE_RATIO = 0.001
 #: The smallest limit recommended without a measured tail (cores).
 FLOOR = 0.1
 #: A quiet limit's multiple of the mean demand while running (1.75: the true limits of never-throttled bodies on
@@ -105,7 +114,8 @@ def kernel_limit(usage: np.ndarray, throttled_s: np.ndarray, periods: np.ndarray
         seg = has & (limits == lim)
         per, thr, ts, u = _segment_sums(W, cells, seg, ncell, periods, throttled, throttled_s, usage)
         segs.append((float(lim), per, thr, ts, u))
-    informative = [s for s in segs if s[2][0] * step_s >= INFORMATIVE and s[2][0] <= censored_ratio * s[1][0]]
+    informative = [s for s in segs if s[2][0] * step_s >= INFORMATIVE
+                   and INFORMATIVE_RATIO * s[1][0] <= s[2][0] <= censored_ratio * s[1][0]]
     cur = next((s for s in segs if current is not None and s[0] == current), segs[-1])
     if len(informative) >= 2:
         near = min(informative, key=lambda s: abs(np.log(s[2][0] / s[1][0] / target)))
@@ -118,9 +128,10 @@ def kernel_limit(usage: np.ndarray, throttled_s: np.ndarray, periods: np.ndarray
         return KernelLimit(draws, "two limits", float(alphas[0]), float(r_n[0]), near[0])
     lim, per, thr, ts, u = cur
     r = thr / np.maximum(per, 1e-12)
-    if thr[0] * step_s >= INFORMATIVE and r[0] <= censored_ratio:
+    if thr[0] * step_s >= INFORMATIVE and INFORMATIVE_RATIO <= r[0] <= censored_ratio:
         rho = u / np.maximum(per * period_s * lim, 1e-12)
-        wait = ts / np.maximum(thr * period_s, 1e-12)
+        wait = ts / np.maximum(thr * period_s, 1e-12)  # runqueues x the share of a throttled period each waits
+        wait = wait / np.maximum(1.0, wait + lim)  # per runqueue: at least wait + limit of them wait (see below)
         alphas = np.array([tail_exponent(a, b, lowering=r[0] < target) for a, b in zip(rho, wait)])
         draws = np.array([limit_for_target(lim, max(x, 1e-6), a, target) for x, a in zip(r, alphas)])
         return KernelLimit(draws, "tail", float(alphas[0]), float(r[0]), lim)

@@ -48,7 +48,7 @@ def tail_exponent(rho: float, wait: float, *, lowering: bool = False) -> float:
     limit and which waits ``wait`` of a throttled period (see the module docstring).
 
     >>> round(tail_exponent(0.7, 0.3), 2), round(tail_exponent(0.2, 0.7), 2), round(tail_exponent(0.4, 0.4), 2)
-    (4.98, 1.25, 3.12)
+    (4.99, 1.25, 3.12)
     >>> round(tail_exponent(0.05, 0.2, lowering=True), 2)  # a spiky tail, lowering: no heavier than 2
     2.0
     """

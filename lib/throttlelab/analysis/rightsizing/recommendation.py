@@ -9,7 +9,6 @@ from throttlelab.analysis.rightsizing.runtime_advice import RuntimeAdvice
 from throttlelab.results import ConfidenceInterval
 
 CENSORED_RATIO = 0.5  # throttled in more periods than this: demand above the limit is not observed
-HEAVY = 2.0  # throttled in more than this many times the target: clearly missing it (see "Clearly missing")
 DEFAULT_PERIOD_S = 0.1
 #: The numbers a "too little data" record leaves empty.
 NUMBERS = ("recommended_request_cores", "recommended_request_low", "recommended_request_high",
@@ -136,5 +135,3 @@ class Settings:
     seed: int = 0
     period_s: float = DEFAULT_PERIOD_S
     censored_ratio: float = CENSORED_RATIO  # throttled in more periods than this: demand treated as censored
-    clearly_missing: float = HEAVY  # throttled in more than this many times the target: the limit interval starts
-    # just above the current limit and spans the limit from the throttled periods alone

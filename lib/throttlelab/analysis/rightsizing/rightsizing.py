@@ -171,7 +171,9 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
         lim_hi = cap if lim_hi is None else min(lim_hi, cap)
         req_hi = cap if req_hi is None else min(req_hi, cap)
     predicted = k.predicted(rec_lim)
-    at_current = k.predicted(cur) if s.limit_policy == "keep" and cur is not None else None
+    at_current = None
+    if s.limit_policy == "keep" and cur is not None:  # along the tail read, else the ratio seen at the current limit
+        at_current = k.predicted(cur) if k.predicted(cur) is not None else ratio
     out = limit_decision(s.limit_policy, s.throttle_target, current=cur, ratio=ratio, throttled_s_per_h=thr_s_h,
                          usage_p95=usage_p95, demand_p95=point_req, request=(rec_req, req_lo, req_hi),
                          limit=(rec_lim, lim_lo, lim_hi), predicted=predicted, predicted_at_current=at_current)
