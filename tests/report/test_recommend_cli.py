@@ -202,7 +202,7 @@ def test_without_kube_state_metrics_or_throttled_seconds_workloads_are_inferred_
     assert rows[("Deployment", "web", "app")]["pods"] == 6  # the same name in pods of three rollouts: one row
     assert rows[("CronJob", "report", "report")]["pods"] == 13
     assert rows[("Deployment", "web", "app")]["current_limit_cores"] == 0.8  # from cAdvisor's quota, latest pod
-    assert all("throttled periods alone" in r["burst_sigma_source"] for r in rows.values()
+    assert all("throttled periods alone" in r["limit_basis"] for r in rows.values()
                if r["throttled_ratio"] and r["decision"] != "too little data")
 
 

@@ -50,7 +50,8 @@ def test_policies():
 def test_capping_notes():
     assert capping_note(censored=False, current=1.0, model_limit=1.2, capped_limit=1.2, node=8.0) == ""
     cen = capping_note(censored=True, current=0.5, model_limit=3.0, capped_limit=2.0, node=2.0)
-    assert "not observed" in cen and "the node's 2 cores" in cen and cen.endswith("Capped at the node's 2 cores.")
+    assert cen == (" Its plausible range runs from just above the current 500m to the node's 2 cores. Capped at the "
+                   "node's 2 cores.")
     open_ = capping_note(censored=True, current=0.5, model_limit=3.0, capped_limit=3.0, node=None)
     assert "an open upper end" in open_ and open_.endswith("the extrapolation is uncapped.")
     assert capping_note(censored=False, current=None, model_limit=1.0, capped_limit=1.0, node=None) == (

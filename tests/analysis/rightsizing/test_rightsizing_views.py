@@ -29,7 +29,8 @@ def test_decision_table_reads_like_the_cli():
     assert (row["namespace"], row["workload"], row["container"], row["pods"]) == ("shop", "Pod/web-0", "app", 1)
     assert row["pod-hours"] == "48.0" and row["decision"] == r.decision
     assert (row["request now"], row["limit now"]) == ("500m", "1000m")  # one unit per column: millicores
-    assert row["request new"] == "1370m" and row["limit new"] == "2370m" and row["limit 90% interval"] == "1870-3500m"
+    # a tail read from its bursts (4.9th power): 10% throttled at 1000m -> 1150m; the request held at the limit
+    assert row["request new"] == "1150m" and row["limit new"] == "1150m" and row["limit 90% interval"] == "1020-1850m"
     assert row["p95 5-min"] == "20.0%"
     short = decision_table([dataclasses.replace(r, decision="too little data")]).row(0, named=True)
     assert (short["limit now"], short["limit new"], short["limit 90% interval"]) == ("1000m", "?", "")
@@ -71,6 +72,7 @@ def test_censored_intervals_read_open_or_up_to_the_node():
     capped = rightsize(dataclasses.replace(c, node_cores=2.0))
     assert open_.demand_censored and capped.demand_censored
     rows = [decision_table([r]).row(0, named=True) for r in (open_, capped)]
-    assert [(x["limit new"], x["limit 90% interval"]) for x in rows] == [("2200m*", "210m-open"), ("2000m*", "210-2000m")]
+    # the censored first round (mean of usage + throttled seconds, ~1 core) whether or not the node is known
+    assert [(x["limit new"], x["limit 90% interval"]) for x in rows] == [("1010m*", "210m-open"), ("1010m*", "210-2000m")]
     df = recommendations_frame([open_, capped])
     assert df["demand_censored"].to_list() == [True, True] and df["node_cores"].to_list() == [None, 2.0]
