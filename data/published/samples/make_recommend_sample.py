@@ -27,7 +27,7 @@ START = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 HOURS = 26
 SCRAPE_S = 30.0
 #: SHA-256 of the decompressed export.
-SHA256 = "59510909599f883bb7b0b46ed3c503637e5c26e7ec2f8273880de03e5efc1831"
+SHA256 = "76a815fbae9bb648e978272310f71c32d7bcf17b241efb13b239d42ea32dca49"
 
 
 def sample_text() -> str:
