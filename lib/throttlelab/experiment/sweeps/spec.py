@@ -58,10 +58,9 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, PrivateAttr, StrictInt, model_validator
 
 from throttlelab.config_file import ConfigModel, KeyLines, SimpleName, ValueAt, read_yaml, validate
-from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
 from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
-from throttlelab.experiment.sweeps.spec_file import AdaptiveOptions, LocalOptions, Number, SimulatedOptions
+from throttlelab.experiment.sweeps.spec_file import AdaptiveSettings, LocalOptions, Number, SimulatedOptions
 from throttlelab.experiment.sweeps.spec_values import (
     parse_adaptive,
     parse_contention,
@@ -99,7 +98,7 @@ class SweepSpec(ConfigModel):
     module docstring): ``name`` a text, ``workload`` a :class:`~throttlelab.experiment.sweeps.plan.Workload`,
     ``limits`` a tuple of cores (``None``: unlimited), ``threads`` a tuple of texts, ``contention`` a tuple of
     :class:`~throttlelab.experiment.sweeps.plan.Contention`, ``adaptive`` the
-    :class:`~throttlelab.experiment.sweeps.adaptive.AdaptiveSettings`, times floats, ``data_root`` a path.
+    :class:`~throttlelab.experiment.sweeps.spec_file.AdaptiveSettings` (the defaults without the key), times floats, ``data_root`` a path.
     :attr:`backend_options` is the chosen backend's block as written.
     """
 
@@ -114,7 +113,7 @@ class SweepSpec(ConfigModel):
     simulated: SimulatedOptions | None = Field(None, description="simulated backend: the true curve and its noise")
     design: Literal["grid", "adaptive"] = Field(
         "grid", description="grid: every cell x replicates; adaptive: runs chosen where decisions are uncertain")
-    adaptive: Annotated[AdaptiveOptions | None, AfterValidator(parse_adaptive)] = Field(
+    adaptive: Annotated[AdaptiveSettings | None, AfterValidator(parse_adaptive)] = Field(
         None, validate_default=True, description="adaptive design settings")
     workload: Annotated[str | dict[str, Any], AfterValidator(parse_workload)] = Field(
         "burner", validate_default=True,
@@ -236,7 +235,7 @@ class SweepSpec(ConfigModel):
         }
         if self.design != "grid":
             out["design"] = self.design
-            out["adaptive"] = dataclasses.asdict(self.adaptive)
+            out["adaptive"] = self.adaptive.model_dump()
         return out
 
 

@@ -46,7 +46,6 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_choice import (
     lone_bump,
     short_pivotal,
 )
-from throttlelab.experiment.sweeps.adaptive.adaptive_cells import DEFAULT_BUDGET_SHARE
 from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import (
     Cell,
     Decided,
@@ -59,6 +58,7 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import (
 )
 from throttlelab.experiment.sweeps.adaptive.adaptive_value import RunValue, run_values
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, make_run_id
+from throttlelab.experiment.sweeps.spec_file import DEFAULT_BUDGET_SHARE
 
 if TYPE_CHECKING:
     from throttlelab.experiment.sweeps.spec import SweepSpec

@@ -15,30 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from throttlelab.experiment.sweeps.spec_file import AdaptiveSettings
+
 Cell = tuple[float, "float | None", str]
 """``(contention share, limit in cores or None = unlimited, threads)``."""
-
-
-#: The default run budget of an adaptive sweep, as a share of the full grid's runs: a cap; the
-#: joint-confidence stop ends clear sweeps before it.
-DEFAULT_BUDGET_SHARE = 0.8
-
-
-@dataclass(frozen=True)
-class AdaptiveSettings:
-    """The spec's ``adaptive:`` mapping (all optional)."""
-
-    confidence: float = 0.95
-    budget: int | None = None  # runs; None: DEFAULT_BUDGET_SHARE of the full grid (cells x replicates), at least one per cell
-    knee_tolerance_pct: float = 10.0
-    dead_zone_threshold_pct: float = 10.0
-    resolution_pct: float = 10.0
-    min_replicates: int = 2
-    max_replicates: int | None = None  # per cell; None: 3 x the spec's replicates
-    prior_cv: float = 0.15
-    outlier_prior: float = 0.05  # chance that a run was slowed by interference (up to 3x)
-    draws: int = 2000
-    model: str = "smooth"  # smooth: shared across the grid (adaptive_model); cells: each cell on its own
 
 
 @dataclass(frozen=True)
