@@ -92,7 +92,7 @@ def in_memory(kind: str, seed: int, pct: float):
     """One scenario for the in-memory tuning aids (no run store): ``(spec, truth model, design, true times,
     acceptable answers)``; the spec is adaptive with ``pct`` % of the grid as its budget (0: the default)."""
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
     doc = scenario(kind, seed)
     spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
@@ -116,7 +116,7 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
     from throttlelab.experiment.sweeps.adaptive import decide
     from throttlelab.experiment.registry import get_backend
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
     doc = scenario(kind, seed)
     grid = spec_from_mapping({**doc, "name": f"{kind}-{seed}-grid", "data_root": root})

@@ -33,7 +33,7 @@ def main() -> int:
     from throttlelab.experiment.local_cgroup import cgroups
     from throttlelab.experiment.local_cgroup.local_backend import LocalBackend, local_backend_available
     from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
     ok, reason = local_backend_available()
     if not ok:

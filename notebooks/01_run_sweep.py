@@ -38,7 +38,7 @@ from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.adaptive import decisions_table, run_order_table
 from throttlelab.experiment.sweeps.run_store import RunStore
-from throttlelab.experiment.sweeps.spec import spec_from
+from throttlelab.experiment.sweeps.spec_loading import spec_from
 from throttlelab.experiment.sweeps.sweep_results import sweep_results
 from throttlelab.experiment.sweeps.sweep_summary import pick_example_run, run_intervals, sweep_summary
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from throttlelab.experiment.registry import get_backend
     from throttlelab.experiment.sweeps.run_store import RunStore
     from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
-    from throttlelab.experiment.sweeps.spec import load_spec
+    from throttlelab.experiment.sweeps.spec_loading import load_spec
 
     logging.basicConfig(level=logging.WARNING, format="throttlelab: %(message)s")
     spec = load_spec(args.spec, data_root=args.data_root)

@@ -9,7 +9,7 @@ import pytest
 from throttlelab import tables
 from throttlelab.experiment.sweeps import backends
 from throttlelab.experiment.sweeps.backends import Backend, base_row, local_node_name, register_backend, registered_backends
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
 
 def test_a_backend_registers_a_factory_and_nothing_else(monkeypatch):

@@ -15,7 +15,7 @@ from throttlelab import tables
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.backends import Backend, base_row, register_backend, registered_backends
 from throttlelab.experiment.sweeps.run_store import RunStore
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 
 
@@ -131,7 +131,7 @@ def test_cooldown_between_runs(tmp_path):
 # -- real cgroups ---------------------------------------------------------------
 SWEEP_SCRIPT = """
 import json, sys
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 run_sweep(spec_from_mapping(json.loads(sys.argv[1])), get_backend("local"), progress=False)

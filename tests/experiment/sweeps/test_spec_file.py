@@ -7,7 +7,8 @@ import pytest
 from throttlelab.config_file import validate
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.plan import Workload
-from throttlelab.experiment.sweeps.spec import SweepSpec, load_spec
+from throttlelab.experiment.sweeps.spec import SweepSpec
+from throttlelab.experiment.sweeps.spec_loading import load_spec
 from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, AdaptiveSettings
 
 

@@ -13,6 +13,7 @@ import math
 import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -126,6 +127,23 @@ def parse_workload(value: Any) -> Workload:
 def parse_adaptive(value: AdaptiveSettings | None) -> AdaptiveSettings:
     """The validated ``adaptive:`` mapping; none: the defaults."""
     return AdaptiveSettings() if value is None else value
+
+
+def as_float(value: float) -> float:
+    """A number of the file (int or float) as the float the sweep uses."""
+    return float(value)
+
+
+def as_path(value: str) -> Path:
+    """``data_root`` as a path."""
+    return Path(value)
+
+
+def name_given(value: str | None, info) -> str | None:
+    """``experiment`` (the older spelling of ``name``): one of the two is required."""
+    if value is None and info.data.get("name") is None:
+        raise ValueAt(("name",), "required: an experiment name of letters, digits, '_', '-' or '.'", absolute=True)
+    return value
 
 
 def is_int(value: Any) -> bool:
