@@ -10,6 +10,6 @@ those listed above it:
 ``kubernetes``    the Kubernetes backend: each run a Pod
 ``latency``       latency experiments: the target service, contention x rate sweeps (local or on a cluster)
 
-Modules: ``registry`` (the backends by name; it imports them), ``sweep_cli`` (``throttlelab sweep``),
+Modules: ``registry`` (each backend's factory, by name; it imports them when called), ``sweep_cli`` (``throttlelab sweep``),
 ``stores`` (the analysis layer's readers of the run stores).
 """

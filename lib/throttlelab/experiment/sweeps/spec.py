@@ -25,7 +25,7 @@ from pydantic import AfterValidator, Field, PrivateAttr, StrictInt, model_valida
 from throttlelab.config_file import ConfigModel, KeyLines, SimpleName, ValueAt
 from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, make_run_id, run_order
-from throttlelab.experiment.sweeps.spec_file import AdaptiveSettings, LocalOptions, Number, SimulatedOptions
+from throttlelab.experiment.sweeps.spec_file import BACKENDS, AdaptiveSettings, LocalOptions, Number, SimulatedOptions
 from throttlelab.experiment.sweeps.spec_values import (as_float, as_path, name_given, parse_adaptive, parse_contention,
                                                        parse_limits, parse_threads, parse_workload)
 
@@ -53,7 +53,7 @@ class SweepSpec(ConfigModel):
     experiment: Annotated[SimpleName | None, AfterValidator(name_given)] = Field(
         None, validate_default=True, description="older spelling of `name`")
     description: str = Field("", description="free text")
-    backend: Literal["local", "kubernetes", "simulated"] = Field(
+    backend: Literal[tuple(BACKENDS)] = Field(  # type: ignore[valid-type]
         "local", description="where runs execute (simulated: drawn from a ground-truth curve with realistic noise)")
     local: LocalOptions | None = Field(None, description="local backend options")
     kubernetes: KubernetesOptions | None = Field(None, description="Kubernetes backend options")

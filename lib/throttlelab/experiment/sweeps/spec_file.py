@@ -1,4 +1,4 @@
-"""The blocks of a sweep spec as pydantic models: backend options, adaptive settings, workload options."""
+"""The blocks of a sweep spec as pydantic models: the backends and their options, adaptive settings, workload options."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
 
 Number = StrictInt | StrictFloat
 
@@ -85,6 +86,13 @@ class LocalOptions(ConfigModel):
 
     parent_weight_tasks: Number | None = Field(
         None, gt=0, description="CPU weight of the sweep's parent cgroup, in tasks' worth (null: the machine's cores)")
+
+
+#: The backends a sweep runs on, by name (the spec's ``backend``), each with the model of its block (the spec key of
+#: the same name).  The one place that names them: the spec's choices derive from it, and
+#: :data:`throttlelab.experiment.registry.FACTORIES` gives each block's model the factory of its backend.
+BACKENDS: dict[str, type[ConfigModel]] = {"local": LocalOptions, "kubernetes": KubernetesOptions,
+                                          "simulated": SimulatedOptions}
 
 
 Positive = Annotated[Number, Field(gt=0)]
