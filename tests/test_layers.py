@@ -343,6 +343,46 @@ def test_the_ingest_face_loads_its_result_types_on_first_use():
         raise AssertionError("an unknown name must raise AttributeError")
 
 
+# --- the experiment layer's faces ----------------------------------------------------------------------------------
+
+#: The experiment layer's concept packages: each has a face, and notebooks, benchmarks, scripts and command modules
+#: import their names through it (``from throttlelab.experiment.sweeps import run_sweep``).
+EXPERIMENT_FACES = ("throttlelab.experiment.sweeps", "throttlelab.experiment.sweeps.adaptive",
+                    "throttlelab.experiment.local_cgroup", "throttlelab.experiment.simulation",
+                    "throttlelab.experiment.latency", "throttlelab.experiment.latency.service",
+                    "throttlelab.experiment.kubernetes")
+
+
+def test_the_experiment_packages_have_faces():
+    assert set(EXPERIMENT_FACES) <= set(faces())
+
+
+def experiment_face_problems(paths: list[Path]) -> list[str]:
+    """What the scripts ``paths`` import from the experiment layer past a face."""
+    known, faced = modules(), faces()
+    bad = []
+    for path in paths:
+        sites = [s for s in import_sites(path, "", known, faced) if within(s[0], "throttlelab.experiment")]
+        bad += face_problems(None, str(path.relative_to(REPO)), sites, known, faced)
+    return bad
+
+
+def test_scripts_import_experiment_names_through_faces():
+    """``scripts/*.py`` enter the experiment layer as the notebooks, benchmarks and command modules do."""
+    scripts = sorted((REPO / "scripts").glob("*.py"))
+    assert scripts and not experiment_face_problems(scripts), "\n".join(experiment_face_problems(scripts))
+
+
+def test_the_experiment_face_check_finds_an_import_past_a_face(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("from throttlelab.experiment.sweeps.run_sweep import run_sweep\n"
+                      "from throttlelab.experiment.latency import load_measured\n"
+                      "def f():\n    from throttlelab.experiment.simulation.synthetic_cluster import cluster\n")
+    known, faced = modules(), faces()
+    bad = face_problems(None, "s.py", import_sites(script, "", known, faced), known, faced)
+    assert sorted(b.split(" imports")[0] for b in bad) == ["s.py:1", "s.py:4"]
+
+
 # --- subpackages ---------------------------------------------------------------------------------------------------
 
 #: Imports that still close a cycle between the experiment layer's subpackages (each a module edge). The load

@@ -20,25 +20,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from throttlelab.experiment.sweeps.backends import Backend
-from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
-from throttlelab.experiment.sweeps.spec_file import BACKENDS, LocalOptions, SimulatedOptions
+from throttlelab.experiment.sweeps import BACKENDS, Backend, KubernetesOptions, LocalOptions, SimulatedOptions
 
 
 def _local() -> Backend:
-    from throttlelab.experiment.local_cgroup.local_backend import LocalBackend
+    from throttlelab.experiment.local_cgroup import LocalBackend
 
     return LocalBackend()
 
 
 def _kubernetes() -> Backend:
-    from throttlelab.experiment.kubernetes.kube_backend import KubernetesBackend
+    from throttlelab.experiment.kubernetes import KubernetesBackend
 
     return KubernetesBackend()
 
 
 def _simulated() -> Backend:
-    from throttlelab.experiment.simulation.simulated_backend import SimulatedBackend
+    from throttlelab.experiment.simulation import SimulatedBackend
 
     return SimulatedBackend()
 
