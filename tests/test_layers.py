@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PKG = REPO / "lib" / "throttlelab"
-RANK = {"core": 0, "tables": 0, "errors": 0, "results": 0, "result_tables": 0, "results_file": 0, "config_file": 0, "units": 0, "input_log": 0,
+RANK = {"core": 0, "stats": 0, "tables": 0, "errors": 0, "results": 0, "result_tables": 0, "results_file": 0, "config_file": 0, "units": 0, "input_log": 0,
         "ingest": 1, "experiment": 2, "analysis": 3, "report": 4, "cli": 5, "__main__": 5}
 # What the analysis layer may import from the experiment layer: its public readers only.
 ANALYSIS_MAY_IMPORT = {"throttlelab.experiment.stores"}
@@ -132,6 +132,13 @@ def test_the_core_imports_no_layer():
     bad = [f"{name}:{line} imports {target}" for name, targets in graph().items() if layer_of(name) == "core"
            for target, line in targets if RANK.get(layer_of(target), 0) > 0]
     assert bad == []
+
+
+def test_the_shared_statistics_import_no_layer():
+    """``stats/`` (the knee, the dead-zone rule, the noise prior) sits below the experiment and analysis layers."""
+    bad = [f"{name}:{line} imports {target}" for name, targets in graph().items() if layer_of(name) == "stats"
+           for target, line in targets if RANK.get(layer_of(target), 0) > 0]
+    assert bad == [] and any(layer_of(name) == "stats" for name in graph())
 
 
 def string_imports(path: Path) -> list[int]:

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel
 from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
+from throttlelab.stats import KNEE_TOLERANCE_PCT
 
 Number = StrictInt | StrictFloat
 
@@ -66,7 +67,7 @@ class AdaptiveSettings(ConfigModel):
     budget: StrictInt | None = Field(None, ge=1, description=f"runs at most; null: {DEFAULT_BUDGET_SHARE:.0%} of the full "
                                                              "grid's runs (a cap), at least one per cell")
     knee_tolerance_pct: Annotated[Fraction, Field(ge=0)] = Field(
-        10.0, description="the knee: smallest limit within this % of the best")
+        KNEE_TOLERANCE_PCT, description="the knee: smallest limit within this % of the best")
     dead_zone_threshold_pct: Annotated[Fraction, Field(ge=0)] = Field(
         10.0, description="slower than the best lower limit by this %: dead zone")
     resolution_pct: Annotated[Fraction, Field(ge=0)] = Field(
