@@ -8,7 +8,7 @@ from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel
 from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
-from throttlelab.stats import KNEE_TOLERANCE_PCT
+from throttlelab.stats import KNEE_TOLERANCE_PCT, PRIOR_CV
 
 Number = StrictInt | StrictFloat
 
@@ -74,7 +74,8 @@ class AdaptiveSettings(ConfigModel):
         10.0, description="differences below this % are ties (either answer counts)")
     min_replicates: StrictInt = Field(2, ge=1, description="runs per pivotal cell before a decision counts")
     max_replicates: StrictInt | None = Field(None, ge=1, description="runs per cell at most; null: 3 x replicates")
-    prior_cv: Annotated[Fraction, Field(ge=0)] = Field(0.15, description="run-to-run noise assumed before any is measured")
+    prior_cv: Annotated[Fraction, Field(ge=0)] = Field(
+        PRIOR_CV, description="run-to-run noise (CV) assumed before any is measured; the analysis assumes the same")
     outlier_prior: Annotated[Fraction, Field(ge=0)] = Field(
         0.05, description="chance that a lone run was slowed by interference (up to 3x)")
     draws: StrictInt = Field(2000, ge=100, description="posterior draws per decision")
