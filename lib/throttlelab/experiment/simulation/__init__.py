@@ -8,12 +8,12 @@ from throttlelab.experiment.simulation.simulated_backend import (
 )
 from throttlelab.experiment.simulation.synthetic_cluster import NODES, Pod, cluster, true_limit, workload_containers
 from throttlelab.experiment.simulation.synthetic_containers import (
-    ContainerSpec, scenario_specs, simulate, true_smallest_limit, true_throttled_ratio
+    SCENARIO_NODES, ContainerSpec, scenario_specs, simulate, true_smallest_limit, true_throttled_ratio
 )
 from throttlelab.experiment.simulation.synthetic_openmetrics import backfill, encode_lines, openmetrics_text
 
 __all__ = [
-    'NODES', 'ContainerSpec', 'Pod', 'SimulatedBackend', 'SimulatedTruth', 'backfill', 'cluster', 'draw_seconds',
+    'NODES', 'SCENARIO_NODES', 'ContainerSpec', 'Pod', 'SimulatedBackend', 'SimulatedTruth', 'backfill', 'cluster', 'draw_seconds',
     'encode_lines', 'ksm_lines', 'node_size_lines', 'noise_sd', 'openmetrics_text', 'pod_lines', 'scenario_specs',
     'series_of', 'simulate', 'true_limit', 'true_seconds', 'true_smallest_limit', 'true_throttled_ratio',
     'truth_from_options', 'workload_containers', 'write_cluster'
