@@ -15,9 +15,7 @@ memory near the file's size.  The file's bytes are looked at through ``mmap``
 (binary sniff, NUL/CR/separator search, ASCII check), never copied.  When the
 reader's lines could differ from the file's (a bare CR, the separator byte in
 the file), the lines are split in Python instead (:func:`.lines.split_lines`),
-with the same result.  A plain ASCII file (the usual log) is read by the
-compiled loop of :mod:`.monitor_scan` instead, which gives the same three
-outputs in about a third of the CPU time.
+with the same result.
 """
 
 from __future__ import annotations
@@ -34,7 +32,6 @@ import polars as pl
 # (block x key) table, in their order; IGNORED_KEYS are known and not kept.
 from throttlelab.core.cpu_stat import IGNORED_KEYS, SHARED_KEYS, STAT_KEYS, V1_KEYS, V2_KEYS  # noqa: F401
 from throttlelab.ingest import lines as lines_mod
-from throttlelab.ingest.monitor import monitor_scan
 from throttlelab.ingest.monitor.monitor_format import SECTIONS
 
 KEY_ENUM = pl.Enum([*STAT_KEYS, *IGNORED_KEYS])
@@ -72,9 +69,6 @@ class LineFrame:
         lines, whose text the other columns give.
     binary, truncated
         NUL bytes near the start; a last line without its newline.
-    top
-        Per text, its fields as a kubectl top row (:data:`.monitor_scan.TOP_FIELDS`), when the compiled loop
-        read the file; else None.
     """
 
     path: str
@@ -83,7 +77,6 @@ class LineFrame:
     texts: pl.Series
     binary: bool = False
     truncated: bool = False
-    top: np.ndarray | None = None
     _at: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
@@ -124,15 +117,6 @@ class LineFrame:
         full = pl.repeat(None, len(lines), dtype=pl.String, eager=True)
         return full.scatter(np.flatnonzero(hit), out) if len(out) else full
 
-    def top_of(self, lines: np.ndarray) -> np.ndarray | None:
-        """The kubectl top fields (:attr:`top`) of ``lines`` (zeros for a line without text); None without them."""
-        if self.top is None:
-            return None
-        k = self.text_index()[lines]
-        out = self.top[np.maximum(k, 0)]
-        out[k < 0] = 0
-        return out
-
     def dense_text(self) -> pl.Series:
         """One text per line (null where the other columns give it)."""
         return self.texts_of(np.arange(len(self)))
@@ -141,7 +125,7 @@ class LineFrame:
         """Lines ``lo`` to ``hi`` (end excluded) as a :class:`LineFrame` of their own."""
         a, b = np.searchsorted(self.text_at, [lo, hi])
         return LineFrame(self.path, self.frame.slice(lo, hi - lo), self.text_at[a:b] - lo, self.texts.slice(a, b - a),
-                         self.binary, self.truncated and hi == len(self), None if self.top is None else self.top[a:b])
+                         self.binary, self.truncated and hi == len(self))
 
     def problem_codes(self) -> np.ndarray:
         """Per line, the index in :data:`.lines.LINE_REASONS` of its file-level problem (0: none)."""
@@ -198,7 +182,6 @@ class Facts(NamedTuple):
     #: ``i`` (0-based line), ``t``, ``f``: bits of :data:`FLAGS` (``bad``, ``long``, ``hdr``, ``loghdr``) and ``_ODD``
     kept: pl.DataFrame
     size: int  #: bytes of all lines, without their newlines
-    top: np.ndarray | None = None  #: per kept text, its kubectl top fields (the compiled loop only)
 
 
 def collect_facts(lines: pl.LazyFrame, ascii_only: bool, engine: str = "streaming") -> Facts:
@@ -238,7 +221,7 @@ def _classified(path: str, facts_: Facts, binary: bool, truncated: bool) -> Line
     marker = np.require(frame["marker"].to_numpy(), np.int8, ["W", "C"])
     marker[at[(f & _ODD) != 0]] = UNKNOWN_SECTION
     out = frame.select(flags=pl.Series(flags), marker=pl.Series(marker), key="key", val="val")
-    return LineFrame(path, out, text_at, texts, binary=binary, truncated=truncated, top=facts_.top)
+    return LineFrame(path, out, text_at, texts, binary=binary, truncated=truncated)
 
 
 def read_line_frame(path: str | Path) -> LineFrame:
@@ -247,14 +230,11 @@ def read_line_frame(path: str | Path) -> LineFrame:
         size = p.stat().st_size
         if size == 0:
             return _empty(str(path))
-        # closed before polars maps the file itself; its pages mapped at once (MAP_POPULATE: on the multi-container
-        # bench day, 0.5 s less kernel time than a fault per page as the checks and the compiled loop read them)
+        # closed before polars maps the file itself; its pages mapped at once (MAP_POPULATE: a fault per page
+        # costs kernel time as the checks read them)
         populate = getattr(mmap, "MAP_POPULATE", 0)
         with mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | populate, prot=mmap.PROT_READ) as mm:
             checks = _checks(mm, size)
-            scanned = _scanned(mm, checks)
-        if scanned is not None:
-            return _classified(str(path), scanned, checks["binary"], checks["truncated"])
         return _frame(checks, size, str(path), lambda: _scan(p, checks), lambda: p.read_bytes())
 
 
@@ -263,20 +243,7 @@ def line_frame_from_bytes(data: bytes, path: str = "<bytes>") -> LineFrame:
     if not data:
         return _empty(path)
     checks = _checks(data, len(data))
-    scanned = _scanned(data, checks)
-    if scanned is not None:
-        return _classified(path, scanned, checks["binary"], checks["truncated"])
     return _frame(checks, len(data), path, lambda: _scan(data, checks), lambda: data)
-
-
-def _scanned(buf, checks: dict) -> Facts | None:
-    """:func:`collect_facts` of a plain file's lines by the compiled loop (:mod:`.monitor_scan`), when it was
-    built; None for other files (polars' readers then)."""
-    if not (checks["plain"] and checks["csv"] and monitor_scan.available()):
-        return None
-    return Facts(*monitor_scan.scan_facts(buf, keys=KEY_ENUM.categories.to_list(),
-                                          markers=MARKER_ENUM.categories.to_list(), heads=HEADER_PREFIXES,
-                                          long_limit=lines_mod.MAX_LINE_BYTES, flags=FLAGS, odd=_ODD, no_key=NO_KEY))
 
 
 def _scan(source, checks: dict) -> pl.LazyFrame:

@@ -120,7 +120,7 @@ def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStag
     one = {**first_per_block(*section(MAX), nb, rc, cpu_max, "cpu.max"),
            **first_per_block(*section(ACCT), nb, rc, acct, "cpuacct.usage")}
     at_top, b_top, t_top = section(TOP)
-    top = top_rows(at_top, b_top, t_top, rc, lf.top_of(at_top))
+    top = top_rows(at_top, b_top, t_top, rc)
     ts, naive = parse_timestamps(ts_text, tz) if ts_text is not None else (None, 0)
     blocks = _blocks_frame(starts, ts, stat, one)
     head_idx = np.flatnonzero(loghdr)

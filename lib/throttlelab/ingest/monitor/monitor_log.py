@@ -1,7 +1,6 @@
 """Read monitor logs (``monitor_cpu.sh`` and bare ``date``/``kubectl top``/``cat cpu.stat`` loops): the entry points.
 
-One parser, two stages, no Python code per line (polars string expressions, and
-for plain ASCII files a compiled loop over the bytes, :mod:`.monitor_scan`, do
+One parser, two stages, no Python code per line (polars string expressions do
 the work per line):
 
 * the **line stage** (:func:`.monitor_lines.line_stage`) takes the file's lines
