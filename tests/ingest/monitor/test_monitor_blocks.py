@@ -58,7 +58,7 @@ def test_one_series_segments_are_assign_segments(rows):
 def _samples_by_joins(kept: pl.DataFrame, top: pl.DataFrame, source: str) -> pl.DataFrame:
     """The reference of the block stage's rows: a join per kind of row, a concat and a sort by line (the reader
     before it placed the rows by index arithmetic)."""
-    from throttlelab.ingest.monitor.monitor_lines import STAT_KEYS
+    from throttlelab.core.cpu_stat import STAT_KEYS
 
     c = pl.col
     ntop = top.group_by("block").agg(ntop=pl.len(), tpod=c("pod").unique().first(), tpods=c("pod").n_unique())

@@ -16,11 +16,11 @@ import numpy as np
 import polars as pl
 
 from throttlelab import tables
-from throttlelab.core.cpu_stat import V1_USAGE_FILE
+from throttlelab.core.cpu_stat import STAT_KEYS, V1_KEYS, V1_USAGE_FILE, V2_KEYS
 from throttlelab.core.metrics import CPU_COUNTERS, CpuCounter
 from throttlelab.ingest.counter_segments import COUNTERS
 from throttlelab.ingest.monitor.monitor_format import HEADER_START
-from throttlelab.ingest.monitor.monitor_lines import STAT_KEYS, V1_KEYS, V2_KEYS, LineStage
+from throttlelab.ingest.monitor.monitor_lines import LineStage
 from throttlelab.ingest.monitor.monitor_sections import nulls
 from throttlelab.ingest.monitor.monitor_skips import R, skip_report
 from throttlelab.ingest.result import SkipReport

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest.monitor.monitor_file import NO_KEY, STAT_KEYS
+from throttlelab.core.cpu_stat import STAT_KEYS
+from throttlelab.ingest.monitor.monitor_line_frame import NO_KEY
 from throttlelab.ingest.monitor.monitor_skips import R
 from throttlelab.core.quantities import cores_expr, memory_bytes
 
