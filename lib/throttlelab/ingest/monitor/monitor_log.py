@@ -29,7 +29,7 @@ Rules
   block, or flagged by :mod:`.lines` (binary, non-UTF-8, too long, a last line
   without newline).
 * kubectl top listing several pods or containers gives one row each (see
-  :mod:`.monitor_blocks`); nothing is summed.
+  :mod:`.monitor_containers`); nothing is summed.
 * Times without a zone are read in ``tz`` (recorded in ``IngestResult.provenance``);
   blocks of bare ``cat cpu.stat`` snapshots without ``date`` lines have no time
   (``timestamp`` null: the intervals keep their counter deltas and ratios).
