@@ -29,7 +29,8 @@ from throttlelab.ingest.prometheus.container_queries import (
     window_gauges,
 )
 from throttlelab.ingest.prometheus.pod_life import pod_life, quantile_95
-from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, PrometheusError, format_duration, promql_string
+from throttlelab.ingest.prometheus.prometheus_answers import PrometheusError
+from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, format_duration, promql_string
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, read_owners, short_lived_pods
 from throttlelab.ingest.prometheus.query_split import query_groups
 from throttlelab.ingest.prometheus.range_series import BY, COUNTERS, KEY, job_pod_series, other_pods, range_series

@@ -10,7 +10,8 @@ import math
 import re
 
 from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA
-from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, promql_string
+from throttlelab.ingest.prometheus.prometheus_answers import PrometheusError
+from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, promql_string
 from throttlelab.ingest.prometheus.range_series import BY, COUNTERS
 
 POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
