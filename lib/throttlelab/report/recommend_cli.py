@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from throttlelab.core import KSM_POD_LABELS
+
 FORMATS = ("table", "json", "csv", "html", "patch")
 POLICIES = ("target", "none", "keep")
 
@@ -24,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read-directly", action="store_true",
                    help="read an --openmetrics export without the temporary Prometheus")
     p.add_argument("--namespace", help="only this namespace (default: all)")
-    p.add_argument("--selector", metavar="K=V[,K=V]", help="pods with these Kubernetes labels (kube_pod_labels), "
+    p.add_argument("--selector", metavar="K=V[,K=V]", help=f"pods with these Kubernetes labels ({KSM_POD_LABELS}), "
                    "else series with these labels")
     p.add_argument("--since", help="window, ending now (or at --end): 14d, 36h, ... "
                    "(default: 14d on a server, the whole export for --openmetrics)")
