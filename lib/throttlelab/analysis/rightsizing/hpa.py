@@ -5,18 +5,17 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from throttlelab.core.metrics import KSM_HPA
+
 # kube-state-metrics series that describe an HPA and what it targets.
+_BY = "namespace, horizontalpodautoscaler"
 HPA_QUERIES = {
-    "info": "max by (namespace, horizontalpodautoscaler, scaletargetref_kind, scaletargetref_name) "
-            "(last_over_time(kube_horizontalpodautoscaler_info{sel}[{window}]))",
-    "target": "max by (namespace, horizontalpodautoscaler, metric_name, metric_target_type) "
-              "(last_over_time(kube_horizontalpodautoscaler_spec_target_metric{sel}[{window}]))",
-    "min": "max by (namespace, horizontalpodautoscaler) "
-           "(last_over_time(kube_horizontalpodautoscaler_spec_min_replicas{sel}[{window}]))",
-    "max": "max by (namespace, horizontalpodautoscaler) "
-           "(last_over_time(kube_horizontalpodautoscaler_spec_max_replicas{sel}[{window}]))",
-    "current": "max by (namespace, horizontalpodautoscaler) "
-               "(last_over_time(kube_horizontalpodautoscaler_status_current_replicas{sel}[{window}]))",
+    "info": f"max by ({_BY}, scaletargetref_kind, scaletargetref_name) (last_over_time({KSM_HPA['info']}{{sel}}[{{window}}]))",
+    "target": f"max by ({_BY}, metric_name, metric_target_type) "
+              f"(last_over_time({KSM_HPA['spec_target_metric']}{{sel}}[{{window}}]))",
+    "min": f"max by ({_BY}) (last_over_time({KSM_HPA['spec_min_replicas']}{{sel}}[{{window}}]))",
+    "max": f"max by ({_BY}) (last_over_time({KSM_HPA['spec_max_replicas']}{{sel}}[{{window}}]))",
+    "current": f"max by ({_BY}) (last_over_time({KSM_HPA['status_current_replicas']}{{sel}}[{{window}}]))",
 }
 
 
