@@ -5,19 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from throttlelab.core.metrics import KSM_HPA
-
-# kube-state-metrics series that describe an HPA and what it targets.
-_BY = "namespace, horizontalpodautoscaler"
-HPA_QUERIES = {
-    "info": f"max by ({_BY}, scaletargetref_kind, scaletargetref_name) (last_over_time({KSM_HPA['info']}{{sel}}[{{window}}]))",
-    "target": f"max by ({_BY}, metric_name, metric_target_type) "
-              f"(last_over_time({KSM_HPA['spec_target_metric']}{{sel}}[{{window}}]))",
-    "min": f"max by ({_BY}) (last_over_time({KSM_HPA['spec_min_replicas']}{{sel}}[{{window}}]))",
-    "max": f"max by ({_BY}) (last_over_time({KSM_HPA['spec_max_replicas']}{{sel}}[{{window}}]))",
-    "current": f"max by ({_BY}) (last_over_time({KSM_HPA['status_current_replicas']}{{sel}}[{{window}}]))",
-}
-
 
 @dataclass(frozen=True)
 class HpaScaling:
@@ -102,15 +89,3 @@ def hpa_scaling(name: str, metric: str, target: float, lo: int, hi: int, *, tota
     scope = "" if metric == "Resource" else " of one container"
     return HpaScaling(name, metric, target, lo, hi, now, new,
                       f"HPA {name} scales on CPU at {target:.0%} of the request{scope}: {change} at the usage p95.")
-
-
-def hpa_queries(selector: str, window: str) -> dict[str, str]:
-    """The kube-state-metrics queries for HPAs, read over the whole window.
-
-    Examples
-    --------
-    >>> hpa_queries('namespace="shop"', "3d")["min"]
-    'max by (namespace, horizontalpodautoscaler) (last_over_time(kube_horizontalpodautoscaler_spec_min_replicas{namespace="shop"}[3d]))'
-    """
-    sel = "{" + selector + "}" if selector else ""
-    return {k: q.replace("{sel}", sel).replace("{window}", window) for k, q in HPA_QUERIES.items()}
