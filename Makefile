@@ -22,7 +22,7 @@ help:
 
 setup: $(STAMP) git-filter
 
-$(STAMP): pyproject.toml setup.py lib/throttlelab/ingest/monitor/_scan.c
+$(STAMP): pyproject.toml
 	@t0=$$(date +%s); test -x $(PY) || $(PYTHON) -m venv $(VENV); \
 	$(PY) -m pip install --quiet --upgrade pip && \
 	$(PY) -m pip install --quiet -e '.[dev]' && \

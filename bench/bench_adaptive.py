@@ -3,10 +3,10 @@
 Goal: ``adaptive: runs X% of grid, correct A% (grid G%)`` with X <= 50 and
 A >= G; the last line says whether it was met, and the script exits 1 when it
 was not (``bench/run_all.py`` lists it among the missed goals).  Each seeded scenario is swept twice on the ``simulated``
-backend through :func:`~throttlelab.experiment.sweeps.run_sweep.run_sweep` (run store on
+backend through :func:`~throttlelab.experiment.sweeps.run_sweep` (run store on
 a temporary folder): as the full grid with a fixed replicate count and with
 ``design: adaptive``; both are analysed by the same decision code
-(:func:`~throttlelab.experiment.sweeps.adaptive.adaptive_decisions.decide`) and checked against
+(:func:`~throttlelab.experiment.sweeps.adaptive.decide`) and checked against
 the ground truth's acceptable answers.  Correct = every decision of the
 scenario (knee, dead zone per limit, best thread count per limit, per
 contention level) is acceptable.  The adaptive sweep stops on its own once
@@ -80,7 +80,7 @@ def budget_option(doc: dict, pct: float) -> dict:
 
 def ground_truth(doc: dict, design):
     """``(truth model, true time per cell, acceptable answers per decision)`` of a scenario mapping."""
-    from throttlelab.experiment.simulation.simulated_backend import true_seconds, truth_from_options
+    from throttlelab.experiment.simulation import true_seconds, truth_from_options
     from throttlelab.experiment.sweeps.adaptive import acceptable_answers
 
     truth_model = truth_from_options(doc["simulated"])
@@ -91,8 +91,8 @@ def ground_truth(doc: dict, design):
 def in_memory(kind: str, seed: int, pct: float):
     """One scenario for the in-memory tuning aids (no run store): ``(spec, truth model, design, true times,
     acceptable answers)``; the spec is adaptive with ``pct`` % of the grid as its budget (0: the default)."""
+    from throttlelab.experiment.sweeps import spec_from_mapping
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
 
     doc = scenario(kind, seed)
     spec = spec_from_mapping({**doc, "name": f"{kind}-{seed}", "data_root": "unused", "design": "adaptive",
@@ -112,11 +112,9 @@ def evaluate(decisions, truth) -> tuple[bool, int, int]:
 
 def run_scenario(kind: str, seed: int, root: str) -> dict:
     """Sweep one scenario as the grid and adaptively; what each got right and how many runs it took."""
-    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.adaptive import decide
     from throttlelab.experiment.registry import get_backend
-    from throttlelab.experiment.sweeps.run_sweep import run_sweep
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps import run_sweep, spec_from_mapping
+    from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign, decide
 
     doc = scenario(kind, seed)
     grid = spec_from_mapping({**doc, "name": f"{kind}-{seed}-grid", "data_root": root})
@@ -147,8 +145,7 @@ def run_scenario(kind: str, seed: int, root: str) -> dict:
 
 
 def main() -> int:
-    from throttlelab.experiment.sweeps.adaptive import DEFAULT_BUDGET_SHARE
-    from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
+    from throttlelab.experiment.sweeps import DEFAULT_BUDGET_SHARE, AdaptiveSettings
 
     root = tempfile.mkdtemp(prefix="bench-adaptive-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     t0 = time.perf_counter()

@@ -2,7 +2,7 @@
 """Benchmark: the ``throttlelab recommend`` process against a warm Prometheus holding a cluster shaped like cAdvisor's.
 
 The cluster is the realistic one of the right-sizing tests
-(:func:`~throttlelab.experiment.simulation.synthetic_cluster.cluster`: a Deployment with an app and a sidecar
+(:func:`~throttlelab.experiment.simulation.cluster`: a Deployment with an app and a sidecar
 rolled out twice, a StatefulSet with a restart, a DaemonSet, a CronJob, a Go service with an HPA, a bare Pod and a
 one-off Job; 8 workload containers), copied into namespaces ``shop-NNNN`` / ``ops-NNNN`` with their own seeds, pod
 names and two nodes each (4 and 8 cores).  Every pod has its pod-level cgroup (``container=""``) and pause
@@ -43,9 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from throttlelab.experiment.simulation.cluster_openmetrics import ksm_lines, node_size_lines, pod_lines, series_of
-from throttlelab.experiment.simulation.synthetic_cluster import NODES, cluster
-from throttlelab.experiment.simulation.synthetic_openmetrics import encode_lines
+from throttlelab.experiment.simulation import NODES, cluster, encode_lines, ksm_lines, node_size_lines, pod_lines, series_of
 from throttlelab.ingest.prometheus import LocalPrometheus, prometheus_available
 
 START = 1_767_225_600.0  # 2026-01-01T00:00:00Z

@@ -30,10 +30,8 @@ from pathlib import Path
 
 
 def main() -> int:
-    from throttlelab.experiment.local_cgroup import cgroups
-    from throttlelab.experiment.local_cgroup.local_backend import LocalBackend, local_backend_available
-    from throttlelab.experiment.local_cgroup.monitor_sampler import MonitorSampler
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.local_cgroup import Cgroup, LocalBackend, MonitorSampler, local_backend_available
+    from throttlelab.experiment.sweeps import spec_from_mapping
 
     ok, reason = local_backend_available()
     if not ok:
@@ -69,7 +67,7 @@ def main() -> int:
               f"{statistics.median(walls['with']):.3f} s / {statistics.median(walls['without']):.3f} s")
 
         # 2. direct cost of one sample
-        cg = cgroups.Cgroup(backend.layout, f"{backend.owner}/bench-cost").create()
+        cg = Cgroup(backend.layout, f"{backend.owner}/bench-cost").create()
         with MonitorSampler(cg, tmp / "cost.log", interval_s=0.1, pod="cost") as s:
             n = 500
             t0 = time.perf_counter()

@@ -25,7 +25,7 @@ from bench_adaptive import KINDS, in_memory  # noqa: E402
 
 
 def one(kind, seed):
-    from throttlelab.experiment.simulation.simulated_backend import draw_seconds
+    from throttlelab.experiment.simulation import draw_seconds
     from throttlelab.experiment.sweeps.adaptive import decide
 
     spec, truth_model, des, tt, truth = in_memory(kind, seed, float(os.environ.get("DIAG_BUDGET_PCT") or 0))

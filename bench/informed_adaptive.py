@@ -58,7 +58,7 @@ def informed_runs(rel: dict, noise: dict, budget: int, resolution: float) -> dic
 
 def one(kind: str, seed: int) -> dict:
     """The grid and the informed allocation of one scenario: is every decision right?"""
-    from throttlelab.experiment.simulation.simulated_backend import draw_seconds, noise_sd
+    from throttlelab.experiment.simulation import draw_seconds, noise_sd
     from throttlelab.experiment.sweeps.adaptive import decide
 
     spec, truth_model, design, true, truth = in_memory(kind, seed, float(os.environ.get("PCT", "50")))

@@ -35,13 +35,9 @@ from IPython.display import Markdown, display
 
 from throttlelab.core import format_cores
 from throttlelab.experiment.registry import get_backend
-from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-from throttlelab.experiment.sweeps.adaptive import decisions_table, run_order_table
-from throttlelab.experiment.sweeps.run_store import RunStore
-from throttlelab.experiment.sweeps.spec import spec_from
-from throttlelab.experiment.sweeps.sweep_results import sweep_results
-from throttlelab.experiment.sweeps.sweep_summary import pick_example_run, run_intervals, sweep_summary
-from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
+from throttlelab.experiment.sweeps import RunStore, pending_runs, pick_example_run, run_intervals, run_sweep, spec_from
+from throttlelab.experiment.sweeps import sweep_results, sweep_summary
+from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign, decisions_table, run_order_table
 from throttlelab.report import notebook as tn
 from throttlelab.report.charts import limit_wall_chart, run_intervals_chart
 from throttlelab.report.answers import sweep_answer

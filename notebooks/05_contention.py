@@ -36,7 +36,7 @@ from IPython.display import Markdown, display
 
 from throttlelab.analysis import latency
 from throttlelab.analysis.latency import contention_results
-from throttlelab.experiment.latency.latency_inputs import load_measured
+from throttlelab.experiment.latency import load_measured
 from throttlelab.ingest.published import load_contention
 from throttlelab.report import notebook as tn
 from throttlelab.report import charts
@@ -130,7 +130,7 @@ display(charts.response_vs_contention(points, y="mean_ms", color="load", curves=
 # %%
 measured = live = requests = None
 if live_sweep:
-    from throttlelab.experiment.latency.latency_runner import run_live_sweep
+    from throttlelab.experiment.latency import run_live_sweep
 
     requests_path, live = run_live_sweep(live_sweep, data_root, backend=live_backend)
 if requests_path:

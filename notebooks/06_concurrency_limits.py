@@ -37,7 +37,7 @@ from IPython.display import display
 
 from throttlelab.analysis import latency as cc
 from throttlelab.analysis.latency import concurrency_results
-from throttlelab.experiment.latency.latency_inputs import load_measured
+from throttlelab.experiment.latency import load_measured
 from throttlelab.ingest.published import load_semaphore
 from throttlelab.report import notebook as tn
 from throttlelab.report import charts
@@ -124,7 +124,7 @@ display(charts.stage_bars(published, title="Published: mean time per stage (k6 a
 # %%
 measured = requests = live = None
 if live_sweep:
-    from throttlelab.experiment.latency.latency_runner import run_live_sweep
+    from throttlelab.experiment.latency import run_live_sweep
 
     requests_path, live = run_live_sweep(live_sweep, data_root, backend=live_backend)
 if requests_path:

@@ -38,12 +38,12 @@ from pathlib import Path
 
 from IPython.display import HTML, Markdown, display
 
-from throttlelab.analysis.rightsizing import Settings
+from throttlelab.analysis.rightsizing import RightsizingRequest
+from throttlelab.analysis.rightsizing import rightsize_read
 from throttlelab.analysis.rightsizing import run_results
-from throttlelab.analysis.rightsizing import run_rightsizing
 from throttlelab.analysis.rightsizing import (advice_sentences, decision_table, label, marks_frame, method_lines,
                                               recommendations_frame, throttled_ratio_frame, usage_distribution_frame)
-from throttlelab.ingest.prometheus import parse_duration
+from throttlelab.ingest.prometheus import read_request
 from throttlelab.report import notebook as tn
 from throttlelab.report import charts
 from throttlelab.report.recommend import table_html
@@ -71,13 +71,14 @@ sample = Path("../data/published/samples/shop_namespace.om.gz")
 from throttlelab.report.recommend import recommend_answer
 
 reading_sample = not (prometheus_url or openmetrics_path)
-namespace = namespace or ("shop" if reading_sample else "")  # the bundled sample is one namespace, shop
-settings = Settings(throttle_target=throttle_target, limit_policy=limit_policy, min_history_s=parse_duration(min_history))
-run = run_rightsizing(
+request = RightsizingRequest(
     prometheus_url=prometheus_url, openmetrics_path=openmetrics_path or ("" if prometheus_url else str(sample)),
-    read_directly=not use_prometheus, since=since, end=end, namespace=namespace or None, selector=selector,
-    settings=settings, bearer_token_file=bearer_token_file, insecure_skip_tls_verify=insecure_skip_tls_verify)
-fetched, recs = run.fetched, run.recommendations
+    read_directly=not use_prometheus, since=since, end=end,
+    namespace=namespace or ("shop" if reading_sample else ""),  # the bundled sample is one namespace, shop
+    selector=selector, throttle_target=throttle_target, limit_policy=limit_policy, min_history=min_history,
+    bearer_token_file=bearer_token_file, insecure_skip_tls_verify=insecure_skip_tls_verify)
+run = rightsize_read(read_request(request))
+fetched, recs, settings = run.fetched, run.recommendations, run.settings
 lead, rests_on = recommend_answer(recs, settings, source=run.source)
 tn.answer(lead, rests_on=rests_on)
 
@@ -141,4 +142,4 @@ for r in recs:
         display(charts.throttled_ratio_chart(ratio, target=throttle_target, title=f"{label(r)}: throttled ratio"))
 
 # %%
-tn.write_results(run_results(run, namespace=namespace, selector=selector, min_history=min_history))
+tn.write_results(run_results(run))

@@ -47,9 +47,8 @@ def notebooks_section() -> str:
 
 def config_section() -> str:
     from throttlelab.config_file import reference_markdown
-    from throttlelab.experiment.latency.latency_sweep import LatencySweepFile
-    from throttlelab.experiment.sweeps.spec import SweepSpec
-    from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS
+    from throttlelab.experiment.latency import LatencySweepFile
+    from throttlelab.experiment.sweeps import WORKLOAD_OPTIONS, SweepSpec
     from throttlelab.report.study import StudyFile
 
     # the sweep spec's table keeps the title the README has always given it (the keys of a spec file)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 PKG = REPO / "lib" / "throttlelab"
-RANK = {"core": 0, "tables": 0, "errors": 0, "results": 0, "result_tables": 0, "results_file": 0, "config_file": 0, "units": 0, "input_log": 0,
+RANK = {"core": 0, "stats": 0, "tables": 0, "errors": 0, "results": 0, "result_tables": 0, "results_file": 0, "config_file": 0, "units": 0, "input_log": 0,
         "ingest": 1, "experiment": 2, "analysis": 3, "report": 4, "cli": 5, "__main__": 5}
 # What the analysis layer may import from the experiment layer: its public readers only.
 ANALYSIS_MAY_IMPORT = {"throttlelab.experiment.stores"}
@@ -132,6 +132,13 @@ def test_the_core_imports_no_layer():
     bad = [f"{name}:{line} imports {target}" for name, targets in graph().items() if layer_of(name) == "core"
            for target, line in targets if RANK.get(layer_of(target), 0) > 0]
     assert bad == []
+
+
+def test_the_shared_statistics_import_no_layer():
+    """``stats/`` (the knee, the dead-zone rule, the noise prior) sits below the experiment and analysis layers."""
+    bad = [f"{name}:{line} imports {target}" for name, targets in graph().items() if layer_of(name) == "stats"
+           for target, line in targets if RANK.get(layer_of(target), 0) > 0]
+    assert bad == [] and any(layer_of(name) == "stats" for name in graph())
 
 
 def string_imports(path: Path) -> list[int]:
@@ -405,6 +412,46 @@ def test_scripts_import_report_faces_only():
         sites = [s for s in import_sites(path, "", known, faced) if within(s[0], "throttlelab.report")]
         bad += face_problems(None, str(path.relative_to(REPO)), sites, known, faced)
     assert not bad, "\n".join(bad)
+
+
+# --- the experiment layer's faces ----------------------------------------------------------------------------------
+
+#: The experiment layer's concept packages: each has a face, and notebooks, benchmarks, scripts and command modules
+#: import their names through it (``from throttlelab.experiment.sweeps import run_sweep``).
+EXPERIMENT_FACES = ("throttlelab.experiment.sweeps", "throttlelab.experiment.sweeps.adaptive",
+                    "throttlelab.experiment.local_cgroup", "throttlelab.experiment.simulation",
+                    "throttlelab.experiment.latency", "throttlelab.experiment.latency.service",
+                    "throttlelab.experiment.kubernetes")
+
+
+def test_the_experiment_packages_have_faces():
+    assert set(EXPERIMENT_FACES) <= set(faces())
+
+
+def experiment_face_problems(paths: list[Path]) -> list[str]:
+    """What the scripts ``paths`` import from the experiment layer past a face."""
+    known, faced = modules(), faces()
+    bad = []
+    for path in paths:
+        sites = [s for s in import_sites(path, "", known, faced) if within(s[0], "throttlelab.experiment")]
+        bad += face_problems(None, str(path.relative_to(REPO)), sites, known, faced)
+    return bad
+
+
+def test_scripts_import_experiment_names_through_faces():
+    """``scripts/*.py`` enter the experiment layer as the notebooks, benchmarks and command modules do."""
+    scripts = sorted((REPO / "scripts").glob("*.py"))
+    assert scripts and not experiment_face_problems(scripts), "\n".join(experiment_face_problems(scripts))
+
+
+def test_the_experiment_face_check_finds_an_import_past_a_face(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("from throttlelab.experiment.sweeps.run_sweep import run_sweep\n"
+                      "from throttlelab.experiment.latency import load_measured\n"
+                      "def f():\n    from throttlelab.experiment.simulation.synthetic_cluster import cluster\n")
+    known, faced = modules(), faces()
+    bad = face_problems(None, "s.py", import_sites(script, "", known, faced), known, faced)
+    assert sorted(b.split(" imports")[0] for b in bad) == ["s.py:1", "s.py:4"]
 
 # --- subpackages ---------------------------------------------------------------------------------------------------
 

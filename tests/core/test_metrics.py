@@ -12,7 +12,10 @@ import pytest
 from throttlelab import tables
 from throttlelab.core import metrics
 from throttlelab.core.cpu_stat import V1_USAGE_FILE
-from throttlelab.core.metrics import CADVISOR_COUNTERS, CADVISOR_GAUGES, COUNTER, CPU_COUNTERS, from_cadvisor, from_field
+from throttlelab.core.metrics import (
+    CADVISOR_COUNTERS, CADVISOR_GAUGES, COUNTER, CPU_COUNTERS, KSM_HPA, KSM_OWNERS, KUBERNETES_METRICS, NODE_SIZE,
+    from_cadvisor, from_field,
+)
 
 LIB = Path(__file__).resolve().parents[2] / "lib" / "throttlelab"
 
@@ -64,12 +67,25 @@ def test_scales_turn_kernel_units_into_seconds():
             assert c.v2_key.endswith("_usec") and c.v2_scale == 1e6 and c.v1_scale == 1e9
 
 
+def test_kubernetes_metrics_are_kube_state_metrics_and_the_node_size():
+    assert len(KUBERNETES_METRICS) == len(set(KUBERNETES_METRICS)) == 3 + 3 + 5 + 2
+    assert all(m.startswith("kube_") for m in KUBERNETES_METRICS if m not in NODE_SIZE)
+    assert NODE_SIZE == ("machine_cpu_cores", "kube_node_status_allocatable")
+    assert set(KSM_OWNERS.values()) == {"pod", "replicaset", "job_name"}
+    assert all(m == "kube_horizontalpodautoscaler_" + k for k, m in KSM_HPA.items())
+
+
 # -- every other name of a counter lives here only ---------------------------------------------------------------
-#: The catalogue's names that are not canonical (cgroup keys, cAdvisor metrics and gauges): no module outside
-#: ``core/`` may spell them in code.  (``cpuacct.usage`` is a file that cgroup readers open, so it is not here.)
+#: The catalogue's names that are not canonical (cgroup keys, cAdvisor metrics and gauges, kube-state-metrics and
+#: node-size metrics): no module outside ``core/`` may spell them in code.  (``cpuacct.usage`` is a file that cgroup
+#: readers open, so it is not here.)
 FOREIGN = sorted({n for c in CPU_COUNTERS for n in (c.v2_key, c.v1_key, c.cadvisor) if n}
-                 - {c.name for c in CPU_COUNTERS} - {V1_USAGE_FILE} | set(CADVISOR_GAUGES))
-_WORD = re.compile(r"(?<![A-Za-z0-9_])(" + "|".join(map(re.escape, FOREIGN)) + r")(?![A-Za-z0-9_])")
+                 - {c.name for c in CPU_COUNTERS} - {V1_USAGE_FILE} | set(CADVISOR_GAUGES) | set(KUBERNETES_METRICS))
+#: The stems of kube-state-metrics' names (``kube_pod_``, ``kube_horizontalpodautoscaler_``...): a name put together
+#: from a stem (``f"kube_pod_container_resource_{x}"``) is spelled too.
+STEMS = sorted({"_".join(m.split("_")[:2]) + "_" for m in KUBERNETES_METRICS if m.startswith("kube_")})
+_WORD = re.compile(r"(?<![A-Za-z0-9_])((?:" + "|".join(map(re.escape, FOREIGN)) + r")(?![A-Za-z0-9_])|"
+                   + "|".join(map(re.escape, STEMS)) + ")")
 
 
 def foreign_literals(source: str) -> list[tuple[int, str]]:
@@ -92,6 +108,9 @@ def test_the_checker_finds_a_name_in_code_and_not_in_prose():
                'Y = "nr_throttled", "throttled_usec_x"\n')
     assert foreign_literals(snippet) == [(2, "throttled_usec"), (5, "container_cpu_usage_seconds_total")]
     assert {"usage_usec", "throttled_time", "container_cpu_cfs_periods_total", "container_spec_cpu_period"} <= set(FOREIGN)
+    snippet = 'Q = f"last_over_time(kube_pod_labels{{{x}}})"\nM = "kube_horizontalpodautoscaler_" + k\nB = "kube_backend"\n'
+    assert foreign_literals(snippet) == [(1, "kube_pod_labels"), (2, "kube_horizontalpodautoscaler_")]
+    assert {"kube_pod_owner", "kube_node_status_allocatable", "machine_cpu_cores"} <= set(FOREIGN)
 
 
 def test_no_module_outside_core_spells_a_counter_by_another_vocabulary():

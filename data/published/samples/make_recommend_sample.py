@@ -2,7 +2,7 @@
 """Write the bundled OpenMetrics export of a small namespace (the default input of notebooks/08_recommend).
 
 Six containers of namespace ``shop`` (starved, oversized, well-sized, bursty, no limit, restarted; see
-:func:`throttlelab.experiment.simulation.synthetic_containers.scenario_specs`) over 26 hours from
+:func:`throttlelab.experiment.simulation.scenario_specs`) over 26 hours from
 2026-01-01T00:00:00Z, cAdvisor counters every 30 s (with the ``node`` and ``instance`` of each container),
 kube-state-metrics requests/limits and cAdvisor quota/period every 5 minutes, and each node's size
 (``machine_cpu_cores``, ``SCENARIO_NODES``: the starved container on a 2-core node) every 5 minutes.
@@ -20,8 +20,7 @@ import hashlib
 import sys
 from pathlib import Path
 
-from throttlelab.experiment.simulation.synthetic_containers import SCENARIO_NODES, scenario_specs
-from throttlelab.experiment.simulation.synthetic_openmetrics import openmetrics_text
+from throttlelab.experiment.simulation import SCENARIO_NODES, openmetrics_text, scenario_specs
 
 START = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 HOURS = 26

@@ -1,4 +1,4 @@
-"""The CPU metric catalogue: each CPU counter's canonical name and its names in cgroup v1/v2, cAdvisor, Prometheus.
+"""The metric catalogue: each CPU counter's names (canonical, cgroup v1/v2, cAdvisor), and the Kubernetes series.
 
 The canonical name of a counter is its column in the samples table
 (:data:`throttlelab.tables.SAMPLES`); every reader and writer of another
@@ -36,6 +36,20 @@ canonical              rate (``measure``)                 ``ContainerCPU`` field
 The cAdvisor gauges of a container's CFS limit (:data:`CADVISOR_GAUGES`) are its
 quota (:data:`CADVISOR_QUOTA`, us) and period (:data:`CADVISOR_PERIOD`, the samples' ``period_us``).
 
+The Kubernetes series read beside them (:data:`KUBERNETES_METRICS`), from kube-state-metrics and the kubelet:
+
+==================================  =====================================================================
+name                                metric
+==================================  =====================================================================
+:data:`KSM_REQUESTS`, ``_LIMITS``   ``kube_pod_container_resource_requests`` / ``_limits`` (``resource="cpu"``, cores)
+:data:`KSM_POD_LABELS`              ``kube_pod_labels`` (label ``k`` as ``label_<k>``)
+:data:`KSM_OWNERS`                  ``kube_pod_owner``, ``kube_replicaset_owner``, ``kube_job_owner``
+:data:`KSM_HPA`                     ``kube_horizontalpodautoscaler_`` ``info``, ``spec_target_metric``,
+                                    ``spec_min_replicas``, ``spec_max_replicas``, ``status_current_replicas``
+:data:`NODE_SIZE`                   the node's CPU count: ``machine_cpu_cores`` (cAdvisor), else
+                                    ``kube_node_status_allocatable`` (``resource="cpu"``)
+==================================  =====================================================================
+
 Examples
 --------
 >>> COUNTER["throttled_seconds"].v1_key, COUNTER["throttled_seconds"].v1_scale
@@ -44,6 +58,8 @@ Examples
 ('usage_seconds', 'container_cpu_cfs_periods_total')
 >>> [COUNTER[n].container_field for n in CADVISOR_COUNTERS]
 ['usage', 'periods', 'throttled_periods', 'throttled_seconds']
+>>> KSM_OWNERS[KSM_JOB_OWNER], KSM_HPA["spec_min_replicas"], NODE_SIZE[0]
+('job_name', 'kube_horizontalpodautoscaler_spec_min_replicas', 'machine_cpu_cores')
 """
 
 from __future__ import annotations
@@ -120,6 +136,25 @@ CADVISOR_QUOTA = "container_spec_cpu_quota"
 CADVISOR_PERIOD = "container_spec_cpu_period"
 #: cAdvisor gauges of the limit -> what they are (``quota`` in us per ``period_us``, the samples' column).
 CADVISOR_GAUGES = {CADVISOR_QUOTA: "quota", CADVISOR_PERIOD: "period_us"}
+
+#: kube-state-metrics' gauges of a container's resource requests and of its limits (label ``resource``; CPU in cores).
+KSM_REQUESTS = "kube_pod_container_resource_requests"
+KSM_LIMITS = "kube_pod_container_resource_limits"
+#: kube-state-metrics' labels of a pod (each Kubernetes label ``k`` as the label ``label_<k>``).
+KSM_POD_LABELS = "kube_pod_labels"
+#: kube-state-metrics' owner chain: metric -> the label naming the owned object (a pod, a ReplicaSet, a Job).
+KSM_OWNERS = {"kube_pod_owner": "pod", "kube_replicaset_owner": "replicaset", "kube_job_owner": "job_name"}
+KSM_POD_OWNER, KSM_REPLICASET_OWNER, KSM_JOB_OWNER = KSM_OWNERS
+#: kube-state-metrics' series of a HorizontalPodAutoscaler: short name -> metric.
+KSM_HPA = {k: "kube_horizontalpodautoscaler_" + k
+           for k in ("info", "spec_target_metric", "spec_min_replicas", "spec_max_replicas", "status_current_replicas")}
+#: A node's CPU count: cAdvisor's (the kubelet's) and kube-state-metrics' allocatable CPU (``resource="cpu"``).
+NODE_CORES = "machine_cpu_cores"
+NODE_ALLOCATABLE = "kube_node_status_allocatable"
+#: The node-size metrics in the order they are read (the first one found wins).
+NODE_SIZE = (NODE_CORES, NODE_ALLOCATABLE)
+#: Every kube-state-metrics and node-size metric of the catalogue.
+KUBERNETES_METRICS = (KSM_REQUESTS, KSM_LIMITS, KSM_POD_LABELS, *KSM_OWNERS, *KSM_HPA.values(), *NODE_SIZE)
 
 
 def from_cadvisor(metric: str) -> CpuCounter:

@@ -25,9 +25,7 @@ def run(args: argparse.Namespace) -> int:
     import logging
 
     from throttlelab.experiment.registry import get_backend
-    from throttlelab.experiment.sweeps.run_store import RunStore
-    from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
-    from throttlelab.experiment.sweeps.spec import load_spec
+    from throttlelab.experiment.sweeps import RunStore, load_spec, pending_runs, run_sweep
 
     logging.basicConfig(level=logging.WARNING, format="throttlelab: %(message)s")
     spec = load_spec(args.spec, data_root=args.data_root)
@@ -50,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
 def _adaptive(spec, store, args) -> int:
     """Run (or, with --dry-run, only describe) an adaptive sweep; print its decisions and what is open."""
     from throttlelab.experiment.registry import get_backend
+    from throttlelab.experiment.sweeps import run_sweep
     from throttlelab.experiment.sweeps.adaptive import AdaptiveDesign
-    from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
     if args.dry_run:
         design = AdaptiveDesign(spec, store.read_runs())

@@ -43,7 +43,7 @@ One row per monitor block (sample) and listed pod/container, cumulative counters
 ``nr_bursts``, ``burst_seconds``; ``limit_cores`` = quota / period (null when
 unlimited: ``max`` or ``-1``) and ``period_us``; ``top_cpu_cores`` and
 ``top_memory_bytes`` from ``kubectl top`` (one row per pod or container listed;
-with several, the counters are on a row of their own: see :mod:`.monitor.monitor_blocks`).  Conversions are exact IEEE
+with several, the counters are on a row of their own: see :mod:`.monitor.monitor_containers`).  Conversions are exact IEEE
 divisions.  ``line`` is the block header's line (0 for Prometheus, which has no
 lines).  ``pod`` comes from the log header (``Pod:``), else from ``kubectl top``.
 ``segment`` numbers counter segments within a source, per pod and container: a

@@ -2,7 +2,7 @@
 
 :func:`assign_segments` numbers them on a samples table (Prometheus); the
 monitor-log reader numbers them per pod and container
-(:func:`.monitor.monitor_blocks.number_segments`).
+(:func:`.monitor.monitor_counters.number_segments`).
 Intervals are never computed across a segment boundary.
 """
 

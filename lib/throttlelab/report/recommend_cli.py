@@ -3,14 +3,18 @@
 Reads usage, CFS throttling, requests and limits over ``--since`` from a
 Prometheus (read-only HTTP API), or from a saved OpenMetrics export
 (``--openmetrics FILE``), and prints a table, JSON, CSV or an HTML report.
-The reading and the numbers are notebook 08's
-(:func:`~throttlelab.analysis.rightsizing.rightsizing_run.run_rightsizing`).
+The reading and the numbers are notebook 08's (a
+:class:`~throttlelab.analysis.rightsizing.RightsizingRequest` read by
+:func:`~throttlelab.ingest.prometheus.read_request`, recommended by
+:func:`~throttlelab.analysis.rightsizing.rightsize_read`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+from throttlelab.core import KSM_POD_LABELS
 
 FORMATS = ("table", "json", "csv", "html", "patch")
 POLICIES = ("target", "none", "keep")
@@ -24,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--read-directly", action="store_true",
                    help="read an --openmetrics export without the temporary Prometheus")
     p.add_argument("--namespace", help="only this namespace (default: all)")
-    p.add_argument("--selector", metavar="K=V[,K=V]", help="pods with these Kubernetes labels (kube_pod_labels), "
+    p.add_argument("--selector", metavar="K=V[,K=V]", help=f"pods with these Kubernetes labels ({KSM_POD_LABELS}), "
                    "else series with these labels")
     p.add_argument("--since", help="window, ending now (or at --end): 14d, 36h, ... "
                    "(default: 14d on a server, the whole export for --openmetrics)")
@@ -51,10 +55,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import time
 
-    from throttlelab.analysis.rightsizing import Settings
-    from throttlelab.analysis.rightsizing import run_rightsizing
+    from throttlelab.analysis.rightsizing import RightsizingRequest
+    from throttlelab.analysis.rightsizing import rightsize_read
     from throttlelab.errors import ThrottlelabError
-    from throttlelab.ingest.prometheus import parse_duration
+    from throttlelab.ingest.prometheus import parse_duration, read_request
 
     if not 0 < args.throttle_target < 1:
         raise ThrottlelabError(f"--throttle-target {args.throttle_target}: expected a ratio between 0 and 1 (e.g. 0.05)")
@@ -62,14 +66,14 @@ def run(args: argparse.Namespace) -> int:
         raise ThrottlelabError("--namespace '': expected a namespace name (leave --namespace out for every namespace)")
     if args.since is not None:
         parse_duration(args.since)  # a bad duration is a one-line error before anything is read
-    settings = Settings(throttle_target=args.throttle_target, limit_policy=args.limit_policy,
-                        min_history_s=parse_duration(args.min_history))
-    t0 = time.perf_counter()
-    result = run_rightsizing(
+    request = RightsizingRequest(  # so is a bad --min-history, --end or --step
         prometheus_url=args.prometheus, openmetrics_path=args.openmetrics, read_directly=args.read_directly,
         since=args.since, end=args.end, namespace=args.namespace, selector=args.selector, step=args.step,
-        settings=settings, bearer_token_file=args.bearer_token_file, ca_file=args.ca_file,
-        insecure_skip_tls_verify=args.insecure_skip_tls_verify, timeout=args.timeout)
+        bearer_token_file=args.bearer_token_file, ca_file=args.ca_file,
+        insecure_skip_tls_verify=args.insecure_skip_tls_verify, timeout=args.timeout,
+        throttle_target=args.throttle_target, limit_policy=args.limit_policy, min_history=args.min_history)
+    t0 = time.perf_counter()
+    result = rightsize_read(read_request(request))
     recs, fetched = result.recommendations, result.fetched
     took = time.perf_counter() - t0
     if args.format == "table" and not args.output:  # the terminal's width and colours
@@ -96,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(result, fmt: str, *, width: int = 120) -> str:
-    """A :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun` as ``table`` (plain, ``width``
+    """A :class:`~throttlelab.analysis.rightsizing.RightsizingRun` as ``table`` (plain, ``width``
     characters), ``json``, ``csv``, ``html`` or ``patch`` text."""
     import io
     import json

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import CLUSTER_HOURS, SCENARIO_START
-from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
+from tests.analysis.rightsizing.read_and_rightsize import rightsize_request
 from throttlelab.experiment.simulation.synthetic_cluster import true_limit, workload_containers
 
 pytestmark = pytest.mark.prometheus
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.prometheus
 @pytest.fixture(scope="module")
 def run(prometheus_cluster):
     url, _, end = prometheus_cluster
-    return run_rightsizing(prometheus_url=url, since=f"{CLUSTER_HOURS}h", end=str(end))
+    return rightsize_request(prometheus_url=url, since=f"{CLUSTER_HOURS}h", end=str(end))
 
 
 def _key(r):
@@ -127,6 +127,6 @@ def test_the_hpa_row_shows_its_replicas_today_and_with_the_new_requests(run):
 @pytest.mark.parametrize("read_directly", [True, False], ids=["read directly", "temporary Prometheus"])
 def test_an_export_read_either_way_gives_the_same_advice_and_hpa(run, cluster_export, read_directly):
     path, _ = cluster_export
-    other = run_rightsizing(openmetrics_path=str(path), read_directly=read_directly)
+    other = rightsize_request(openmetrics_path=str(path), read_directly=read_directly)
     assert other.how.startswith("read directly" if read_directly else "backfilled")
     assert _advice_and_hpa(other) == _advice_and_hpa(run)

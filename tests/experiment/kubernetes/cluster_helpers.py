@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from throttlelab.experiment.kubernetes import labels as lb
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
 
 def make_spec(tmp_path: Path, namespace: str, kubeconfig: Path, experiment: str = "kubetest", **kube):

@@ -14,7 +14,7 @@ from throttlelab.experiment.kubernetes import KubernetesBackend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
 from .cluster_helpers import labelled, make_spec
 from .conftest import NODES

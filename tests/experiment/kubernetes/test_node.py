@@ -24,7 +24,7 @@ import pytest
 
 from throttlelab.experiment.kubernetes.cadvisor import agreement
 from throttlelab.experiment.sweeps.run_store import RunStore
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 

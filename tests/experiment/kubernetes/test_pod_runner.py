@@ -6,7 +6,7 @@ import pytest
 
 from throttlelab.experiment.kubernetes import KubernetesBackend, cleanup
 from throttlelab.experiment.kubernetes import labels as lb
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 

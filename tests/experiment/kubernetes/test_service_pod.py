@@ -59,7 +59,7 @@ def test_a_service_pod_that_cannot_be_reached_fails_with_its_reason(control_plan
     stages are quicker than the runner, it has already ended): a failed row saying which, nothing left."""
     spec = make_spec(tmp_path, namespace, control_plane.kubeconfig)
     spec = spec.replace(limits=(0.5,), threads=("1",))
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
     spec = spec_from_mapping({**spec.to_mapping(), "workload": {"kind": "service", "ready_timeout_s": 2,
                                                               "window_s": 1, "warmup_s": 0}})

@@ -1,4 +1,4 @@
-"""Tests of throttlelab.experiment.local_cgroup.cgroup_files: cgroupfs reads, writes and removal."""
+"""Tests of throttlelab.experiment.local_cgroup.cgroup_files: cgroupfs writes, process lists and removal."""
 
 from __future__ import annotations
 
@@ -7,13 +7,9 @@ import time
 
 import pytest
 
-from throttlelab.experiment.local_cgroup.cgroup_files import read_file, read_pids, remove_tree, write_file
+from throttlelab.experiment.local_cgroup.cgroup_files import read_pids, remove_tree, write_file
 from throttlelab.experiment.local_cgroup.cgroup_orphans import owner_name
 from throttlelab.experiment.local_cgroup.cgroups import Cgroup
-
-
-def test_missing_file_reads_as_empty(tmp_path):
-    assert read_file(tmp_path / "cpu.max") == ""
 
 
 def test_write_truncates_and_read_pids(tmp_path):

@@ -15,7 +15,7 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.experiment.local_cgroup.local_backend import LocalBackend, local_backend_available
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.ingest.monitor.monitor_log import read_monitor_log
 
 pytestmark = pytest.mark.cgroup

@@ -23,7 +23,7 @@ def test_options_are_checked():
 
 def test_spec_is_checked_before_the_sweep():
     from throttlelab.experiment.local_cgroup.service_load import check_service_spec
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
     base = {"name": "s", "limits": [1], "threads": [1], "data_root": "/tmp"}
     check_service_spec(spec_from_mapping({**base, "workload": {"kind": "service"}, "timeout_s": 60}))
@@ -59,7 +59,7 @@ def test_short_service_sweep_end_to_end(cgroup_layout, tmp_path):
         pytest.skip("Go is not installed")
     from throttlelab.experiment.local_cgroup.local_backend import LocalBackend
     from throttlelab.experiment.sweeps.run_store import RunStore
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
     from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
     spec = spec_from_mapping({

@@ -17,7 +17,7 @@ from throttlelab.experiment.simulation.simulated_backend import (
     true_seconds,
     truth_from_options,
 )
-from throttlelab.experiment.sweeps.spec import load_spec, spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import load_spec, spec_from_mapping
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 
 

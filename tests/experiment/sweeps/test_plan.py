@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
 from .sweep_specs import BASE
 

@@ -18,7 +18,7 @@ import yaml
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
-from throttlelab.experiment.sweeps.spec import load_spec, spec_from
+from throttlelab.experiment.sweeps.spec_loading import load_spec, spec_from
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 RECORDED = json.loads((FIXTURES / "run_ids" / "run_ids.json").read_text())

@@ -13,9 +13,9 @@ import pytest
 
 from throttlelab import tables
 from throttlelab.experiment.registry import get_backend
-from throttlelab.experiment.sweeps.backends import Backend, base_row, register_backend, registered_backends
+from throttlelab.experiment.sweeps.backends import Backend, base_row
 from throttlelab.experiment.sweeps.run_store import RunStore
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 
 
@@ -63,11 +63,16 @@ def small_spec(tmp_path, **kw):
 
 
 def test_registry(monkeypatch):
-    from throttlelab.experiment.sweeps import backends
+    from throttlelab.config_file import ConfigModel
+    from throttlelab.experiment import registry
+    from throttlelab.experiment.sweeps import spec_file
 
-    monkeypatch.setattr(backends, "_REGISTRY", registered_backends())  # leave the real registry as it was
+    class RecordingOptions(ConfigModel):
+        """The block of a test backend."""
+
     assert isinstance(RecordingBackend(), Backend)
-    register_backend("recording", RecordingBackend)
+    monkeypatch.setitem(spec_file.BACKENDS, "recording", RecordingOptions)  # a backend is its name, block, factory
+    monkeypatch.setitem(registry.FACTORIES, RecordingOptions, RecordingBackend)
     assert get_backend("recording").name == "recording"
     assert get_backend("local").name == "local"
     with pytest.raises(KeyError, match="known"):
@@ -131,7 +136,7 @@ def test_cooldown_between_runs(tmp_path):
 # -- real cgroups ---------------------------------------------------------------
 SWEEP_SCRIPT = """
 import json, sys
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
 run_sweep(spec_from_mapping(json.loads(sys.argv[1])), get_backend("local"), progress=False)

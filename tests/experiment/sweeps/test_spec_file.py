@@ -7,8 +7,9 @@ import pytest
 from throttlelab.config_file import validate
 from throttlelab.errors import SpecError
 from throttlelab.experiment.sweeps.plan import Workload
-from throttlelab.experiment.sweeps.spec import SweepSpec, load_spec
-from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, AdaptiveOptions
+from throttlelab.experiment.sweeps.spec import SweepSpec
+from throttlelab.experiment.sweeps.spec_loading import load_spec
+from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, AdaptiveSettings
 
 
 def test_defaults():
@@ -16,7 +17,7 @@ def test_defaults():
     assert (spec.backend, spec.workload, spec.threads, spec.replicates, spec.order) == (
         "local", Workload("burner"), ("auto",), 1, "random")
     assert spec.period_us == 100_000 and str(spec.data_root) == "data/raw" and spec.limits == (None,)
-    assert spec.adaptive.confidence == AdaptiveOptions().confidence and set(WORKLOAD_OPTIONS) >= {"ffmpeg", "burner"}
+    assert spec.adaptive == AdaptiveSettings() and spec.adaptive.confidence == 0.95 and set(WORKLOAD_OPTIONS) >= {"ffmpeg", "burner"}
 
 
 @pytest.mark.parametrize("workload, message", [

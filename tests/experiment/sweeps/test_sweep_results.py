@@ -7,7 +7,7 @@ from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.sweeps.sweep_results import sweep_results
 from throttlelab.experiment.sweeps.sweep_summary import sweep_summary
 

@@ -1,31 +1,22 @@
-"""Per-line facts of a monitor log, read by polars' line or CSV reader (or split in Python when it could differ)."""
+"""A monitor log's file or bytes read by polars' line or CSV reader (or split in Python when it could differ): the
+same lines either way, on odd bytes and on every monitor fixture."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import polars as pl
 import pytest
 
 from throttlelab.errors import InputError
-from throttlelab.ingest.monitor.monitor_file import KEY_ENUM, NO_KEY, line_frame_from_bytes, read_line_frame
+from throttlelab.ingest.monitor import monitor_file
+from throttlelab.ingest.monitor.monitor_file import line_frame_from_bytes, read_line_frame
+from throttlelab.ingest.monitor.monitor_log import read_monitor_log
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "ingest"
 
 LOG = b"--- 2026-02-06 14:24:00.123 ---\n[kubectl top]\nPOD NAME CPU(cores) MEMORY(bytes)\np c 5m 1Mi\n" \
       b"[cgroup cpu.stat]\nnr_periods 10\nnr_throttled -1\nfancy 3\n[odd]\n\nPod: x\n"
-
-
-def test_facts_of_each_line():
-    lf = line_frame_from_bytes(LOG, "x")
-    f = lf.frame
-    assert lf.flag("hdr").tolist() == [True] + [False] * 10
-    assert f["marker"].to_list() == [0, 1, 0, 0, 2, 0, 0, 0, 9, 0, 0]
-    assert lf.flag("loghdr").tolist()[-1] is True and lf.flag("blank").tolist() == [False] * 9 + [True, False]
-    assert [KEY_ENUM.categories[k] if k != NO_KEY else None for k in f["key"]][5:8] == ["nr_periods", "nr_throttled", None]
-    assert f["key"].null_count() == f["val"].null_count() == 0  # read in place by numpy
-    assert f["val"].to_list()[5:8] == [10, -1, 3]
-    # text kept only where the other columns do not give it, apart from the per-line columns
-    lf = line_frame_from_bytes(LOG, "x")
-    assert lf.text_at.tolist() == [0, 2, 3, 6, 7, 8, 10]
-    assert lf.texts_of(lf.text_at[2:5] + [0, 0, 0]).to_list() == ["p c 5m 1Mi", "nr_throttled -1", "fancy 3"]
-    assert lf.texts_of([1, 4, 5, 7]).to_list() == [None, None, None, "fancy 3"]
-    assert lf.dense_text().to_list()[4:8] == [None, None, "nr_throttled -1", "fancy 3"]
 
 
 def test_text_of_any_line_for_messages(tmp_path):
@@ -54,9 +45,28 @@ def test_truncated_binary_empty_and_missing(tmp_path):
         read_line_frame(tmp_path)
 
 
-def test_part_of_the_lines_is_read_as_its_own():
-    lf = line_frame_from_bytes(LOG[:-1], "x")
-    part = lf.part(3, 11)
-    assert len(part) == 8 and part.truncated and not lf.part(0, 3).truncated
-    assert [part.text(j) for j in range(8)] == [lf.text(j) for j in range(3, 11)]
-    assert part.frame.equals(lf.frame.slice(3))
+
+
+LOGS = ["good_v1.log", "good_v2.log", *(f"bad/{p.name}" for p in sorted((FIXTURES / "bad").glob("*.log")))]
+
+
+@pytest.mark.parametrize("name", LOGS)
+@pytest.mark.parametrize("strict", [False, True])
+def test_whole_logs_read_the_same_by_polars_line_reader_and_split_in_python(name, strict, monkeypatch):
+    """Every monitor fixture, strict and lenient: polars' line (or CSV) reader gives the lines that the plain
+    Python split (:func:`throttlelab.ingest.lines.split_lines`) gives, the path taken when the two could differ."""
+    def read():
+        try:
+            r = read_monitor_log(FIXTURES / name, strict=strict)
+            return r.frame, (r.skipped, r.lines_total, r.lines_used, r.provenance)
+        except Exception as e:  # noqa: BLE001 (the same error either way)
+            return type(e), str(e)
+
+    by_reader = read()
+    checks = monitor_file._checks
+    monkeypatch.setattr(monitor_file, "_checks", lambda buf, size: {**checks(buf, size), "csv": False})
+    split = read()
+    if isinstance(by_reader[0], pl.DataFrame):
+        assert by_reader[0].equals(split[0]) and by_reader[1] == split[1]
+    else:
+        assert by_reader == split

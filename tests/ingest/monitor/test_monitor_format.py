@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from throttlelab.ingest.monitor.monitor_lines import V1_KEYS, V2_KEYS
+from throttlelab.core.cpu_stat import V1_KEYS, V2_KEYS
 from throttlelab.ingest.monitor.monitor_format import (
     HEADER_END,
     HEADER_START,

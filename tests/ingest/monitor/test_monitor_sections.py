@@ -73,3 +73,35 @@ def test_nullable_and_nulls():
     assert nullable(np.array([1, 2, 3]), np.array([True, False, True])).to_list() == [1, None, 3]
     assert nullable(np.array([1, 2]), np.array([False, False])).to_list() == [None, None]
     assert nulls(2, pl.String).dtype == pl.String and nulls(2, pl.String).null_count() == 2
+
+
+def plain_top_fields(row: str) -> tuple[str | None, ...]:
+    """A kubectl top row's pod, container, CPU and memory as a plain line parser reads them: fields split by spaces
+    only, three or four of them, none empty; a row holding other whitespace (tab to CR) is not one."""
+    fields = row.split(" ")
+    if any(ch in row for ch in "\t\n\v\f\r") or "" in (fields[0], fields[-1]):
+        return (None,) * 4
+    fields = [f for f in fields if f]
+    if len(fields) == 3:
+        return fields[0], None, fields[1], fields[2]
+    return tuple(fields) if len(fields) == 4 else (None,) * 4
+
+
+ROW = st.lists(st.sampled_from(["p", "c", "250m", "1Mi", " ", "  ", "\t", "\x0b", "\x1c", "x-1", "[", "]"]),
+               min_size=1, max_size=9).map("".join)
+
+
+@given(st.lists(ROW, min_size=1, max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_kubectl_top_fields_as_a_plain_line_parser_reads_them(rows):
+    text = pl.Series(rows, dtype=pl.String)
+    got = monitor_sections._top_fields(text, np.arange(len(rows)))
+    assert got["block"].to_list() == list(range(len(rows)))
+    assert list(got.select("pod", "container", "cpu_q", "mem_q").iter_rows()) == [plain_top_fields(r) for r in rows]
+
+
+def test_a_row_longer_than_65535_bytes_is_read_like_any_other():
+    rows = ["p c 5m " + "9" * 65_529 + "Mi", "p c 5m 1Mi", "p 5m 1Mi"]
+    got = monitor_sections._top_fields(pl.Series(rows), np.arange(3))
+    assert list(got.select("pod", "container", "cpu_q", "mem_q").iter_rows()) == [plain_top_fields(r) for r in rows]
+    assert got["mem_q"][0] == "9" * 65_529 + "Mi" and got["container"].to_list() == ["c", "c", None]

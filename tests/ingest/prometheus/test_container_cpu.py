@@ -7,7 +7,8 @@ import pytest
 from throttlelab.experiment.simulation.synthetic_containers import scenario_specs
 from throttlelab.experiment.simulation.synthetic_openmetrics import backfill
 from throttlelab.ingest.prometheus.container_cpu import fetch_containers
-from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, PrometheusError
+from throttlelab.ingest.prometheus.prometheus_answers import PrometheusError
+from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
 from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
 import numpy as np
 from tests.conftest import SCENARIO_HOURS

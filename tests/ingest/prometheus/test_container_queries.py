@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from throttlelab.ingest.prometheus.container_queries import choose_step, parse_selector, smallest_step
-from throttlelab.ingest.prometheus.prometheus_api import PrometheusError, promql_string
+from throttlelab.ingest.prometheus.prometheus_answers import PrometheusError
+from throttlelab.ingest.prometheus.prometheus_api import promql_string
 
 
 def test_parse_selector():

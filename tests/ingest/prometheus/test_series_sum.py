@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, Series
+from throttlelab.ingest.prometheus.prometheus_answers import Series
+from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI
 from throttlelab.ingest.prometheus.prometheus_local import LocalPrometheus, prometheus_available, run_promtool
 from throttlelab.ingest.prometheus.series_sum import first_present, ratio, sum_by_key
 

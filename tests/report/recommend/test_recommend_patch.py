@@ -18,7 +18,7 @@ from tests.conftest import CLUSTER_HOURS
 from tests.experiment.kubernetes.conftest import control_plane  # noqa: F401  (the fixture, started once a session)
 from throttlelab.analysis.rightsizing.recommendation import Settings
 from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
-from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
+from tests.analysis.rightsizing.read_and_rightsize import rightsize_request
 from throttlelab.report.recommend_cli import render
 from throttlelab.core.quantities import parse_cores
 from throttlelab.report.recommend.recommend_patch import CONTENT_TYPE, containers, patch_yaml
@@ -33,7 +33,7 @@ def test_doctests_run():
 def runs(prometheus_cluster):
     """The cluster's right-sizing with the default policy, and the same data with the requests-only policy."""
     url, _, end = prometheus_cluster
-    run = run_rightsizing(prometheus_url=url, since=f"{CLUSTER_HOURS}h", end=str(end))
+    run = rightsize_request(prometheus_url=url, since=f"{CLUSTER_HOURS}h", end=str(end))
     none = Settings(limit_policy="none")
     return run, dataclasses.replace(run, settings=none, recommendations=rightsize_all(run.fetched.workloads, none))
 

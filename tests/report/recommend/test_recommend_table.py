@@ -12,7 +12,7 @@ import pytest
 
 import throttlelab.report.recommend.recommend_table as mod
 from throttlelab.analysis.rightsizing import EXTRAPOLATED_NOTE, decision_table
-from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
+from tests.analysis.rightsizing.read_and_rightsize import rightsize_request
 from throttlelab.report.recommend_cli import table_parts
 from throttlelab.report.recommend.recommend_table import console, print_table, table_text
 
@@ -23,7 +23,7 @@ ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*3[0-7]m|\x1b\[[0-9;]*38;")
 
 @pytest.fixture(scope="module")
 def run():
-    return run_rightsizing(openmetrics_path=str(SAMPLE), read_directly=True)
+    return rightsize_request(openmetrics_path=str(SAMPLE), read_directly=True)
 
 
 def test_doctests_run():

@@ -25,6 +25,7 @@ from throttlelab.analysis.runs import (RESPONSE_METRICS, ResponseMetric, metric_
                                                   metric_change_pct, resolve, worse_word)
 from throttlelab.analysis.limits.scaling import fit_runtime_models
 from throttlelab.analysis.limits.scaling_models import ScalingFit
+from throttlelab.stats import KNEE_TOLERANCE_PCT, PRIOR_CV
 
 
 @dataclass(frozen=True)
@@ -55,9 +56,9 @@ def analyse_cpu_limits(
     prepared: PreparedRuns,
     *,
     threshold_pct: float = 5.0,
-    knee_tolerance_pct: float = 10.0,
+    knee_tolerance_pct: float = KNEE_TOLERANCE_PCT,
     alpha: float = 0.05,
-    prior_cv: float = 0.20,
+    prior_cv: float = PRIOR_CV,
     n_boot: int = 200,
     n_sim: int = 20000,
     seed: int = 0,

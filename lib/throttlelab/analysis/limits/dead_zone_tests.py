@@ -15,11 +15,12 @@ from throttlelab.analysis.stats import monotone_p_value
 from throttlelab.analysis.stats import holm, maxt_stepdown
 from throttlelab.analysis.stats import LimitEffects
 from throttlelab.results import Estimate
+from throttlelab.stats import cv_of_log_sd, dead_zone_margin, slowdown_over_lower
 
 
 def noise_cv_pct(sigma: float) -> float | None:
     """Run-to-run noise of the log scale as a coefficient of variation in percent (``None`` if unknown)."""
-    return 100 * math.sqrt(math.expm1(sigma**2)) if math.isfinite(sigma) else None
+    return 100 * cv_of_log_sd(sigma) if math.isfinite(sigma) else None
 
 
 def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits_cores: list, labels: list[str], *,
@@ -33,7 +34,7 @@ def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits
     """
     J = len(mu)
     rng = np.random.default_rng(seed)
-    delta = math.log1p(threshold_pct / 100.0)
+    delta = dead_zone_margin(threshold_pct)
     sig2 = lv.sigma**2
     df = lv.level_df
     dmin = float(np.min(df))
@@ -61,8 +62,7 @@ def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits
     # best lower limit there), studentised.  Their largest value is the pivot of simultaneous bounds: t_null, centred
     # on the threshold, sits far below 0 for limits clearly faster than their baseline, and its quantile can then be
     # negative (bounds in reverse order).
-    true_diff = np.zeros(J)
-    true_diff[1:] = mu0[1:] - np.minimum.accumulate(mu0)[:-1]
+    true_diff = slowdown_over_lower(mu0)
     r_null = (diff_null - true_diff[None, :]) / np.sqrt(var_null)
     boundary = np.minimum.accumulate(mu0)
     shift = np.zeros(J)
@@ -111,7 +111,7 @@ def limit_tests(mu: np.ndarray, lv, G: np.ndarray, effects: LimitEffects, limits
 def exact_limit_tests(mu: np.ndarray, limits_cores: list, labels: list[str], n: np.ndarray,
                       threshold_pct: float) -> list[LimitTest]:
     """Zero run-to-run noise: each limit's exact slowdown against its best lower limit, verdicts without a test."""
-    delta = math.log1p(threshold_pct / 100.0)
+    delta = dead_zone_margin(threshold_pct)
     limits = [LimitTest(limits_cores[0], labels[0], int(n[0]), verdict="lowest limit", noise_cv_pct=0.0)]
     for j in range(1, len(mu)):
         b = argbest(mu[:j])

@@ -3,7 +3,8 @@
 Knee
     The smallest limit whose (geometric-mean) run time is within
     ``tolerance_pct`` of the best time of the group: beyond it more CPU buys
-    less than ``tolerance_pct``.
+    less than ``tolerance_pct`` (the rule is :func:`throttlelab.stats.limit_rules.knee_index`,
+    which the adaptive sweep uses too).
 Core-seconds
     ``limit x wall time``: what a run reserves on the node (the quota it may
     use for as long as it runs).  Unlimited runs cost ``machine cores x wall``
@@ -29,6 +30,7 @@ from throttlelab.core.ordering import argbest
 from throttlelab.analysis.limits.dead_zone_results import DeadZoneAnalysis
 from throttlelab.analysis.stats import NoiseModel
 from throttlelab.results import ConfidenceInterval, Estimate
+from throttlelab.stats import KNEE_TOLERANCE_PCT, knee_index, log_sd
 
 
 @dataclass(frozen=True)
@@ -107,13 +109,12 @@ class Recommendation:
         return None if self.expected_seconds.low is None else self.expected_seconds.confidence_interval()
 
 
-def find_knee(summary: pl.DataFrame, *, tolerance_pct: float = 10.0) -> Knee:
+def find_knee(summary: pl.DataFrame, *, tolerance_pct: float = KNEE_TOLERANCE_PCT) -> Knee:
     """Knee of one group's per-limit summary (:func:`~throttlelab.analysis.runs.prepare.limit_summary`)."""
     s = summary.sort("limit_order")
     times = s["geomean_seconds"].to_numpy()
     best = argbest(times)
-    ok = np.nonzero(times <= times[best] * (1 + tolerance_pct / 100.0))[0]
-    k = int(ok[0])
+    k = int(knee_index(np.log(times), tolerance_pct))
     row = s.row(k, named=True)
     return Knee(
         limit_cores=row["cpu_limit_cores"], limit_label=row["limit_label"], seconds=float(times[k]),
@@ -156,7 +157,7 @@ def recommend_limit(
     summary: pl.DataFrame,
     dead_zones: DeadZoneAnalysis,
     *,
-    tolerance_pct: float = 10.0,
+    tolerance_pct: float = KNEE_TOLERANCE_PCT,
     threads: str | None = None,
     level: float = 0.95,
 ) -> Recommendation:
@@ -228,13 +229,12 @@ def knee_uncertainty(summary: pl.DataFrame, dead_zones: DeadZoneAnalysis, avoid:
     cv = {t.limit_label: t.noise_cv_pct for t in dead_zones.limits}
     if not dead_zones.decidable or any(cv.get(lab) is None for lab in labels):
         return None, None, "run-to-run noise not measured: the choice of limit has no stated uncertainty"
-    sig = np.array([math.sqrt(math.log1p((cv[lab] / 100) ** 2)) for lab in labels])
+    sig = np.array([log_sd(cv[lab] / 100) for lab in labels])
     mu = np.log(s["geomean_seconds"].to_numpy())
     n = np.maximum(s["runs"].to_numpy(), 1)
     rng = np.random.default_rng(seed)
     draws = mu[None, :] + rng.standard_normal((n_sim, len(mu))) * (sig / np.sqrt(n))[None, :]
-    within = draws <= draws.min(axis=1, keepdims=True) + math.log1p(tolerance_pct / 100)
-    k = within.argmax(axis=1)
+    k = knee_index(draws, tolerance_pct)
     bad = np.array([lab in avoid for lab in labels])
     for _ in range(len(labels)):
         step = bad[k] & (k + 1 < len(labels))

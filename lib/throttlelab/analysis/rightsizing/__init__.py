@@ -4,7 +4,7 @@ from throttlelab.analysis.rightsizing.ladder_truth import LadderStep, LadderTrut
 from throttlelab.analysis.rightsizing.recommendation import Rightsizing, Settings
 from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.rightsizing_results import RightsizingResults, run_results
-from throttlelab.analysis.rightsizing.rightsizing_run import run_rightsizing
+from throttlelab.analysis.rightsizing.rightsizing_run import RightsizingRequest, RightsizingRun, rightsize_read
 from throttlelab.analysis.rightsizing.rightsizing_views import (
     EXTRAPOLATED_NOTE, advice_sentences, decision_table, label, marks_frame, recommendations_frame,
     throttled_ratio_frame, usage_distribution_frame
@@ -12,7 +12,8 @@ from throttlelab.analysis.rightsizing.rightsizing_views import (
 from throttlelab.analysis.rightsizing.workload_advice import method_lines
 
 __all__ = [
-    'EXTRAPOLATED_NOTE', 'LadderStep', 'LadderTruth', 'Rightsizing', 'RightsizingResults', 'Settings', 'advice_sentences',
-    'decision_table', 'label', 'ladder_truth', 'marks_frame', 'method_lines', 'recommendations_frame', 'rightsize_all',
-    'run_results', 'run_rightsizing', 'throttled_ratio_frame', 'usage_distribution_frame'
+    'EXTRAPOLATED_NOTE', 'LadderStep', 'LadderTruth', 'Rightsizing', 'RightsizingRequest', 'RightsizingResults',
+    'RightsizingRun', 'Settings', 'advice_sentences', 'decision_table', 'label', 'ladder_truth', 'marks_frame',
+    'method_lines', 'recommendations_frame', 'rightsize_all', 'rightsize_read', 'run_results',
+    'throttled_ratio_frame', 'usage_distribution_frame'
 ]

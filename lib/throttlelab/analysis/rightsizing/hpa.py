@@ -5,20 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-# kube-state-metrics series that describe an HPA and what it targets.
-HPA_QUERIES = {
-    "info": "max by (namespace, horizontalpodautoscaler, scaletargetref_kind, scaletargetref_name) "
-            "(last_over_time(kube_horizontalpodautoscaler_info{sel}[{window}]))",
-    "target": "max by (namespace, horizontalpodautoscaler, metric_name, metric_target_type) "
-              "(last_over_time(kube_horizontalpodautoscaler_spec_target_metric{sel}[{window}]))",
-    "min": "max by (namespace, horizontalpodautoscaler) "
-           "(last_over_time(kube_horizontalpodautoscaler_spec_min_replicas{sel}[{window}]))",
-    "max": "max by (namespace, horizontalpodautoscaler) "
-           "(last_over_time(kube_horizontalpodautoscaler_spec_max_replicas{sel}[{window}]))",
-    "current": "max by (namespace, horizontalpodautoscaler) "
-               "(last_over_time(kube_horizontalpodautoscaler_status_current_replicas{sel}[{window}]))",
-}
-
 
 @dataclass(frozen=True)
 class HpaScaling:
@@ -103,15 +89,3 @@ def hpa_scaling(name: str, metric: str, target: float, lo: int, hi: int, *, tota
     scope = "" if metric == "Resource" else " of one container"
     return HpaScaling(name, metric, target, lo, hi, now, new,
                       f"HPA {name} scales on CPU at {target:.0%} of the request{scope}: {change} at the usage p95.")
-
-
-def hpa_queries(selector: str, window: str) -> dict[str, str]:
-    """The kube-state-metrics queries for HPAs, read over the whole window.
-
-    Examples
-    --------
-    >>> hpa_queries('namespace="shop"', "3d")["min"]
-    'max by (namespace, horizontalpodautoscaler) (last_over_time(kube_horizontalpodautoscaler_spec_min_replicas{namespace="shop"}[3d]))'
-    """
-    sel = "{" + selector + "}" if selector else ""
-    return {k: q.replace("{sel}", sel).replace("{window}", window) for k, q in HPA_QUERIES.items()}

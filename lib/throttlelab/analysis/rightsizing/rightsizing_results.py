@@ -34,13 +34,14 @@ class RightsizingResults:
     recommendations: tuple[Rightsizing, ...]
 
 
-def run_results(run, *, namespace: str = "", selector: str = "", min_history: str = "") -> RightsizingResults:
-    """:class:`RightsizingResults` of a :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun`."""
-    f = run.fetched
+def run_results(run) -> RightsizingResults:
+    """:class:`RightsizingResults` of a :class:`~throttlelab.analysis.rightsizing.rightsizing_run.RightsizingRun`
+    (the namespace, selector and min-history are its request's, as the user wrote them)."""
+    f, asked = run.fetched, run.request
     return rightsizing_results(run.recommendations, run.settings, source=run.source, how=run.how,
-                               window=(f.start, f.end, f.step_s), queries=f.queries, namespace=namespace,
-                               selector=selector, min_history=min_history, observed_hours=run.observed_s / 3600,
-                               notes=run.notes)
+                               window=(f.start, f.end, f.step_s), queries=f.queries, namespace=asked.namespace or "",
+                               selector=asked.selector or "", min_history=asked.min_history,
+                               observed_hours=run.observed_s / 3600, notes=run.notes)
 
 
 def rightsizing_results(recommendations: list[Rightsizing], settings: Settings, *, source: str, how: str,

@@ -1,8 +1,11 @@
-"""One code path from a source (a live Prometheus or a saved export) to the right-sizing, for every view.
+"""One right-sizing from what a request read, for every view: the request, what was read, and the recommendations.
 
 ``throttlelab recommend`` (table, JSON, CSV, HTML, patches), notebook 08 and its
-``results.json`` all call :func:`run_rightsizing` with the same defaults, so the
-same input gives the same numbers in each of them:
+``results.json`` all make a :class:`RightsizingRequest`, read it with
+:func:`throttlelab.ingest.prometheus.read_request` (the fetch lives in the ingest
+layer) and recommend from what it read with :func:`rightsize_read` (nothing is
+read here: the series arrive as arrays and tables), with the same defaults, so
+the same input gives the same numbers in each of them:
 
 * a live Prometheus is read over the last 14 days unless ``since`` says otherwise;
 * a saved export is read whole (from its first to its last sample) unless ``since``
@@ -10,17 +13,46 @@ same input gives the same numbers in each of them:
   ``prometheus`` package is installed (the live server's path), else directly;
 * the header states the window actually observed beside the one requested;
 * each row carries its runtime's thread advice and its workload's HPA scaling
-  (:mod:`~throttlelab.analysis.rightsizing.workload_advice`).
+  (:mod:`~throttlelab.analysis.rightsizing.workload_advice`), from the gauges the
+  request asks for beside the CPU series (:data:`~.workload_advice.GAUGES`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from throttlelab.analysis.rightsizing.recommendation import Rightsizing, Settings
 from throttlelab.analysis.rightsizing.rightsizing_parallel import rightsize_all
 from throttlelab.analysis.rightsizing.workload_advice import GAUGES, with_advice
-from throttlelab.ingest.prometheus import Fetch
+from throttlelab.ingest.prometheus import Fetch, SourceRead, SourceRequest, parse_duration
+
+
+@dataclass(frozen=True)
+class RightsizingRequest(SourceRequest):
+    """What a right-sizing is asked, as the user writes it: what to read (the fields of
+    :class:`~throttlelab.ingest.prometheus.SourceRequest`: source, window, namespace, selector, step...) and how to
+    size: ``throttle_target`` (the largest acceptable predicted throttled-period ratio), ``limit_policy`` (``target``,
+    ``none`` or ``keep``) and ``min_history`` (fewer pod-hours are "too little data": ``24h``).  ``gauges`` are the
+    right-sizing's own (:data:`~.workload_advice.GAUGES`).
+
+    >>> RightsizingRequest(openmetrics_path="x.om", namespace="shop", min_history="12h").settings().min_history_s
+    43200.0
+    """
+
+    throttle_target: float = 0.05
+    limit_policy: str = "target"
+    min_history: str = "24h"
+    gauges: Mapping[str, str] = field(default_factory=lambda: dict(GAUGES))
+
+    def __post_init__(self) -> None:
+        _ = self.window_s, parse_duration(self.min_history)  # as the command checks them, first
+        super().__post_init__()
+
+    def settings(self) -> Settings:
+        """The right-sizing's knobs (:class:`~.recommendation.Settings`) the request gives; the others' defaults."""
+        return Settings(throttle_target=self.throttle_target, limit_policy=self.limit_policy,
+                        min_history_s=parse_duration(self.min_history))
 
 
 @dataclass(frozen=True)
@@ -39,6 +71,8 @@ class RightsizingRun:
         One per workload container, in the order of ``fetched.workloads``.
     notes
         Lines said once about the input (how workloads were found, metrics that were missing).
+    request
+        The request that made it (source, window, namespace, selector, step, min-history...), as the user wrote it.
     """
 
     fetched: Fetch
@@ -47,6 +81,7 @@ class RightsizingRun:
     settings: Settings
     recommendations: list[Rightsizing]
     notes: tuple[str, ...] = field(default=())
+    request: RightsizingRequest = field(default_factory=RightsizingRequest)
 
     def workload_of(self, r: Rightsizing):
         """The :class:`~throttlelab.ingest.prometheus.workload_cpu.WorkloadCPU` a recommendation was made from."""
@@ -76,24 +111,12 @@ class RightsizingRun:
         return f"{obs:,.1f} h observed{asked} at {self.fetched.step_s:g}-s steps"
 
 
-def run_rightsizing(*, prometheus_url: str | None = None, openmetrics_path: str | None = None,
-                    read_directly: bool = False, since: str | None = None, end: str | None = None,
-                    namespace: str | None = None, selector: str | None = None, step: str | None = None,
-                    settings: Settings = Settings(), bearer_token_file: str | None = None, ca_file: str | None = None,
-                    insecure_skip_tls_verify: bool = False, timeout: float = 60.0) -> RightsizingRun:
-    """Read the source and recommend (durations and times as the user writes them: ``14d``, ISO or unix time).
-
-    ``since`` and ``end`` empty or ``None`` take the defaults in the module docstring; ``read_directly`` reads an
-    export without the temporary Prometheus.
-    """
-    from throttlelab.ingest.prometheus import parse_duration, parse_time
-    from throttlelab.ingest.prometheus import read_source
-
-    fetched, source, how = read_source(
-        prometheus_url=prometheus_url or None, openmetrics_path=openmetrics_path or None,
-        use_prometheus=not read_directly, window_s=parse_duration(since) if since else None, end=parse_time(end),
-        namespace=namespace or None, selector=selector or None, step_s=parse_duration(step) if step else None,
-        bearer_token_file=bearer_token_file or None, ca_file=ca_file or None,
-        insecure_skip_tls_verify=insecure_skip_tls_verify, timeout=timeout, gauges=GAUGES)
+def rightsize_read(read: SourceRead) -> RightsizingRun:
+    """Recommend from what a :class:`RightsizingRequest` read (:func:`throttlelab.ingest.prometheus.read_request`):
+    each workload container sized (:func:`~.rightsizing_parallel.rightsize_all`) with its thread and HPA advice."""
+    request = read.request
+    if not isinstance(request, RightsizingRequest):
+        raise TypeError(f"rightsize_read: a read of a RightsizingRequest, not of a {type(request).__name__}")
+    settings, fetched = request.settings(), read.fetched
     recs, notes = with_advice(rightsize_all(fetched.workloads, settings), fetched.workloads, fetched.gauges)
-    return RightsizingRun(fetched, source, how, settings, recs, tuple([*fetched.notes, *notes]))
+    return RightsizingRun(fetched, read.source, read.how, settings, recs, tuple([*fetched.notes, *notes]), request)

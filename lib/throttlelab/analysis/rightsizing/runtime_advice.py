@@ -13,7 +13,6 @@ RUNTIME_METRICS = {
     "go": "go_sched_gomaxprocs_threads",  # client_golang >= 1.20 exports it by default
     "jvm": "system_cpu_count",  # Micrometer: Runtime.availableProcessors()
 }
-JOIN_LABELS = ("namespace", "pod", "container")
 
 # Each runtime's rule under a CFS quota, for the method text (and for runtimes that export no such metric).
 RULES = {
@@ -136,16 +135,3 @@ def runtime_advice(runtime: str, threads_seen: float, limit_cores: float | None)
                              f"use a whole-core limit ({fed} or {up} cores) or set {name}={fed}.")
     return RuntimeAdvice(runtime, seen, limit_cores, rule, None, "none",
                          f"{name} is {seen} under a {_limit_size(limit_cores)} limit: the quota feeds every thread.")
-
-
-def runtime_queries(namespace_selector: str = "") -> dict[str, str]:
-    """PromQL that reads each runtime metric per container, the latest value in the window.
-
-    Examples
-    --------
-    >>> runtime_queries('namespace="shop"')["go"]
-    'max by (namespace, pod, container) (go_sched_gomaxprocs_threads{namespace="shop"})'
-    """
-    sel = "{" + namespace_selector + "}" if namespace_selector else ""
-    by = ", ".join(JOIN_LABELS)
-    return {rt: f"max by ({by}) ({metric}{sel})" for rt, metric in RUNTIME_METRICS.items()}

@@ -22,13 +22,11 @@ import numpy as np
 from throttlelab.analysis.rightsizing.hpa import hpa_scaling
 from throttlelab.analysis.rightsizing.recommendation import Rightsizing
 from throttlelab.analysis.rightsizing.runtime_advice import RULES, RUNTIME_METRICS, runtime_advice
+from throttlelab.core.metrics import KSM_HPA
 
-HPA = "kube_horizontalpodautoscaler_"
 THREADS = "container_threads"
 #: The gauges read over the window with the CPU series: metric -> reducer (``last``/``max`` over the window).
-GAUGES = {**dict.fromkeys(RUNTIME_METRICS.values(), "last"), THREADS: "max",
-          **{HPA + k: "last" for k in ("info", "spec_target_metric", "spec_min_replicas", "spec_max_replicas",
-                                       "status_current_replicas")}}
+GAUGES = {**dict.fromkeys(RUNTIME_METRICS.values(), "last"), THREADS: "max", **dict.fromkeys(KSM_HPA.values(), "last")}
 
 
 def _pod_values(gauges: dict, metric: str, pods: dict[tuple[str, str], set[str]]) -> dict[tuple[str, str, str], float]:
@@ -67,14 +65,14 @@ def _hpas(gauges: dict) -> dict[tuple[str, str, str], dict]:
     """``(namespace, kind, name) -> {name, target, min, max, current}`` of HPAs on CPU utilisation."""
     def by_hpa(metric):
         return {(lb.get("namespace", ""), lb.get("horizontalpodautoscaler", "")): v
-                for lb, v in gauges.get(HPA + metric, ())}
+                for lb, v in gauges.get(KSM_HPA[metric], ())}
 
     cpu = {(lb.get("namespace", ""), lb.get("horizontalpodautoscaler", "")): v
-           for lb, v in gauges.get(HPA + "spec_target_metric", ())
+           for lb, v in gauges.get(KSM_HPA["spec_target_metric"], ())
            if lb.get("metric_name") == "cpu" and lb.get("metric_target_type") == "utilization" and v > 0}
     lo, hi, now = by_hpa("spec_min_replicas"), by_hpa("spec_max_replicas"), by_hpa("status_current_replicas")
     out = {}
-    for lb, _ in gauges.get(HPA + "info", ()):
+    for lb, _ in gauges.get(KSM_HPA["info"], ()):
         key = (lb.get("namespace", ""), lb.get("horizontalpodautoscaler", ""))
         if key in cpu:
             out[(key[0], lb.get("scaletargetref_kind", ""), lb.get("scaletargetref_name", ""))] = dict(

@@ -12,7 +12,8 @@ for the procedure):
 * :func:`per_limit_covariance`: the contributions ``A_k`` whose weighted sum is
   the covariance of ``mu``;
 * :func:`excess_statistics`: ``(mu_j - mu_b(j) - delta) / se`` with ``b(j)`` the
-  best lower limit, for many rows of means at once (observed and simulated);
+  best lower limit (the dead-zone rule's, :func:`throttlelab.stats.limit_rules.best_lower`), for many
+  rows of means at once (observed and simulated);
 * :func:`null_configuration`: the least favourable null curve of the simulation;
 * :func:`satterthwaite_df`: Welch-Satterthwaite degrees of freedom of each difference.
 """
@@ -25,6 +26,7 @@ import numpy as np
 
 from throttlelab.analysis.stats.level_noise import LevelNoise, noise_trend
 from throttlelab.analysis.stats.noise import LimitEffects
+from throttlelab.stats import best_lower
 
 
 def not_below_larger_limits(noise: LevelNoise, resid: np.ndarray, leverage: np.ndarray,
@@ -107,12 +109,7 @@ def excess_statistics(M: np.ndarray, S2: np.ndarray, G: np.ndarray, delta: float
     lower limit (``t = -inf``).
     """
     B, J = M.shape
-    base = np.zeros((B, J), dtype=int)
-    best = np.zeros(B, dtype=int)
-    for j in range(1, J):
-        better = M[:, j - 1] < M[np.arange(B), best]
-        best = np.where(better, j - 1, best)
-        base[:, j] = best
+    base = best_lower(M)
     rows = np.arange(B)[:, None]
     diff = M - M[rows, base]
     Gjb = G[:, np.arange(J)[None, :], base]  # (K, B, J)

@@ -13,9 +13,9 @@ The model is ``log(wall) = mu[limit] (+ block[experiment]) + e``,
   with several runs give the noise level for all (homoscedastic on the log
   scale is the stated assumption);
 * with no replicate at all (``df == 0``) nothing in the data measures noise:
-  a *prior* coefficient of variation (default 20%, the 15-25% run-to-run
-  noise measured on shared machines, see FIELD-NOTES) is used, ``df = inf``
-  and every result is marked ``assumption_based``;
+  a *prior* coefficient of variation (default :data:`~throttlelab.stats.noise_prior.PRIOR_CV`, 20%, the
+  one prior the adaptive sweep assumes too) is used, ``df = inf`` and every
+  result is marked ``assumption_based``;
 * with ``block`` (e.g. ``"experiment"``), each block (a separate experiment
   repeated later) may be uniformly faster or slower; the limit means are then
   expressed in the reference block (the one with most runs).  Blocks that
@@ -30,8 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: Default prior run-to-run coefficient of variation when nothing is replicated.
-PRIOR_CV = 0.20
+from throttlelab.stats import PRIOR_CV, cv_of_log_sd, log_sd
 
 
 @dataclass(frozen=True)
@@ -64,7 +63,7 @@ class NoiseModel:
     @property
     def cv_pct(self) -> float:
         """Noise as a coefficient of variation in percent."""
-        return 100.0 * math.sqrt(math.expm1(self.sigma**2))
+        return 100.0 * cv_of_log_sd(self.sigma)
 
 
 @dataclass(frozen=True)
@@ -132,7 +131,7 @@ def estimate_effects(
         source = "replicates" + (f", block={block_name}" if len(block_levels) > 1 else "")
         noise = NoiseModel(sigma, float(df), source, False, replicated, note)
     else:
-        sigma = math.sqrt(math.log1p(prior_cv**2))
+        sigma = log_sd(prior_cv)
         noise = NoiseModel(
             sigma, math.inf, "prior cv", True, replicated,
             (note + "; " if note else "") + f"no replicates: assumed {100 * prior_cv:.0f}% run-to-run noise",

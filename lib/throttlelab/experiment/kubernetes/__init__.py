@@ -30,8 +30,8 @@ panel, ladder, panel_phases
 cleanup
     Finding and deleting labelled objects (session cleanup, orphans).
 kube_backend
-    :class:`KubernetesBackend`, the :class:`~throttlelab.experiment.sweeps.backends.Backend`; it registers
-    itself as ``kubernetes``.
+    :class:`KubernetesBackend`, the :class:`~throttlelab.experiment.sweeps.backends.Backend` named
+    ``kubernetes`` (:mod:`throttlelab.experiment.registry` makes one).
 
 The spec's ``kubernetes:`` block is validated by
 :class:`~throttlelab.experiment.sweeps.kubernetes_options.KubernetesOptions` (part of the sweep spec).

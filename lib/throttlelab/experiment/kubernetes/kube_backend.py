@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from throttlelab.errors import EnvironmentProblem
-from throttlelab.experiment.sweeps.backends import base_row, register_backend
+from throttlelab.experiment.sweeps.backends import base_row
 
 from . import cleanup
 from . import manifests as mf
@@ -234,6 +234,3 @@ def _is_connection_error(exc: BaseException) -> bool:
     import urllib3.exceptions
 
     return isinstance(exc, (urllib3.exceptions.HTTPError, ConnectionError, OSError))
-
-
-register_backend('kubernetes', KubernetesBackend)

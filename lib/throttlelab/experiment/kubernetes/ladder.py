@@ -69,8 +69,7 @@ def resize(core: Any, namespace: str, pod: str, container: str, limit_cores: flo
 
 def quota_cores(dirs: tuple[Path, Path]) -> float | None:
     """The kernel's quota now (``None``: none)."""
-    q = int((dirs[0] / "cpu.cfs_quota_us").read_text())
-    p = int((dirs[0] / "cpu.cfs_period_us").read_text())
+    q, p = (int(x) for x in read_counters(dirs).cpu_max.split())
     return None if q < 0 else q / p
 
 

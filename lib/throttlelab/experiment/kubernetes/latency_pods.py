@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from throttlelab.core.cpu_stat import parse_cpu_stat
 from throttlelab.errors import EnvironmentProblem
 from throttlelab.experiment.local_cgroup.cgroups import Counters
+from throttlelab.ingest.cgroup import read_cpu_files
 
 from . import manifests as mf
 from .labels import dns_name
@@ -54,11 +54,13 @@ def container_cgroup(pod_uid: str, container_id: str) -> tuple[Path, Path] | Non
 
 
 def read_counters(dirs: tuple[Path, Path]) -> Counters:
+    """The counters of a container's cgroup v1 folders (cpu and cpuacct); ``FileNotFoundError`` once they are gone."""
     cpu, acct = dirs
-    stat = parse_cpu_stat((cpu / "cpu.stat").read_text(), cpu / "cpu.stat")
-    usage = int((acct / "cpuacct.usage").read_text().strip() or 0)
-    quota, period = ((cpu / n).read_text().strip() for n in ("cpu.cfs_quota_us", "cpu.cfs_period_us"))
-    return Counters(stat, usage, f"{quota} {period}")
+    files = read_cpu_files(cpu, acct)
+    if files.cpu_stat is None or files.quota_period is None or files.usage_ns is None:
+        raise FileNotFoundError(f"{cpu}: the container's cgroup files are gone")
+    quota, period = (x.strip() for x in files.quota_period)
+    return Counters(files.cpu_stat, files.usage_ns, f"{quota} {period}")
 
 
 @dataclass

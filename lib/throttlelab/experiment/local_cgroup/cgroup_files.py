@@ -1,10 +1,11 @@
-"""Reading, writing and removing cgroupfs files and folders.
+"""Writing and removing cgroupfs files and folders, and reading their process lists.
 
-The few operations every cgroup module needs, with cgroupfs semantics: a
-missing file reads as empty, writes never create files on a real cgroupfs
-(only in fixture folders laid out like one), and removing a cgroup folder
-first kills what runs in it, then its children, retrying while the kernel
-still reports it busy.
+The few operations every cgroup module needs, with cgroupfs semantics: files
+are read by the one reader of cgroup files
+(:func:`throttlelab.ingest.cgroup.read_cgroup_file`: a missing file reads as
+empty here), writes never create files on a real cgroupfs (only in fixture
+folders laid out like one), and removing a cgroup folder first kills what runs
+in it, then its children, retrying while the kernel still reports it busy.
 """
 
 from __future__ import annotations
@@ -17,13 +18,7 @@ import signal
 import time
 from pathlib import Path
 
-
-def read_file(path: Path) -> str:
-    """The file's text; ``""`` when it does not exist."""
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        return ""
+from throttlelab.ingest.cgroup import read_cgroup_file
 
 
 def write_file(path: Path, text: str) -> None:
@@ -38,7 +33,7 @@ def write_file(path: Path, text: str) -> None:
 
 def read_pids(path: Path) -> list[int]:
     """Process ids listed in a ``cgroup.procs`` (or ``tasks``) file; raises ``OSError`` as reading does."""
-    return [int(x) for x in read_file(path).split()]
+    return [int(x) for x in read_cgroup_file(path, "").split()]
 
 
 def remove_tree(d: Path, simulated: bool) -> None:

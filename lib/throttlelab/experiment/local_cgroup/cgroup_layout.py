@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from throttlelab.errors import EnvironmentProblem
-from throttlelab.experiment.local_cgroup.cgroup_files import read_file
+from throttlelab.ingest.cgroup import read_cgroup_file
 
 PARENT = "throttlelab"
 WHAT_IS_NEEDED = ("a writable CPU cgroup: run as root (cgroup v1 'cpu' hierarchy or cgroup v2 with the cpu "
@@ -116,7 +116,7 @@ def detect_layout(*, mounts: str | Path = "/proc/mounts", self_cgroup: str | Pat
     base = v2[0] / own.get("", "/").lstrip("/")
     # Our own v2 cgroup holds processes (us), so it cannot pass controllers down
     # ("no internal processes"): use its parent, the usual delegated folder.
-    if base != v2[0] and read_file(base / "cgroup.procs").split():
+    if base != v2[0] and read_cgroup_file(base / "cgroup.procs", "").split():
         base = base.parent
     return _check(_layout_at(base, simulated=simulated))
 
@@ -132,7 +132,7 @@ def _layout_at(base: Path, *, simulated: bool) -> CgroupLayout:
 
 def _check(layout: CgroupLayout) -> CgroupLayout:
     if layout.version == 2:
-        controllers = read_file(layout.base / "cgroup.controllers").split()
+        controllers = read_cgroup_file(layout.base / "cgroup.controllers", "").split()
         if "cpu" not in controllers:
             raise EnvironmentProblem(
                 f"cgroup v2 at {layout.base} has no cpu controller (controllers: {' '.join(controllers) or 'none'}); "
@@ -145,7 +145,7 @@ def _check(layout: CgroupLayout) -> CgroupLayout:
 
 def _read_mounts(path: Path) -> list[tuple[Path, str, set[str]]]:
     out = []
-    for line in read_file(path).splitlines():
+    for line in read_cgroup_file(path, "").splitlines():
         parts = line.split()
         if len(parts) >= 4 and parts[2] in ("cgroup", "cgroup2"):
             out.append((Path(parts[1]), parts[2], set(parts[3].split(","))))
@@ -155,7 +155,7 @@ def _read_mounts(path: Path) -> list[tuple[Path, str, set[str]]]:
 def _own_paths(path: Path) -> dict[str, str]:
     """controller -> own cgroup path from /proc/self/cgroup ('' for the v2 line)."""
     out: dict[str, str] = {}
-    for line in read_file(path).splitlines():
+    for line in read_cgroup_file(path, "").splitlines():
         parts = line.split(":", 2)
         if len(parts) == 3:
             for c in parts[1].split(",") if parts[1] else [""]:

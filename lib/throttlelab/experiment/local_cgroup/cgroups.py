@@ -17,11 +17,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from throttlelab.core.cpu_stat import counter, parse_cpu_stat
+from throttlelab.core.cpu_stat import counter
 from throttlelab.core.metrics import COUNTER
 from throttlelab.errors import EnvironmentProblem
-from throttlelab.experiment.local_cgroup.cgroup_files import read_file, read_pids, remove_tree, write_file
+from throttlelab.experiment.local_cgroup.cgroup_files import read_pids, remove_tree, write_file
 from throttlelab.experiment.local_cgroup.cgroup_layout import PARENT, WHAT_IS_NEEDED, CgroupLayout
+from throttlelab.ingest.cgroup import read_cgroup_file, read_cpu_files
 
 
 @dataclass(frozen=True)
@@ -156,14 +157,16 @@ class Cgroup:
     def read(self) -> Counters:
         """Read ``cpu.stat``, usage and the limit now."""
         # a live cgroup: a line that is not a key and an integer is skipped, not an error
-        stat = parse_cpu_stat(read_file(self.dir / "cpu.stat"), self.dir / "cpu.stat", strict=False)
-        if self.layout.version == 1:
-            usage = int(read_file(self.acct_dir / "cpuacct.usage") or 0)
-            quota, period = (read_file(self.dir / name).strip() for name in ("cpu.cfs_quota_us", "cpu.cfs_period_us"))
+        v1 = self.layout.version == 1
+        files = read_cpu_files(self.dir, self.acct_dir if v1 else None, strict=False)
+        stat = files.cpu_stat or {}
+        if v1:
+            usage = files.usage_ns or 0
+            quota, period = (x.strip() for x in files.quota_period or ("", ""))
             cpu_max = f"{quota} {period}"
         else:
             usage = stat.get(COUNTER["usage_seconds"].v2_key, 0) * 1000  # us -> ns, exact
-            cpu_max = read_file(self.dir / "cpu.max").strip()
+            cpu_max = files.cpu_max or ""
         return Counters(stat, usage, cpu_max)
 
     def kill(self, sig: int = signal.SIGKILL, *, wait_s: float = 5.0) -> None:
@@ -194,7 +197,7 @@ def _enable_cpu_v2(base: Path, target: Path) -> None:
         d = base.joinpath(*rel[:i])
         d.mkdir(exist_ok=True)
         ctl = d / "cgroup.subtree_control"
-        if "cpu" in read_file(ctl).split():
+        if "cpu" in read_cgroup_file(ctl, "").split():
             continue
         try:
             write_file(ctl, "+cpu")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from throttlelab.errors import EnvironmentProblem, SpecError
 from throttlelab.experiment.local_cgroup import cgroup_orphans
-from throttlelab.experiment.sweeps.backends import base_row, register_backend
+from throttlelab.experiment.sweeps.backends import base_row
 from throttlelab.experiment.local_cgroup.cgroup_files import remove_tree
 from throttlelab.experiment.local_cgroup.cgroup_layout import WHAT_IS_NEEDED, CgroupLayout, detect_layout
 from throttlelab.experiment.local_cgroup.cgroups import Cgroup
@@ -202,6 +202,3 @@ def _tail(path: Path, n: int = 300) -> str:
     except OSError:
         return "(no output)"
     return text[-n:] or "(no output)"
-
-
-register_backend('local', LocalBackend)

@@ -28,7 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from throttlelab.core.metrics import CADVISOR_COUNTERS, CADVISOR_PERIOD, CADVISOR_QUOTA
+from throttlelab.core.metrics import (
+    CADVISOR_COUNTERS, CADVISOR_PERIOD, CADVISOR_QUOTA, KSM_HPA, KSM_JOB_OWNER, KSM_LIMITS, KSM_OWNERS, KSM_POD_LABELS,
+    KSM_POD_OWNER, KSM_REPLICASET_OWNER, KSM_REQUESTS, NODE_ALLOCATABLE, NODE_CORES,
+)
 from throttlelab.experiment.simulation.synthetic_cluster import HPAS, NODES, Pod
 from throttlelab.experiment.simulation.synthetic_containers import simulate
 from throttlelab.experiment.simulation.synthetic_openmetrics import FORMAT, _instance, _lines
@@ -100,17 +103,15 @@ def ksm_lines(pods: list[Pod], *, start: float, hours: float, every_s: float = 6
         one = np.ones(len(t))
         ns = f'namespace="{p.namespace}",pod="{p.name}"'
         ctl = "<none>" if p.owner_kind == "<none>" else "true"
-        out += emit("kube_pod_owner", f'{ns},owner_kind="{p.owner_kind}",owner_name="{p.owner_name}",'
-                                        f'owner_is_controller="{ctl}"', t, one, "g")
-        out += emit("kube_pod_labels", f'{ns},label_app="{p.workload[1]}"', t, one, "g")
+        out += emit(KSM_POD_OWNER, f'{ns},owner_kind="{p.owner_kind}",owner_name="{p.owner_name}",'
+                                   f'owner_is_controller="{ctl}"', t, one, "g")
+        out += emit(KSM_POD_LABELS, f'{ns},label_app="{p.workload[1]}"', t, one, "g")
         for s in p.containers:
             lab = f'{ns},container="{s.container}",node="{p.node}"'
-            for metric, v in (("requests", s.request), ("limits", s.limit)):
+            for metric, v in ((KSM_REQUESTS, s.request), (KSM_LIMITS, s.limit)):
                 if v is not None:
-                    out += emit(f"kube_pod_container_resource_{metric}", f'{lab},resource="cpu",unit="core"', t,
-                                  one * v, "g")
-                    out += emit(f"kube_pod_container_resource_{metric}", f'{lab},resource="memory",unit="byte"', t,
-                                  one * 2**28, "g")
+                    out += emit(metric, f'{lab},resource="cpu",unit="core"', t, one * v, "g")
+                    out += emit(metric, f'{lab},resource="memory",unit="byte"', t, one * 2**28, "g")
             if s.container == "api" and gomaxprocs:
                 out += emit("go_sched_gomaxprocs_threads", f'{ns},container="api",job="api"', t,
                               one * NODES[p.node], "g")
@@ -123,15 +124,16 @@ def ksm_lines(pods: list[Pod], *, start: float, hours: float, every_s: float = 6
     for ns, hpa, kind, name, target, lo, hi, now in HPAS:
         lab = f'namespace="{ns}",horizontalpodautoscaler="{hpa}"'
         one = np.ones(len(grid))
-        out += emit("kube_horizontalpodautoscaler_info", f'{lab},scaletargetref_api_version="apps/v1",'
+        out += emit(KSM_HPA["info"], f'{lab},scaletargetref_api_version="apps/v1",'
                       f'scaletargetref_kind="{kind}",scaletargetref_name="{name}"', grid, one, "g")
-        out += emit("kube_horizontalpodautoscaler_spec_target_metric",
+        out += emit(KSM_HPA["spec_target_metric"],
                       f'{lab},metric_name="cpu",metric_target_type="utilization"', grid, one * target, "g")
         for metric, v in (("spec_min_replicas", lo), ("spec_max_replicas", hi), ("status_current_replicas", now)):
-            out += emit(f"kube_horizontalpodautoscaler_{metric}", lab, grid, one * v, "g")
+            out += emit(KSM_HPA[metric], lab, grid, one * v, "g")
     for (ns, kind, name), (okind, oname, t0, t1) in owners.items():
         t = grid[(grid > start + t0 * 3600) & (grid <= start + t1 * 3600)]
-        metric, label = ("kube_replicaset_owner", "replicaset") if kind == "ReplicaSet" else ("kube_job_owner", "job_name")
+        metric = KSM_REPLICASET_OWNER if kind == "ReplicaSet" else KSM_JOB_OWNER
+        label = KSM_OWNERS[metric]
         out += emit(metric, f'namespace="{ns}",{label}="{name}",owner_kind="{okind}",owner_name="{oname}",'
                               f'owner_is_controller="true"', t, np.ones(len(t)), "g")
     return out
@@ -143,10 +145,10 @@ def node_size_lines(*, start: float, hours: float, every_s: float = 60.0, kube_s
     t = start + every_s * np.arange(1, int(hours * 3600 / every_s) + 1)
     out: list[str] = []
     for node, cores in NODES.items():
-        out += emit("machine_cpu_cores", f'node="{node}",instance="{_instance(node)}",job="kubelet"', t,
+        out += emit(NODE_CORES, f'node="{node}",instance="{_instance(node)}",job="kubelet"', t,
                       np.full(len(t), cores), "g")
         if kube_state_metrics:
-            out += emit("kube_node_status_allocatable", f'node="{node}",resource="cpu",unit="core"', t,
+            out += emit(NODE_ALLOCATABLE, f'node="{node}",resource="cpu",unit="core"', t,
                           np.full(len(t), cores - 0.1), "g")
     return out
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from throttlelab.config_file import KeyLines, validate
-from throttlelab.experiment.sweeps.backends import base_row, register_backend
+from throttlelab.experiment.sweeps.backends import base_row
 from throttlelab.experiment.sweeps.spec_file import SimulatedOptions
 
 if TYPE_CHECKING:
@@ -190,6 +190,3 @@ class SimulatedBackend:
 
     def remove_orphans(self) -> list[str]:
         return []
-
-
-register_backend('simulated', SimulatedBackend)

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from throttlelab.core.metrics import CADVISOR_COUNTERS, CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER
+from throttlelab.core.metrics import (
+    CADVISOR_COUNTERS, CADVISOR_PERIOD, CADVISOR_QUOTA, COUNTER, KSM_LIMITS, KSM_POD_LABELS, KSM_REQUESTS, NODE_CORES,
+)
 from throttlelab.experiment.simulation.synthetic_containers import ContainerSpec, simulate
 from throttlelab.ingest.prometheus import run_promtool
 
@@ -36,7 +38,7 @@ def node_lines(nodes: dict[str, float] | None, *, start: float, hours: float,
     t = start + gauge_every_s * np.arange(1, int(hours * 3600 / gauge_every_s) + 1)
     lines: list[str] = []
     for node, cores in (nodes or {}).items():
-        lines += _lines("machine_cpu_cores", f'node="{node}",instance="{_instance(node)}"', t, np.full(len(t), cores), "g")
+        lines += _lines(NODE_CORES, f'node="{node}",instance="{_instance(node)}"', t, np.full(len(t), cores), "g")
     return np.tile(t, len(nodes or {})), lines
 
 
@@ -104,12 +106,12 @@ def container_lines(spec: ContainerSpec, *, start: float, hours: float, scrape_s
     ksm = f'{base},resource="cpu",unit="core"'
     gauges = []
     if kube_state_metrics:  # the pod's Kubernetes labels (label_app = the container's name)
-        gauges.append(("kube_pod_labels", f'namespace="{spec.namespace}",pod="{spec.pod}",label_app="{spec.container}"',
+        gauges.append((KSM_POD_LABELS, f'namespace="{spec.namespace}",pod="{spec.pod}",label_app="{spec.container}"',
                        1.0, "g"))
     if kube_state_metrics and spec.request is not None:
-        gauges.append(("kube_pod_container_resource_requests", ksm, spec.request, "g"))
+        gauges.append((KSM_REQUESTS, ksm, spec.request, "g"))
     if kube_state_metrics and spec.limit is not None:
-        gauges.append(("kube_pod_container_resource_limits", ksm, spec.limit, "g"))
+        gauges.append((KSM_LIMITS, ksm, spec.limit, "g"))
     if spec.limit is not None:
         gauges += [(CADVISOR_QUOTA, base, spec.limit * 100_000, ".0f"), (CADVISOR_PERIOD, base, 100_000.0, ".0f")]
     for name, lab, value, fmt in gauges:

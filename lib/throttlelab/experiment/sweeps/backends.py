@@ -1,10 +1,10 @@
-"""The backend interface every experiment backend implements, and the registry each backend adds itself to.
+"""The backend interface every experiment backend implements, and the identifying columns of the row it returns.
 
 A backend runs one :class:`~throttlelab.experiment.sweeps.plan.RunPlan` at a time
 and returns one row of the canonical runs table (:data:`throttlelab.tables.RUNS`)
-as a dict.  Each backend's module registers it under its name with
-:func:`register_backend`; :mod:`throttlelab.experiment.registry` imports those
-modules and hands out instances by name.
+as a dict.  The backends are named once, in
+:data:`~throttlelab.experiment.sweeps.spec_file.BACKENDS`; :mod:`throttlelab.experiment.registry`
+hands out instances by name.
 :func:`~throttlelab.experiment.sweeps.run_sweep.run_sweep` drives one::
 
     backend = get_backend(spec.backend)   # throttlelab.experiment.registry
@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -83,22 +82,6 @@ class Backend(Protocol):
     def remove_orphans(self) -> list[str]:
         """Kill and remove the leftovers :meth:`find_orphans` reports; return their names."""
         ...
-
-
-#: backend name -> a zero-argument factory (its class), as each backend's module registered it.
-_REGISTRY: dict[str, Callable[[], Backend]] = {}
-
-
-def register_backend(name: str, factory: Callable[[], Backend]) -> None:
-    """Register a backend's factory under ``name`` (a backend's module calls this for itself)."""
-    if not callable(factory):
-        raise TypeError(f"a backend factory must be callable, not {type(factory).__name__}")
-    _REGISTRY[name] = factory
-
-
-def registered_backends() -> dict[str, Callable[[], Backend]]:
-    """The backends registered so far, by name (:mod:`throttlelab.experiment.registry` makes sure all are)."""
-    return dict(_REGISTRY)
 
 
 def base_row(plan: RunPlan, backend: str) -> dict[str, Any]:

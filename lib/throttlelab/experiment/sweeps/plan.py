@@ -1,12 +1,13 @@
 """The plan of a sweep: the runs it makes, in execution order, with deterministic ids.
 
 A :class:`~throttlelab.experiment.sweeps.spec.SweepSpec` is a grid (limits x threads
-x contention levels) repeated ``replicates`` times; :func:`plan_runs` expands
-it into :class:`RunPlan` objects, one per run, each with everything a backend
-needs: the :class:`Workload` it executes, the :class:`Contention` (noisy
-neighbour) it runs under, its CPU limit, thread count and timeouts.  Run ids
-come from :func:`make_run_id`: the same spec always gives the same ids, so
-re-running a spec resumes where it stopped.
+x contention levels) repeated ``replicates`` times; :func:`run_order` puts its
+runs in execution order and :meth:`~throttlelab.experiment.sweeps.spec.SweepSpec.plan`
+makes each a :class:`RunPlan` with everything a backend needs: the
+:class:`Workload` it executes, the :class:`Contention` (noisy neighbour) it runs
+under, its CPU limit, thread count and timeouts.  Run ids come from
+:func:`make_run_id`: the same spec always gives the same ids, so re-running a
+spec resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -15,10 +16,7 @@ from throttlelab.core.quantities import format_millicores
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from throttlelab.experiment.sweeps.spec import SweepSpec
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -151,48 +149,39 @@ def make_run_id(limit: float | None, threads: str, contention: Contention, repli
     return f"l{lim}-t{threads}-c{con}-{'w' if warmup else 'r'}{replicate}-{config_hash}"
 
 
-def plan_runs(spec: SweepSpec) -> list[RunPlan]:
-    """Expand a spec's grid into runs, in execution order (what :meth:`SweepSpec.plan` returns).
+#: One run of a grid as :func:`run_order` gives it: ``(limit, threads, contention, replicate, warmup)``.
+GridRun = tuple["float | None", str, Contention, int, bool]
 
-    Warm-up runs come first (the first ``warmup`` grid points of the first
-    replicate's order, marked ``warmup=True``).  With ``order: random`` each
-    replicate is one block in which the grid points are shuffled with
+
+def run_order(grid: list[tuple[float | None, str, Contention]], *, replicates: int, warmup: int, order: str,
+              seed: int) -> list[GridRun]:
+    """The runs of a grid of cells ``(limit, threads, contention)``, in execution order.
+
+    Warm-up runs come first (the first ``warmup`` cells of the first
+    replicate's order, marked as warm-ups).  With ``order: random`` each
+    replicate is one block in which the cells are shuffled with
     ``random.Random(seed)`` (blocked randomisation: drift of the machine over
     time spreads evenly over the grid); ``sequential`` keeps grid order.
-    The result is deterministic for a given spec.
+    The result is deterministic for given arguments.
+
+    Examples
+    --------
+    >>> grid = [(0.5, "1", Contention()), (1.0, "1", Contention())]
+    >>> [(lim, rep, warm) for lim, _, _, rep, warm in run_order(grid, replicates=2, warmup=1, order="sequential", seed=0)]
+    [(0.5, 0, True), (0.5, 0, False), (1.0, 0, False), (0.5, 1, False), (1.0, 1, False)]
     """
-    grid = [(lim, thr, con) for con in spec.contention for lim in spec.limits for thr in spec.threads]
-    rng = random.Random(spec.seed)
+    rng = random.Random(seed)
     blocks = []
-    for _ in range(spec.replicates):
+    for _ in range(replicates):
         block = list(grid)
-        if spec.order == "random":
+        if order == "random":
             rng.shuffle(block)
         blocks.append(block)
-    h = spec.config_hash()
-    runs: list[tuple[Any, ...]] = []
+    runs: list[GridRun] = []
     first = blocks[0] if blocks else grid
-    for i in range(spec.warmup):
+    for i in range(warmup):
         lim, thr, con = first[i % len(first)]
         runs.append((lim, thr, con, i, True))
     for rep, block in enumerate(blocks):
         runs.extend((lim, thr, con, rep, False) for lim, thr, con in block)
-    return [
-        RunPlan(
-            experiment=spec.name,
-            run_id=make_run_id(lim, thr, con, rep, warm, h),
-            order=i,
-            limit_cores=lim,
-            threads=thr,
-            contention=con,
-            replicate=rep,
-            warmup=warm,
-            period_us=spec.period_us,
-            burst_us=spec.burst_us,
-            workload=spec.workload,
-            timeout_s=spec.timeout_s,
-            sampling_interval_s=spec.sampling_interval_s,
-            backend_options=spec.backend_options,
-        )
-        for i, (lim, thr, con, rep, warm) in enumerate(runs)
-    ]
+    return runs

@@ -1,49 +1,15 @@
-"""Sweep specs: what a sweep runs, read from YAML (or a mapping) and validated.
+"""The sweep spec: one pydantic model whose fields are a spec file's keys, holding their values as the sweep uses them.
 
-A spec is a small YAML file (see ``studies/local_sweep.yaml``)::
-
-    name: ffmpeg_local            # experiment name: data goes to <data_root>/<name>/
-    backend: local                # local | kubernetes
-    local: {}                     # backend-specific mapping, passed through uninterpreted
-    workload:
-      kind: ffmpeg                # ffmpeg | burner | go | command
-      duration: 2                 # workload options (see throttlelab.experiment.local_cgroup.workloads)
-    limits: [0.25, 500m, 1, 2, unlimited]
-    threads: [1, 2, 4, auto]
-    replicates: 3
-    warmup: 1                     # warm-up runs: recorded, marked, not analysed
-    cooldown_s: 1                 # pause between runs
-    order: random                 # random (blocked by replicate) | sequential
-    seed: 0
-    timeout_s: 120                # per run
-    period_us: 100000
-    burst_us: null
-    sampling_interval_s: 1.0      # monitor sampler interval, >= 0.1
-    contention:                   # noisy-neighbour levels (share of the machine's CPUs)
-      - {share: 0, workers: 0}
-      - {share: 0.5, workers: 2}
-    data_root: data/raw
-    design: grid                  # grid (every cell x replicates) | adaptive
-    adaptive:                     # with design: adaptive (all optional)
-      confidence: 0.95            # stop when all decisions are right together with this probability ...
-      budget: null                # ... or after this many runs (default: 80% of the grid's runs)
-      knee_tolerance_pct: 10      # knee: smallest limit within this % of the best
-      dead_zone_threshold_pct: 10 # dead zone: this % slower than a smaller limit
-      resolution_pct: 10          # differences below this are ties
-
-With ``design: adaptive`` the runs are chosen one at a time where a decision
-is still uncertain (:mod:`~throttlelab.experiment.sweeps.adaptive.adaptive`).
-
-:class:`SweepSpec` is the one type of a spec: a pydantic model whose fields are the file's keys
-(their types are what the file may say; the README's reference is generated from it) and
-whose validators read each value into the form the sweep uses (``limits`` a tuple of cores,
-``workload`` a :class:`~throttlelab.experiment.sweeps.plan.Workload`, ...; the parsers are in
-:mod:`~throttlelab.experiment.sweeps.spec_values`).  Every problem is a
-:class:`~throttlelab.errors.SpecError` naming the file, the line and the key, also for a spec
-with overrides (:func:`spec_from`): keys from the file keep their lines, overridden ones say so.
-:meth:`SweepSpec.plan` expands the grid into :class:`~throttlelab.experiment.sweeps.plan.RunPlan`
-objects with deterministic run ids (:mod:`~throttlelab.experiment.sweeps.plan`), so re-running a
-spec resumes where it stopped.
+:class:`SweepSpec` is the one type of a spec.  Its fields' types are what the file may say (the
+reference in ``docs/configuration.md`` is generated from them); its validators read each value into
+the form the sweep uses (``limits`` a tuple of cores, ``workload`` a
+:class:`~throttlelab.experiment.sweeps.plan.Workload`, ...; the parsers are in
+:mod:`~throttlelab.experiment.sweeps.spec_values`, the nested blocks in
+:mod:`~throttlelab.experiment.sweeps.spec_file`).  Specs are read by
+:mod:`~throttlelab.experiment.sweeps.spec_loading` (YAML, mappings, overrides).  :meth:`SweepSpec.plan`
+expands the grid into :class:`~throttlelab.experiment.sweeps.plan.RunPlan` objects with deterministic
+run ids, so re-running a spec resumes where it stopped; with ``design: adaptive`` the runs are chosen
+one at a time where a decision is still uncertain (:mod:`~throttlelab.experiment.sweeps.adaptive.adaptive`).
 """
 
 from __future__ import annotations
@@ -51,24 +17,17 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, PrivateAttr, StrictInt, model_validator
 
-from throttlelab.config_file import ConfigModel, KeyLines, SimpleName, ValueAt, read_yaml, validate
-from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
+from throttlelab.config_file import ConfigModel, KeyLines, SimpleName, ValueAt
 from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
-from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, plan_runs
-from throttlelab.experiment.sweeps.spec_file import AdaptiveOptions, LocalOptions, Number, SimulatedOptions
-from throttlelab.experiment.sweeps.spec_values import (
-    parse_adaptive,
-    parse_contention,
-    parse_limits,
-    parse_threads,
-    parse_workload,
-)
+from throttlelab.experiment.sweeps.plan import Contention, RunPlan, Workload, make_run_id, run_order
+from throttlelab.experiment.sweeps.spec_file import BACKENDS, AdaptiveSettings, LocalOptions, Number, SimulatedOptions
+from throttlelab.experiment.sweeps.spec_values import (as_float, as_path, name_given, parse_adaptive, parse_contention,
+                                                       parse_limits, parse_threads, parse_workload)
 
 Cores = Number | str | None
 #: What defines a spec's meaning (its equality); the file's other keys (``experiment``, ``description``) do not.
@@ -77,44 +36,31 @@ VALUES = ("name", "backend", "backend_options", "workload", "limits", "threads",
           "design", "adaptive")
 
 
-def _as_float(value: float) -> float:
-    return float(value)
-
-
-def _as_path(value: str) -> Path:
-    return Path(value)
-
-
-def _name_given(value: str | None, info) -> str | None:
-    if value is None and info.data.get("name") is None:
-        raise ValueAt(("name",), "required: an experiment name of letters, digits, '_', '-' or '.'", absolute=True)
-    return value
-
-
 class SweepSpec(ConfigModel):
     """A sweep spec (``studies/sweeps/*.yaml``): what a CPU-limit x thread-count sweep runs.
 
-    Build one with :func:`load_spec` (YAML file), :func:`spec_from_mapping` or :func:`spec_from`.  Each
-    field is a key of the file; after validation it holds the value in the form the sweep uses (see the
-    module docstring): ``name`` a text, ``workload`` a :class:`~throttlelab.experiment.sweeps.plan.Workload`,
-    ``limits`` a tuple of cores (``None``: unlimited), ``threads`` a tuple of texts, ``contention`` a tuple of
-    :class:`~throttlelab.experiment.sweeps.plan.Contention`, ``adaptive`` the
-    :class:`~throttlelab.experiment.sweeps.adaptive.AdaptiveSettings`, times floats, ``data_root`` a path.
-    :attr:`backend_options` is the chosen backend's block as written.
+    Build one with :func:`~throttlelab.experiment.sweeps.spec_loading.load_spec` (YAML file),
+    :func:`~throttlelab.experiment.sweeps.spec_loading.spec_from_mapping` or
+    :func:`~throttlelab.experiment.sweeps.spec_loading.spec_from`.  Each field is a key of the file; after
+    validation it holds the value in the form the sweep uses: ``name`` a text, ``workload`` a
+    :class:`~throttlelab.experiment.sweeps.plan.Workload`, ``limits`` a tuple of cores (``None``: unlimited),
+    ``threads`` a tuple of texts, ``contention`` a tuple of :class:`~throttlelab.experiment.sweeps.plan.Contention`,
+    ``adaptive`` the :class:`~throttlelab.experiment.sweeps.spec_file.AdaptiveSettings` (the defaults without the
+    key), times floats, ``data_root`` a path.  :attr:`backend_options` is the chosen backend's block as written.
     """
 
     name: SimpleName | None = Field(None, description="experiment name: data go to <data_root>/<name>/ (required)")
-    experiment: Annotated[SimpleName | None, AfterValidator(_name_given)] = Field(
+    experiment: Annotated[SimpleName | None, AfterValidator(name_given)] = Field(
         None, validate_default=True, description="older spelling of `name`")
     description: str = Field("", description="free text")
-    backend: Literal["local", "kubernetes", "simulated"] = Field(
+    backend: Literal[tuple(BACKENDS)] = Field(  # type: ignore[valid-type]
         "local", description="where runs execute (simulated: drawn from a ground-truth curve with realistic noise)")
     local: LocalOptions | None = Field(None, description="local backend options")
     kubernetes: KubernetesOptions | None = Field(None, description="Kubernetes backend options")
     simulated: SimulatedOptions | None = Field(None, description="simulated backend: the true curve and its noise")
     design: Literal["grid", "adaptive"] = Field(
         "grid", description="grid: every cell x replicates; adaptive: runs chosen where decisions are uncertain")
-    adaptive: Annotated[AdaptiveOptions | None, AfterValidator(parse_adaptive)] = Field(
+    adaptive: Annotated[AdaptiveSettings | None, AfterValidator(parse_adaptive)] = Field(
         None, validate_default=True, description="adaptive design settings")
     workload: Annotated[str | dict[str, Any], AfterValidator(parse_workload)] = Field(
         "burner", validate_default=True,
@@ -126,17 +72,17 @@ class SweepSpec(ConfigModel):
         "auto", validate_default=True, description="thread counts: integers or 'auto'")
     replicates: StrictInt = Field(1, ge=1, description="measured runs per cell")
     warmup: StrictInt = Field(0, ge=0, description="warm-up runs (recorded, not analysed)")
-    cooldown_s: Annotated[Number, AfterValidator(_as_float)] = Field(0.0, ge=0, description="pause between runs (s)")
+    cooldown_s: Annotated[Number, AfterValidator(as_float)] = Field(0.0, ge=0, description="pause between runs (s)")
     order: Literal["random", "sequential"] = Field("random", description="run order (random: blocked by replicate)")
     seed: StrictInt = Field(0, description="seed of the random order")
-    timeout_s: Annotated[Number, AfterValidator(_as_float)] = Field(600.0, gt=0, description="per-run timeout (s)")
+    timeout_s: Annotated[Number, AfterValidator(as_float)] = Field(600.0, gt=0, description="per-run timeout (s)")
     period_us: StrictInt = Field(100_000, ge=1000, le=1_000_000, description="CFS period (us)")
     burst_us: StrictInt | None = Field(None, ge=0, description="CFS burst (us); null: none")
-    sampling_interval_s: Annotated[Number, AfterValidator(_as_float)] = Field(
+    sampling_interval_s: Annotated[Number, AfterValidator(as_float)] = Field(
         1.0, ge=0.1, description="monitor sampler interval (s)")
     contention: Annotated[list[Number | dict[str, Any]] | Number, AfterValidator(parse_contention)] = Field(
         0, validate_default=True, description="noisy-neighbour levels: shares 0-1, or {share, workers}")
-    data_root: Annotated[str, AfterValidator(_as_path)] = Field(
+    data_root: Annotated[str, AfterValidator(as_path)] = Field(
         "data/raw", validate_default=True, description="where run stores live (relative: to the project root)")
 
     _source: Path | None = PrivateAttr(None)
@@ -208,9 +154,24 @@ class SweepSpec(ConfigModel):
 
         Warm-ups first, then one (shuffled, with ``order: random``) block per
         replicate; deterministic for a given spec.  See
-        :func:`~throttlelab.experiment.sweeps.plan.plan_runs`.
+        :func:`~throttlelab.experiment.sweeps.plan.run_order`.
         """
-        return plan_runs(self)
+        grid = [(lim, thr, con) for con in self.contention for lim in self.limits for thr in self.threads]
+        runs = run_order(grid, replicates=self.replicates, warmup=self.warmup, order=self.order, seed=self.seed)
+        h = self.config_hash()
+        return [self.run_plan(lim, thr, con, rep, warmup=warm, order=i, config_hash=h)
+                for i, (lim, thr, con, rep, warm) in enumerate(runs)]
+
+    def run_plan(self, limit: float | None, threads: str, contention: Contention, replicate: int, *,
+                 warmup: bool = False, order: int = 0, config_hash: str | None = None) -> RunPlan:
+        """One run of this spec: the grid's runs and those the adaptive design chooses are made alike
+        (``config_hash``: :meth:`config_hash`, when the caller has it)."""
+        h = config_hash or self.config_hash()
+        return RunPlan(experiment=self.name, run_id=make_run_id(limit, threads, contention, replicate, warmup, h),
+                       order=order, limit_cores=limit, threads=threads, contention=contention, replicate=replicate,
+                       warmup=warmup, period_us=self.period_us, burst_us=self.burst_us, workload=self.workload,
+                       timeout_s=self.timeout_s, sampling_interval_s=self.sampling_interval_s,
+                       backend_options=self.backend_options)
 
     def to_mapping(self) -> dict[str, Any]:
         """The spec as a YAML-ready mapping (``spec_from_mapping`` reads it back; a run store keeps it as ``spec.yaml``)."""
@@ -222,85 +183,12 @@ class SweepSpec(ConfigModel):
                          **self.workload.options},
             "limits": ["unlimited" if v is None else v for v in self.limits],
             "threads": [t if t == "auto" else int(t) for t in self.threads],
-            "replicates": self.replicates,
-            "warmup": self.warmup,
-            "cooldown_s": self.cooldown_s,
-            "order": self.order,
-            "seed": self.seed,
-            "timeout_s": self.timeout_s,
-            "period_us": self.period_us,
-            "burst_us": self.burst_us,
-            "sampling_interval_s": self.sampling_interval_s,
+            **{k: getattr(self, k) for k in ("replicates", "warmup", "cooldown_s", "order", "seed", "timeout_s",
+                                             "period_us", "burst_us", "sampling_interval_s")},
             "contention": [{"share": c.share, "workers": c.workers} for c in self.contention],
             "data_root": str(self.data_root),
         }
         if self.design != "grid":
             out["design"] = self.design
-            out["adaptive"] = dataclasses.asdict(self.adaptive)
+            out["adaptive"] = self.adaptive.model_dump()
         return out
-
-
-def load_spec(path: str | Path, *, data_root: str | Path | None = None) -> SweepSpec:
-    """Read a sweep spec from YAML.
-
-    Parameters
-    ----------
-    path
-        The YAML file.
-    data_root
-        Overrides the spec's ``data_root``.  A relative ``data_root`` in the file
-        is resolved against the project root (the nearest folder above the file
-        holding ``pyproject.toml``), else against the file's folder.
-
-    Raises
-    ------
-    SpecError
-        Naming the file, the line and the offending key.
-    """
-    path = Path(path)
-    doc, lines = read_yaml(path)
-    spec = spec_from_mapping(doc, source=path, lines=lines)
-    if data_root is not None:
-        return spec.replace(data_root=Path(data_root))
-    if not spec.data_root.is_absolute():
-        base = _project_root(path.resolve().parent) or path.resolve().parent
-        spec = spec.replace(data_root=base / spec.data_root)
-    return spec
-
-
-def spec_from_mapping(doc: Any, *, source: str | Path | None = None, lines: KeyLines | None = None) -> SweepSpec:
-    """Build and validate a :class:`SweepSpec` from a parsed mapping (``source`` and ``lines`` name the file and
-    the line of each key in errors).  Relative ``data_root`` values are left relative (to the caller's working
-    folder).
-    """
-    spec = validate(SweepSpec, doc, source=source, lines=lines)
-    spec._source = Path(source) if source is not None else None
-    spec._lines = lines
-    return spec
-
-
-def spec_from(value: str | Path | Mapping[str, Any] | SweepSpec, **overrides: Any) -> SweepSpec:
-    """A spec from a YAML path, a mapping (e.g. a notebook's inline fields) or a spec.
-
-    ``overrides`` are spec keys as in YAML (``limits=[0.5, 1]``); ``None`` values
-    are ignored, so notebook parameters can default to "keep the file's value".
-    A problem in a key from the file still names its line; one in an overridden
-    key names the file as ``<file> (overridden)``.
-    """
-    overrides = {k: v for k, v in overrides.items() if v is not None}
-    spec = load_spec(value) if isinstance(value, (str, Path)) else value
-    if not isinstance(spec, SweepSpec):
-        return spec_from_mapping({**spec, **overrides})
-    if not overrides:
-        return spec
-    lines = {k: v for k, v in (spec.source_lines or {}).items() if k[0] not in overrides}
-    if spec.source is not None:
-        lines.update({(k,): f"{spec.source} (overridden)" for k in overrides})
-    return spec_from_mapping({**spec.to_mapping(), **overrides}, source=spec.source, lines=lines)
-
-
-def _project_root(start: Path) -> Path | None:
-    for p in (start, *start.parents):
-        if (p / "pyproject.toml").exists():
-            return p
-    return None

@@ -1,4 +1,4 @@
-"""The blocks of a sweep spec as pydantic models: backend options, adaptive settings, workload options."""
+"""The blocks of a sweep spec as pydantic models: the backends and their options, adaptive settings, workload options."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel
-from throttlelab.experiment.sweeps.adaptive import DEFAULT_BUDGET_SHARE
+from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
+from throttlelab.stats import KNEE_TOLERANCE_PCT, PRIOR_CV
 
 Number = StrictInt | StrictFloat
 
@@ -51,20 +52,32 @@ class SimulatedOptions(ConfigModel):
     seed: StrictInt = Field(0, description="seed of the noise (a run's draw depends on it and its run id)")
 
 
-class AdaptiveOptions(ConfigModel):
-    """The ``adaptive:`` mapping of a sweep spec (``design: adaptive``; every key optional)."""
+#: The default run budget of an adaptive sweep, as a share of the full grid's runs: a cap; the
+#: joint-confidence stop ends clear sweeps before it.
+DEFAULT_BUDGET_SHARE = 0.8
 
-    confidence: Annotated[Number, Field(gt=0.5, lt=1)] = Field(
+Fraction = Annotated[Number, AfterValidator(float)]  # a number the design computes with as a float
+
+
+class AdaptiveSettings(ConfigModel):
+    """The adaptive design's settings: the ``adaptive:`` mapping of a sweep spec (every key optional)."""
+
+    confidence: Annotated[Fraction, Field(gt=0.5, lt=1)] = Field(
         0.95, description="confidence every decision must reach together (between 0.5 and 1)")
     budget: StrictInt | None = Field(None, ge=1, description=f"runs at most; null: {DEFAULT_BUDGET_SHARE:.0%} of the full "
                                                              "grid's runs (a cap), at least one per cell")
-    knee_tolerance_pct: Share = Field(10.0, description="the knee: smallest limit within this % of the best")
-    dead_zone_threshold_pct: Share = Field(10.0, description="slower than the best lower limit by this %: dead zone")
-    resolution_pct: Share = Field(10.0, description="differences below this % are ties (either answer counts)")
+    knee_tolerance_pct: Annotated[Fraction, Field(ge=0)] = Field(
+        KNEE_TOLERANCE_PCT, description="the knee: smallest limit within this % of the best")
+    dead_zone_threshold_pct: Annotated[Fraction, Field(ge=0)] = Field(
+        10.0, description="slower than the best lower limit by this %: dead zone")
+    resolution_pct: Annotated[Fraction, Field(ge=0)] = Field(
+        10.0, description="differences below this % are ties (either answer counts)")
     min_replicates: StrictInt = Field(2, ge=1, description="runs per pivotal cell before a decision counts")
     max_replicates: StrictInt | None = Field(None, ge=1, description="runs per cell at most; null: 3 x replicates")
-    prior_cv: Share = Field(0.15, description="run-to-run noise assumed before any is measured")
-    outlier_prior: Share = Field(0.05, description="chance that a lone run was slowed by interference (up to 3x)")
+    prior_cv: Annotated[Fraction, Field(ge=0)] = Field(
+        PRIOR_CV, description="run-to-run noise (CV) assumed before any is measured; the analysis assumes the same")
+    outlier_prior: Annotated[Fraction, Field(ge=0)] = Field(
+        0.05, description="chance that a lone run was slowed by interference (up to 3x)")
     draws: StrictInt = Field(2000, ge=100, description="posterior draws per decision")
     model: Literal["cells", "smooth"] = Field(
         "smooth", description="smooth: one model shared across the grid; cells: each cell on its own")
@@ -75,6 +88,13 @@ class LocalOptions(ConfigModel):
 
     parent_weight_tasks: Number | None = Field(
         None, gt=0, description="CPU weight of the sweep's parent cgroup, in tasks' worth (null: the machine's cores)")
+
+
+#: The backends a sweep runs on, by name (the spec's ``backend``), each with the model of its block (the spec key of
+#: the same name).  The one place that names them: the spec's choices derive from it, and
+#: :data:`throttlelab.experiment.registry.FACTORIES` gives each block's model the factory of its backend.
+BACKENDS: dict[str, type[ConfigModel]] = {"local": LocalOptions, "kubernetes": KubernetesOptions,
+                                          "simulated": SimulatedOptions}
 
 
 Positive = Annotated[Number, Field(gt=0)]

@@ -1,4 +1,4 @@
-"""Parsers of a sweep spec's values: limits, thread counts, contention, workload.
+"""Parsers of a sweep spec's values: limits, thread counts, contention, workload, adaptive settings.
 
 Each ``parse_*`` function reads one key's YAML value into the form
 :class:`~throttlelab.experiment.sweeps.spec.SweepSpec` holds; they are the model's validators.  A bad
@@ -13,15 +13,15 @@ import math
 import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from throttlelab.config_file import ValueAt, first_problem
 from throttlelab.core.quantities import parse_cores
-from throttlelab.experiment.sweeps.adaptive import AdaptiveSettings
 from throttlelab.experiment.sweeps.plan import Contention, Workload
-from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, AdaptiveOptions
+from throttlelab.experiment.sweeps.spec_file import WORKLOAD_OPTIONS, AdaptiveSettings
 
 WORKLOADS = ("ffmpeg", "burner", "go", "service", "command")
 
@@ -124,14 +124,26 @@ def parse_workload(value: Any) -> Workload:
     return Workload(kind=kind, command=command, options=options)
 
 
-def parse_adaptive(value: AdaptiveOptions | None) -> AdaptiveSettings:
-    """The validated ``adaptive:`` mapping (:class:`~throttlelab.experiment.sweeps.spec_file.AdaptiveOptions`) as the
-    adaptive design's settings (numbers as floats); none: the defaults."""
-    if value is None:
-        return AdaptiveSettings()
-    counts = {"budget", "max_replicates", "min_replicates", "draws", "model"}
-    return AdaptiveSettings(**{k: v if k in counts or v is None else float(v)
-                               for k, v in value.model_dump(exclude_unset=True).items()})
+def parse_adaptive(value: AdaptiveSettings | None) -> AdaptiveSettings:
+    """The validated ``adaptive:`` mapping; none: the defaults."""
+    return AdaptiveSettings() if value is None else value
+
+
+def as_float(value: float) -> float:
+    """A number of the file (int or float) as the float the sweep uses."""
+    return float(value)
+
+
+def as_path(value: str) -> Path:
+    """``data_root`` as a path."""
+    return Path(value)
+
+
+def name_given(value: str | None, info) -> str | None:
+    """``experiment`` (the older spelling of ``name``): one of the two is required."""
+    if value is None and info.data.get("name") is None:
+        raise ValueAt(("name",), "required: an experiment name of letters, digits, '_', '-' or '.'", absolute=True)
+    return value
 
 
 def is_int(value: Any) -> bool:

@@ -3,7 +3,8 @@
 Reads ``cpu.stat``, ``cpu.max`` (v2) or ``cpu.cfs_quota_us`` + ``cpu.cfs_period_us``
 (v1), and ``cpuacct.usage`` (v1, ns) when present -- from the directory itself
 or from a separate cpuacct directory (cgroup v1 mounts ``cpuacct`` apart on some
-machines).  The snapshot is written as a monitor-log block with
+machines), through the one reader of cgroup files
+(:func:`~throttlelab.ingest.cgroup.cgroup_reader.read_cpu_files`).  The snapshot is written as a monitor-log block with
 :func:`~throttlelab.ingest.monitor.monitor_format.format_block` and read back with the
 monitor-log parser, so a directory and a log give identical rows.
 """
@@ -13,18 +14,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from throttlelab.core.cpu_stat import parse_cpu_stat
 from throttlelab.errors import InputError
+from throttlelab.ingest.cgroup.cgroup_reader import V1_LIMIT_FILES, read_cpu_files
 from throttlelab.ingest.monitor import format_block, format_cpu_max
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise InputError(path, None, "cannot read cgroup file", exc.strerror or str(exc)) from None
 
 
 def snapshot_block(
@@ -52,31 +44,21 @@ def snapshot_block(
     d = Path(directory)
     if not d.is_dir():
         raise InputError(d, None, "not a cgroup directory" if d.exists() else "directory not found")
-    stat_text = _read(d / "cpu.stat")
-    if stat_text is None:
+    try:
+        files = read_cpu_files(d, cpuacct_dir)
+    except OSError as exc:
+        raise InputError(exc.filename or d, None, "cannot read cgroup file", exc.strerror or str(exc)) from None
+    if files.cpu_stat is None:
         raise InputError(d, None, "no cpu.stat in directory")
-    stat = parse_cpu_stat(stat_text, d / "cpu.stat")
-    cpu_max = _read(d / "cpu.max")
-    if cpu_max is not None:
-        cpu_max = cpu_max.strip()
-    else:
-        quota, period = _read(d / "cpu.cfs_quota_us"), _read(d / "cpu.cfs_period_us")
-        if quota is not None and period is not None:
-            try:
-                cpu_max = format_cpu_max(int(quota), int(period), v1=True)
-            except ValueError:
-                raise InputError(d, None, "bad cpu.cfs_quota_us/cpu.cfs_period_us", f"{quota!r} {period!r}") from None
-    acct = None
-    for folder in (d, Path(cpuacct_dir) if cpuacct_dir else None):
-        if folder is not None and acct is None:
-            text = _read(folder / "cpuacct.usage")
-            if text is not None:
-                try:
-                    acct = int(text.strip())
-                except ValueError:
-                    raise InputError(folder / "cpuacct.usage", 1, "bad cpuacct.usage", repr(text[:40])) from None
+    cpu_max = files.cpu_max
+    if cpu_max is None and files.quota_period is not None:
+        quota, period = files.quota_period
+        try:
+            cpu_max = format_cpu_max(int(quota), int(period), v1=True)
+        except ValueError:
+            raise InputError(d, None, f"bad {'/'.join(V1_LIMIT_FILES)}", f"{quota!r} {period!r}") from None
     ts = timestamp or dt.datetime.now(dt.timezone.utc)
-    return format_block(ts, cpu_stat=stat, cpu_max=cpu_max, cpuacct_usage_ns=acct)
+    return format_block(ts, cpu_stat=files.cpu_stat, cpu_max=cpu_max, cpuacct_usage_ns=files.usage_ns)
 
 
 def read_cgroup_dir(

@@ -1,6 +1,6 @@
 """The line stage of the monitor-log reader: lines -> blocks, sections and parsed values.
 
-The lines come classified by string expressions (:mod:`.monitor_file`: block
+The lines come classified by string expressions (:mod:`.monitor_facts`: block
 headers, log headers, section markers, ``key value`` splits); the section of
 every line is its last marker's (a forward fill), blocks are a cumulative sum
 of header flags, and each section's lines are parsed (:mod:`.monitor_sections`):
@@ -28,9 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest.monitor.monitor_file import (  # noqa: F401 (the keys are part of this stage's interface)
-    IGNORED_KEYS, NO_KEY, STAT_KEYS, UNKNOWN_SECTION, V1_KEYS, V2_KEYS, LineFrame,
-)
+from throttlelab.core.cpu_stat import STAT_KEYS
+from throttlelab.ingest.monitor.monitor_line_frame import NO_KEY, UNKNOWN_SECTION, LineFrame
 from throttlelab.ingest.monitor.monitor_skips import R
 from throttlelab.ingest.monitor.monitor_timestamps import parse_timestamps
 from throttlelab.ingest.monitor.monitor_sections import acct, cpu_max, first_per_block, nulls, stat_table, top_frame, top_rows
@@ -68,7 +67,7 @@ class LineStage:
 
 
 def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStage:
-    """Classify and parse every line of a :class:`~.monitor_file.LineFrame` (see the module docstring);
+    """Classify and parse every line of a :class:`~.monitor_line_frame.LineFrame` (see the module docstring);
     ``framed``: the lines are part of a framed log (a bare-looking part is not read as bare)."""
     n = len(lf)
     rc = lf.problem_codes()  # codes 0-4 are shared with REASONS
@@ -120,7 +119,7 @@ def line_stage(lf: LineFrame, tz: str = "UTC", framed: bool = False) -> LineStag
     one = {**first_per_block(*section(MAX), nb, rc, cpu_max, "cpu.max"),
            **first_per_block(*section(ACCT), nb, rc, acct, "cpuacct.usage")}
     at_top, b_top, t_top = section(TOP)
-    top = top_rows(at_top, b_top, t_top, rc, lf.top_of(at_top))
+    top = top_rows(at_top, b_top, t_top, rc)
     ts, naive = parse_timestamps(ts_text, tz) if ts_text is not None else (None, 0)
     blocks = _blocks_frame(starts, ts, stat, one)
     head_idx = np.flatnonzero(loghdr)

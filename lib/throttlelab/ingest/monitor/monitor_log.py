@@ -1,11 +1,10 @@
 """Read monitor logs (``monitor_cpu.sh`` and bare ``date``/``kubectl top``/``cat cpu.stat`` loops): the entry points.
 
-One parser, two stages, no Python code per line (polars string expressions, and
-for plain ASCII files a compiled loop over the bytes, :mod:`.monitor_scan`, do
+One parser, two stages, no Python code per line (polars string expressions do
 the work per line):
 
 * the **line stage** (:func:`.monitor_lines.line_stage`) takes the file's lines
-  as per-line facts read in one streaming pass (:mod:`.monitor_file`), finds
+  as per-line facts read in one streaming pass (:mod:`.monitor_file`, :mod:`.monitor_facts`), finds
   blocks and sections, and parses each section's lines (:mod:`.monitor_sections`);
   a long framed log is cut at block headers into parts (up to eight per core), whose line
   stages run at once in threads and are joined;
@@ -30,7 +29,7 @@ Rules
   block, or flagged by :mod:`.lines` (binary, non-UTF-8, too long, a last line
   without newline).
 * kubectl top listing several pods or containers gives one row each (see
-  :mod:`.monitor_blocks`); nothing is summed.
+  :mod:`.monitor_containers`); nothing is summed.
 * Times without a zone are read in ``tz`` (recorded in ``IngestResult.provenance``);
   blocks of bare ``cat cpu.stat`` snapshots without ``date`` lines have no time
   (``timestamp`` null: the intervals keep their counter deltas and ratios).
@@ -51,7 +50,8 @@ import polars as pl
 from throttlelab.core.cpu_stat import stat_keys
 from throttlelab.core.metrics import COUNTER
 from throttlelab.ingest.monitor.monitor_blocks import kept_blocks, take_samples
-from throttlelab.ingest.monitor.monitor_file import LineFrame, line_frame_from_bytes, read_line_frame
+from throttlelab.ingest.monitor.monitor_file import line_frame_from_bytes, read_line_frame
+from throttlelab.ingest.monitor.monitor_line_frame import LineFrame
 from throttlelab.ingest.monitor.monitor_lines import LineStage, line_stage
 from throttlelab.ingest.monitor.monitor_skips import empty_result, ingest_result, samples_result
 from throttlelab.ingest.result import IngestResult
@@ -107,7 +107,7 @@ def parse_monitor_bytes(data: bytes, *, source: str = "<bytes>", strict: bool = 
 
 
 def parse_monitor_lines(lines: LineFrame, *, strict: bool = False, tz: str = "UTC") -> IngestResult:
-    """Parse the lines of a :class:`~.monitor_file.LineFrame` (see :func:`read_monitor_log`).
+    """Parse the lines of a :class:`~.monitor_line_frame.LineFrame` (see :func:`read_monitor_log`).
 
     The lines are let go once the skip report has their texts, before the
     samples are built (their memory is then reused), unless the caller keeps

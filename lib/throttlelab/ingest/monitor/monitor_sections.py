@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from throttlelab.ingest.monitor.monitor_file import NO_KEY, STAT_KEYS
+from throttlelab.core.cpu_stat import STAT_KEYS
+from throttlelab.ingest.monitor.monitor_line_frame import NO_KEY
 from throttlelab.ingest.monitor.monitor_skips import R
 from throttlelab.core.quantities import cores_expr, memory_bytes
 
@@ -124,17 +125,14 @@ def first_per_block(i, b, text, nb, rc, parse, name) -> dict[str, pl.Series]:
     return {k: nullable(v[1:], present[1:]) for k, v in out.items()}
 
 
-def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray,
-             fields: np.ndarray | None = None) -> pl.DataFrame:
-    """kubectl top rows (not the column header) -> one row per pod or container; ``fields``: where each text's
-    fields are (:data:`.monitor_scan.TOP_FIELDS`), when the compiled loop found them (else a regex finds them)."""
+def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray) -> pl.DataFrame:
+    """kubectl top rows (not the column header) -> one row per pod or container."""
     head = (text.str.starts_with("POD ") | text.str.starts_with("NAME ")).fill_null(False).to_numpy()
     if head.any():
         i, b, text = i[~head], b[~head], text.filter(pl.Series(~head))
-        fields = None if fields is None else fields[~head]
     if not len(i):
         return top_frame(None)
-    rows = _top_fields(text, b, fields)
+    rows = _top_fields(text, b)
     rows = rows.select("block", pod=_compact(rows["pod"]), container=_compact(rows["container"]),
                        cpu=_each_distinct(rows["cpu_q"], cores_expr), mem=_each_distinct(rows["mem_q"], memory_bytes))
     bad = (rows["cpu"].is_null() | rows["mem"].is_null()).to_numpy()
@@ -148,19 +146,10 @@ def top_rows(i: np.ndarray, b: np.ndarray, text: pl.Series, rc: np.ndarray,
     return top_frame(rows.with_columns(pl.col("block") - 1))
 
 
-def _top_fields(text: pl.Series, b: np.ndarray, fields: np.ndarray | None) -> pl.DataFrame:
-    """``block``, ``pod``, ``container``, ``cpu_q``, ``mem_q`` of kubectl top rows (null: not a row): sliced where
-    ``fields`` says (about 4x cheaper than the regex), else read by :data:`_TOP_ROW`."""
+def _top_fields(text: pl.Series, b: np.ndarray) -> pl.DataFrame:
+    """``block``, ``pod``, ``container``, ``cpu_q``, ``mem_q`` of kubectl top rows (null: not a row), read by
+    :data:`_TOP_ROW`."""
     c = pl.col
-    if fields is not None and not (fields[:, 0] == 65535).any():
-        f = pl.DataFrame({"t": text, "block": b, **{str(k): fields[:, k] for k in range(8)}})
-        row = c("1") > 0
-
-        def piece(k: int, when: pl.Expr) -> pl.Expr:
-            return pl.when(when).then(c("t").str.slice(c(str(k)), c(str(k + 1))))
-
-        return f.select("block", pod=piece(0, row), container=piece(2, c("3") > 0), cpu_q=piece(4, row),
-                        mem_q=piece(6, row))
     fields = pl.DataFrame({"t": text, "block": b}).select("block", c("t").str.extract_groups(_TOP_ROW).alias("f"))
     fields = fields.unnest("f")
     four = c("4").is_not_null()

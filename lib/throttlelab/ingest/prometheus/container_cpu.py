@@ -24,12 +24,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from throttlelab.core.metrics import KSM_POD_LABELS
 from throttlelab.ingest.prometheus.container_queries import (
     choose_step, label_name, matchers, node_cores, parse_selector, requests_and_limits, scrape_interval, smallest_step,
     window_gauges,
 )
 from throttlelab.ingest.prometheus.pod_life import pod_life, quantile_95
-from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, PrometheusError, format_duration, promql_string
+from throttlelab.ingest.prometheus.prometheus_answers import PrometheusError
+from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, format_duration, promql_string
 from throttlelab.ingest.prometheus.prometheus_owners import JOB_STEP_S, read_owners, short_lived_pods
 from throttlelab.ingest.prometheus.query_split import query_groups
 from throttlelab.ingest.prometheus.range_series import BY, COUNTERS, KEY, job_pod_series, other_pods, range_series
@@ -119,7 +121,7 @@ def fetch_containers(api: PrometheusAPI, *, window_s: float, end: float | None =
     if sel:
         kpl = ",".join([*([f"namespace={promql_string(namespace)}"] if namespace else []),
                         *(f"{label_name(k)}={promql_string(v)}" for k, v in sel.items())])
-        q = f"max by (namespace, pod) (last_over_time(kube_pod_labels{{{kpl}}}[{format_duration(window_s)}]))"
+        q = f"max by (namespace, pod) (last_over_time({KSM_POD_LABELS}{{{kpl}}}[{format_duration(window_s)}]))"
         promql.append(q)
         pods = set(api.query_values(q, time=end, keys=("namespace", "pod")))
         if not pods:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 import re
 
-from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA
-from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, PrometheusError, promql_string
+from throttlelab.core.metrics import CADVISOR_PERIOD, CADVISOR_QUOTA, KSM_LIMITS, KSM_REQUESTS, NODE_SIZE
+from throttlelab.ingest.prometheus.prometheus_answers import PrometheusError
+from throttlelab.ingest.prometheus.prometheus_api import MAX_POINTS, PrometheusAPI, promql_string
 from throttlelab.ingest.prometheus.range_series import BY, COUNTERS
 
 POINTS_BUDGET = 2_500_000  # points per fine query (all containers), for the automatic step
@@ -72,8 +73,8 @@ def requests_and_limits(api: PrometheusAPI, namespace: str | None, m: str, w: st
     """Each container's latest CPU request and limit over ``w`` from kube-state-metrics, and (without it) the limit
     from cAdvisor's quota / period: ``(requests, limits, quotas)``, keyed by (namespace, pod, container)."""
     ksm = "," + f"namespace={promql_string(namespace)}" if namespace else ""
-    req_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_requests{{resource="cpu"{ksm}}}[{w}]))'
-    lim_q = f'max by ({BY}) (last_over_time(kube_pod_container_resource_limits{{resource="cpu"{ksm}}}[{w}]))'
+    req_q = f'max by ({BY}) (last_over_time({KSM_REQUESTS}{{resource="cpu"{ksm}}}[{w}]))'
+    lim_q = f'max by ({BY}) (last_over_time({KSM_LIMITS}{{resource="cpu"{ksm}}}[{w}]))'
     quota_q = (f"max by ({BY}) ((last_over_time({CADVISOR_QUOTA}{{{m}}}[{w}]) > 0)"
                f" / last_over_time({CADVISOR_PERIOD}{{{m}}}[{w}]))")
     promql += [req_q, lim_q]
@@ -119,8 +120,9 @@ def node_cores(api: PrometheusAPI, present: dict, w: str, end: float, promql: li
     """``key -> CPU count of the container's node`` (``None`` when no node metric exists); ``present``: the usage
     series' ``(namespace, pod, container, node, instance)``."""
     sizes: dict[tuple, float] = {}
-    for q in (f"max by (node, instance) (last_over_time(machine_cpu_cores[{w}]))",
-              f'max by (node, instance) (last_over_time(kube_node_status_allocatable{{resource="cpu"}}[{w}]))'):
+    cores, allocatable = NODE_SIZE
+    for q in (f"max by (node, instance) (last_over_time({cores}[{w}]))",
+              f'max by (node, instance) (last_over_time({allocatable}{{resource="cpu"}}[{w}]))'):
         promql.append(q)
         sizes = {k: v for k, v in api.query_values(q, time=end, keys=("node", "instance")).items() if v > 0}
         if sizes:

@@ -20,7 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-from throttlelab.core.metrics import CADVISOR_GAUGES, CADVISOR_PERIOD, CADVISOR_QUOTA
+from throttlelab.core.metrics import (
+    CADVISOR_GAUGES, CADVISOR_PERIOD, CADVISOR_QUOTA, KSM_LIMITS, KSM_OWNERS, KSM_POD_OWNER, KSM_REPLICASET_OWNER,
+    KSM_REQUESTS, NODE_SIZE,
+)
 from throttlelab.errors import InputError
 from throttlelab.ingest.prometheus.container_cpu import ContainerCPU, Fetch
 from throttlelab.ingest.prometheus.container_queries import choose_step, parse_selector
@@ -30,11 +33,8 @@ from throttlelab.ingest.prometheus.workload_owners import OwnerTables
 
 _LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+(\S+))?\s*$')
 _LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-_GAUGES = {"kube_pod_container_resource_requests", "kube_pod_container_resource_limits", *CADVISOR_GAUGES}
-_NODE_GAUGES = ("machine_cpu_cores", "kube_node_status_allocatable")  # the node's size, as fetch_containers reads it
+_GAUGES = {KSM_REQUESTS, KSM_LIMITS, *CADVISOR_GAUGES}
 NOT_CONTAINERS = ("", "POD")  # cAdvisor's pod-level cgroup and the pause container
-#: kube-state-metrics' owner chain: metric -> the label naming the owned object
-_OWNERS = {"kube_pod_owner": "pod", "kube_replicaset_owner": "replicaset", "kube_job_owner": "job_name"}
 _NAME_OF = {v: k for k, v in COUNTERS.items()}
 
 
@@ -46,7 +46,7 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str], wanted=())
     series: dict[tuple, list] = defaultdict(list)
     extra: dict[tuple[str, str], list] = defaultdict(list)  # (metric, label text) -> [(ts, value)] of gauges asked for
     gauges: dict[tuple, tuple[float, float]] = {}
-    nodes: dict[str, dict[tuple[str, str], float]] = {g: {} for g in _NODE_GAUGES}  # gauge -> (node, instance) -> cores
+    nodes: dict[str, dict[tuple[str, str], float]] = {g: {} for g in NODE_SIZE}  # gauge -> (node, instance) -> cores
     where: dict[tuple, set[tuple[str, str]]] = defaultdict(set)  # container key -> its (node, instance) labels
     owners = OwnerTables()
     namespaces: set[str] = set()  # every namespace with container usage, whatever was asked for
@@ -61,13 +61,13 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str], wanted=())
             if line.startswith("#") or not line.strip():
                 continue
             name = line.split("{", 1)[0].split(" ", 1)[0]
-            if name in _NODE_GAUGES:
+            if name in NODE_SIZE:
                 m = _LINE.match(line)
                 labels = dict(_LABEL.findall(m.group(2) or "")) if m else {}
                 if m and labels.get("resource", "cpu") == "cpu" and float(m.group(3)) > 0:
                     nodes[name][(labels.get("node", ""), labels.get("instance", ""))] = float(m.group(3))
                 continue
-            if name in _OWNERS:
+            if name in KSM_OWNERS:
                 m = _LINE.match(line)
                 labels = dict(_LABEL.findall(m.group(2) or "")) if m else {}
                 if m and (not namespace or labels.get("namespace") == namespace):
@@ -100,7 +100,7 @@ def _parse(path: Path, namespace: str | None, direct: dict[str, str], wanted=())
                 continue
             if any(labels.get(k) != v for k, v in direct.items()):
                 continue
-            if name in ("kube_pod_container_resource_requests", "kube_pod_container_resource_limits") \
+            if name in (KSM_REQUESTS, KSM_LIMITS) \
                     and labels.get("resource") != "cpu":
                 continue
             try:
@@ -136,11 +136,11 @@ def _window_gauges(extra: dict[tuple[str, str], list], wanted: dict[str, str], n
 
 def _add_owner(owners: OwnerTables, metric: str, labels: dict[str, str]) -> None:
     """One owner sample into the tables (every sample of the export counts: the window's whole history)."""
-    ns, obj = labels.get("namespace", ""), labels.get(_OWNERS[metric], "")
+    ns, obj = labels.get("namespace", ""), labels.get(KSM_OWNERS[metric], "")
     kind, name = labels.get("owner_kind", ""), labels.get("owner_name", "")
-    if metric == "kube_pod_owner":
+    if metric == KSM_POD_OWNER:
         owners.add_pod(ns, obj, kind, name, controller=labels.get("owner_is_controller", "true") == "true")
-    elif metric == "kube_replicaset_owner":
+    elif metric == KSM_REPLICASET_OWNER:
         owners.replicasets[(ns, obj)] = (kind, name)
     else:
         owners.jobs[(ns, obj)] = (kind, name)
@@ -150,7 +150,7 @@ def _node_cores(nodes: dict[str, dict[tuple[str, str], float]], where: dict[tupl
     """``key -> CPU count of its node`` as :func:`~throttlelab.ingest.prometheus.container_cpu.fetch_containers` joins it:
     ``machine_cpu_cores`` else ``kube_node_status_allocatable``, by ``node`` or ``instance`` label, the largest
     node where the join finds none, ``None`` without either metric."""
-    sizes = nodes["machine_cpu_cores"] or nodes["kube_node_status_allocatable"]
+    sizes = nodes[NODE_SIZE[0]] or nodes[NODE_SIZE[1]]
     if not sizes:
         return lambda key: None
     largest = max(sizes.values())
@@ -240,7 +240,7 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
             p, q = five[key]["periods"], five[key].get("throttled_periods", np.zeros(fine5))
             r = q[p > 0] / p[p > 0]
             p95 = float(np.quantile(r, 0.95)) if len(r) else None
-        lim = gauges.get(("kube_pod_container_resource_limits", key))
+        lim = gauges.get((KSM_LIMITS, key))
         quota, period = gauges.get((CADVISOR_QUOTA, key)), gauges.get((CADVISOR_PERIOD, key))
         if lim is not None:
             limit, source = lim[1], "kube-state-metrics"
@@ -248,7 +248,7 @@ def read_openmetrics_containers(path, *, window_s: float | None = None, end: flo
             limit, source = quota[1] / period[1], "cadvisor"
         else:
             limit, source = None, "none"
-        req = gauges.get(("kube_pod_container_resource_requests", key))
+        req = gauges.get((KSM_REQUESTS, key))
         out.append(ContainerCPU(*key, request_cores=req[1] if req else None, limit_cores=limit, limit_source=source,
                                 step_s=st, times=start + st * np.arange(1, nsteps + 1), usage=arrays["usage"],
                                 throttled_seconds=arrays["throttled_seconds"], periods=arrays["periods"],

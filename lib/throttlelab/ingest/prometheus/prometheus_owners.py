@@ -9,6 +9,7 @@ still sees them.
 
 from __future__ import annotations
 
+from throttlelab.core.metrics import KSM_JOB_OWNER, KSM_OWNERS, KSM_POD_OWNER, KSM_REPLICASET_OWNER
 from throttlelab.ingest.prometheus.prometheus_api import PrometheusAPI, parse_duration, promql_string
 from throttlelab.ingest.prometheus.workload_owners import OwnerTables, owner_of
 
@@ -26,14 +27,14 @@ def read_owners(api: PrometheusAPI, *, namespace: str | None, window: str, end: 
     ns = f"{{namespace={promql_string(namespace)}}}" if namespace else ""
     start = end - parse_duration(window)
     t = OwnerTables()
-    q = f"kube_pod_owner{ns}"
+    q = f"{KSM_POD_OWNER}{ns}"
     promql.append(q)
     keys = ("namespace", "pod", "owner_kind", "owner_name", "owner_is_controller")
     found = api.series_keys(q, start, end, keys)
     for nsp, pod, kind, name, ctl in sorted(found, key=lambda k: (k[4] == "true", k)):  # controllers last: they win
         t.add_pod(nsp, pod, kind, name, controller=ctl == "true")
-    for metric, label, table in (("kube_replicaset_owner", "replicaset", t.replicasets),
-                                 ("kube_job_owner", "job_name", t.jobs)):
+    for metric, table in ((KSM_REPLICASET_OWNER, t.replicasets), (KSM_JOB_OWNER, t.jobs)):
+        label = KSM_OWNERS[metric]
         q = f"{metric}{ns}"
         promql.append(q)
         keys = ("namespace", label, "owner_kind", "owner_name")

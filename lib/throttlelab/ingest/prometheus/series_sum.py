@@ -9,7 +9,7 @@ PromQL's own semantics: at each step, a sum over the series present there (a ser
 absent at a step adds nothing; a key with no series present has no point); ``or``
 takes the left side's sum where the key has one at that step, else the right's.
 
->>> from throttlelab.ingest.prometheus.prometheus_api import Series
+>>> from throttlelab.ingest.prometheus.prometheus_answers import Series
 >>> a = Series({"namespace": "n", "pod": "p", "container": "c", "id": "1"}, np.array([60.0, 120.0]), np.array([1.0, 2.0]))
 >>> b = Series({"namespace": "n", "pod": "p", "container": "c", "id": "2"}, np.array([120.0, 180.0]), np.array([0.5, 4.0]))
 >>> {k: (t.tolist(), v.tolist()) for k, (t, v) in sum_by_key([a, b], 60.0, 60.0).items()}

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from throttlelab.core.metrics import KSM_POD_OWNER
+
 KSM = "kube-state-metrics"
 INFERRED = "pod name"
 #: Kinds whose pod template a strategic-merge patch can change.
@@ -119,8 +121,8 @@ def owners_note(owners: dict[tuple[str, str], Owner]) -> list[str]:
     inferred = {k: o for k, o in owners.items() if o.source == INFERRED}
     if not inferred:
         return []
-    what = ("without kube-state-metrics' kube_pod_owner" if len(inferred) == len(owners)
-            else f"for {len(inferred)} of {len(owners)} pods that kube_pod_owner does not list")
+    what = (f"without kube-state-metrics' {KSM_POD_OWNER}" if len(inferred) == len(owners)
+            else f"for {len(inferred)} of {len(owners)} pods that {KSM_POD_OWNER} does not list")
     out = [f"Workloads inferred from pod names {what}: <deployment>-<replicaset hash>-<suffix>, "
            "<statefulset>-<ordinal>, <cronjob>-<scheduled time>-<suffix>."]
     ambiguous = sorted({(ns, o.kind, o.name, o.ambiguous) for (ns, _), o in inferred.items() if o.ambiguous})

@@ -16,7 +16,7 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import cell_stats
 from throttlelab.experiment.sweeps.adaptive.adaptive_model import initial_cells
 from throttlelab.experiment.sweeps.run_store import RunStore
 from throttlelab.experiment.simulation.simulated_backend import draw_seconds, true_seconds, truth_from_options
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import pending_runs, run_sweep
 
@@ -164,7 +164,7 @@ def test_adaptive_spec_round_trips():
 @pytest.mark.slow
 def test_adaptive_sweep_on_the_local_cgroup_backend(cgroup_layout, tmp_path):
     """The tiny burner (studies/sweeps/tiny_burner.yaml) as an adaptive sweep on this machine's cgroups."""
-    from throttlelab.experiment.sweeps.spec import load_spec
+    from throttlelab.experiment.sweeps.spec_loading import load_spec
 
     base = load_spec(__import__("pathlib").Path(__file__).parents[4] / "studies/sweeps/tiny_burner.yaml",
                      data_root=tmp_path)

@@ -15,6 +15,7 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_cells import (
     dominated_cells,
     pooled_sd,
 )
+from throttlelab.stats import PRIOR_CV, log_sd
 
 
 def test_slow_outlying_runs_are_set_aside():
@@ -29,11 +30,11 @@ def test_slow_outlying_runs_are_set_aside():
 
 
 def test_pooled_sd_is_the_prior_without_replicates_and_robust_to_one_wild_cell():
-    assert pooled_sd([np.log([3.0])], 0.15) == pytest.approx(math.log1p(0.15))
+    assert pooled_sd([np.log([3.0])], 0.15) == pytest.approx(log_sd(0.15))
+    assert pooled_sd([np.log([3.0])]) == pytest.approx(log_sd(PRIOR_CV))  # the analysis's prior, by default
     rng = np.random.default_rng(0)
     cells = [np.log(np.exp(0.1 * rng.standard_normal(3))) for _ in range(30)] + [np.log([1.0, 5.0, 1.1])]
     assert 0.07 < pooled_sd(cells, 0.15) < 0.14
-
 
 
 def test_thread_counts_beyond_a_clearly_slower_one_are_dominated():

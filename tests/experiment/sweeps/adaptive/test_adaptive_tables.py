@@ -10,7 +10,7 @@ from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.adaptive.adaptive_tables import answer_sentences, decisions_table, run_order_table
 from throttlelab.experiment.registry import get_backend
 from throttlelab.experiment.sweeps.run_sweep import run_sweep
-from throttlelab.experiment.sweeps.spec import spec_from_mapping
+from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
 SIM = {"parallelism": 1.5, "knee_sharpness": 8, "noise_cv": 0.05, "seed": 3}
 

@@ -2,11 +2,11 @@
 
 from throttlelab.experiment.sweeps.adaptive.adaptive import AdaptiveDesign
 from throttlelab.experiment.sweeps.adaptive.adaptive_answers import acceptable_answers
-from throttlelab.experiment.sweeps.adaptive.adaptive_cells import AdaptiveSettings, DEFAULT_BUDGET_SHARE
 from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import decide
 from throttlelab.experiment.sweeps.adaptive.adaptive_tables import (
     answer_sentences, decisions_table, run_order_table
 )
+from throttlelab.experiment.sweeps.spec_file import AdaptiveSettings, DEFAULT_BUDGET_SHARE
 
 __all__ = [
     'AdaptiveDesign', 'AdaptiveSettings', 'DEFAULT_BUDGET_SHARE', 'acceptable_answers',

@@ -46,7 +46,6 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_choice import (
     lone_bump,
     short_pivotal,
 )
-from throttlelab.experiment.sweeps.adaptive.adaptive_cells import DEFAULT_BUDGET_SHARE
 from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import (
     Cell,
     Decided,
@@ -58,7 +57,8 @@ from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import (
     dominated_cells,
 )
 from throttlelab.experiment.sweeps.adaptive.adaptive_value import RunValue, run_values
-from throttlelab.experiment.sweeps.plan import Contention, RunPlan, make_run_id
+from throttlelab.experiment.sweeps.plan import Contention, RunPlan
+from throttlelab.experiment.sweeps.spec_file import DEFAULT_BUDGET_SHARE
 
 if TYPE_CHECKING:
     from throttlelab.experiment.sweeps.spec import SweepSpec
@@ -253,14 +253,9 @@ class AdaptiveDesign:
 
     def _plan(self, cell: Cell, replicate: int | None = None, *, warmup: bool = False) -> RunPlan:
         share, limit, threads = cell
-        con = self._contention.get(share, Contention())
         rep = self.attempts[cell] if replicate is None else replicate
-        s = self.spec
-        return RunPlan(experiment=s.name, run_id=make_run_id(limit, threads, con, rep, warmup, self.hash),
-                       order=self.runs_used, limit_cores=limit, threads=threads, contention=con, replicate=rep,
-                       warmup=warmup, period_us=s.period_us, burst_us=s.burst_us, workload=s.workload,
-                       timeout_s=s.timeout_s, sampling_interval_s=s.sampling_interval_s,
-                       backend_options=s.backend_options)
+        return self.spec.run_plan(limit, threads, self._contention.get(share, Contention()), rep, warmup=warmup,
+                                  order=self.runs_used, config_hash=self.hash)
 
 
 def _pct(p: float) -> str:

@@ -2,7 +2,8 @@
 
 Decisions per contention level, on the *envelope* (the best thread count's time at each limit);
 ``r = log(1 + resolution_pct/100)`` is the indifference zone (see
-:mod:`~throttlelab.experiment.sweeps.adaptive.adaptive_decisions` for the rules in words).
+:mod:`~throttlelab.experiment.sweeps.adaptive.adaptive_decisions` for the rules in words).  The knee and the
+dead-zone rule are the analysis's own, from :mod:`throttlelab.stats.limit_rules`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import numpy as np
 
 from throttlelab.core.quantities import format_cores
 from throttlelab.experiment.sweeps.adaptive.adaptive_cells import AdaptiveSettings, Cell, Layout
+from throttlelab.stats import dead_zone_answers, knee_answers, slowdown_over_lower
 
 
 def acceptable(x: np.ndarray, layout: Layout, settings: AdaptiveSettings) -> dict[tuple, np.ndarray]:
@@ -23,21 +25,16 @@ def acceptable(x: np.ndarray, layout: Layout, settings: AdaptiveSettings) -> dic
     limit indices (knee), ``[yes, no]`` (dead zone) or thread indices.
     """
     r = math.log1p(settings.resolution_pct / 100)
-    tol = math.log1p(settings.knee_tolerance_pct / 100)
-    thr = math.log1p(settings.dead_zone_threshold_pct / 100)
     env = x.min(axis=3)  # [S, C, L]
     out: dict[tuple, np.ndarray] = {}
     n_c, n_l, n_t = layout.shape
     for ci in range(n_c):
         e = env[:, ci, :]
-        best = e.min(axis=1, keepdims=True)
-        within = e <= best + tol + r
-        above = e > best + tol - r
-        prefix = np.cumprod(np.concatenate([np.ones((e.shape[0], 1), bool), above[:, :-1]], axis=1), axis=1)
-        out[("knee", ci, -1)] = within & prefix.astype(bool)
+        out[("knee", ci, -1)] = knee_answers(e, settings.knee_tolerance_pct, settings.resolution_pct)
+        slow = slowdown_over_lower(e)
         for li in range(1, n_l):
-            slow = e[:, li] - e[:, :li].min(axis=1)
-            out[("dead_zone", ci, li)] = np.stack([slow > thr - r, slow < thr + r], axis=1)
+            out[("dead_zone", ci, li)] = dead_zone_answers(slow[:, li], settings.dead_zone_threshold_pct,
+                                                           settings.resolution_pct)
         if n_t > 1:
             for li in range(n_l):
                 xt = x[:, ci, li, :]
@@ -68,5 +65,4 @@ def acceptable_answers(true_seconds: Mapping[Cell, float], layout: Layout,
 
 def dead_zone_slowdown(x: np.ndarray, ci: int, li: int) -> np.ndarray:
     """Log slowdown of limit ``li`` over the best smaller limit, per draw (envelope over threads)."""
-    env = x[:, ci].min(axis=2)
-    return env[:, li] - env[:, :li].min(axis=1)
+    return slowdown_over_lower(x[:, ci].min(axis=2))[:, li]

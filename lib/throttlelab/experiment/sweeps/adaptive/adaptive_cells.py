@@ -15,30 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from throttlelab.experiment.sweeps.spec_file import AdaptiveSettings
+from throttlelab.stats import PRIOR_CV, log_sd
+
 Cell = tuple[float, "float | None", str]
 """``(contention share, limit in cores or None = unlimited, threads)``."""
-
-
-#: The default run budget of an adaptive sweep, as a share of the full grid's runs: a cap; the
-#: joint-confidence stop ends clear sweeps before it.
-DEFAULT_BUDGET_SHARE = 0.8
-
-
-@dataclass(frozen=True)
-class AdaptiveSettings:
-    """The spec's ``adaptive:`` mapping (all optional)."""
-
-    confidence: float = 0.95
-    budget: int | None = None  # runs; None: DEFAULT_BUDGET_SHARE of the full grid (cells x replicates), at least one per cell
-    knee_tolerance_pct: float = 10.0
-    dead_zone_threshold_pct: float = 10.0
-    resolution_pct: float = 10.0
-    min_replicates: int = 2
-    max_replicates: int | None = None  # per cell; None: 3 x the spec's replicates
-    prior_cv: float = 0.15
-    outlier_prior: float = 0.05  # chance that a run was slowed by interference (up to 3x)
-    draws: int = 2000
-    model: str = "smooth"  # smooth: shared across the grid (adaptive_model); cells: each cell on its own
 
 
 @dataclass(frozen=True)
@@ -91,7 +72,8 @@ def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveS
     """Per-cell run-level statistics of the log wall times (see the module docstring).
 
     The pooled noise is pooled per limit (noise grows with the limit), shrunk
-    towards the pooled noise of all cells, itself shrunk towards ``prior_cv``.
+    towards the pooled noise of all cells, itself shrunk towards ``prior_cv`` (by default the analysis's
+    :data:`~throttlelab.stats.noise_prior.PRIOR_CV`).
     """
     logs = {c: np.log(np.asarray([v for v in vals if v and v > 0], float)) for c, vals in observations.items()}
     s_all = pooled_sd(logs.values(), settings.prior_cv)
@@ -119,24 +101,24 @@ def cell_stats(observations: Mapping[Cell, Sequence[float]], settings: AdaptiveS
     return out
 
 
-def pooled_sd(logs, prior_cv: float = 0.15, *, prior_sd: float | None = None) -> float:
+def pooled_sd(logs, prior_cv: float = PRIOR_CV, *, prior_sd: float | None = None) -> float:
     """Robust pooled run-to-run sd on the log scale: median of the cells' variances (chi-square corrected).
 
-    With no replicated cell it is the prior (``prior_sd``, else ``log(1 + prior_cv)``);
-    the prior weighs as two cells.
+    With no replicated cell it is the prior (``prior_sd``, else the log-scale sd of ``prior_cv``,
+    :func:`~throttlelab.stats.noise_prior.log_sd`); the prior weighs as two cells.
 
     Examples
     --------
     >>> import numpy as np
-    >>> round(pooled_sd([np.log([1.0, 1.1]), np.log([2.0, 2.2, 2.1])], 0.15), 3)
-    0.114
+    >>> round(pooled_sd([np.log([1.0, 1.1]), np.log([2.0, 2.2, 2.1])]), 3)
+    0.151
     """
     ests = []
     for y in logs:
         if y.size >= 2:
             df = y.size - 1
             ests.append(float(np.var(y, ddof=1)) * df / _chi2_median(df))
-    prior = (prior_sd if prior_sd is not None else math.log1p(prior_cv)) ** 2
+    prior = (prior_sd if prior_sd is not None else log_sd(prior_cv)) ** 2
     if not ests:
         return math.sqrt(prior)
     k = len(ests)

@@ -1,8 +1,9 @@
 """The decisions an adaptive sweep resolves (knee, dead zones, best thread counts) from run-level data.
 
-Self-contained (numpy and scipy only) so the sweep runner can use it without
-the analysis layer; the benchmark and the sweep report analyse full grids and
-adaptive sweeps with this same code.
+It needs no analysis layer (numpy, scipy and the shared statistics of
+:mod:`throttlelab.stats`: the knee, the dead-zone rule and the noise prior the
+analysis uses too), so the sweep runner can use it; the benchmark and the sweep
+report analyse full grids and adaptive sweeps with this same code.
 
 The run is the experimental unit: each run contributes one value, the log of
 its wall time.  Per cell (contention, limit, threads):
@@ -30,8 +31,9 @@ how well the other cells predict it, under a contamination mixture
 chance that a run was slowed by interference, up to 3x).
 
 Decisions, per contention level, on the *envelope* (the best thread count's
-time at each limit); ``r = log(1 + resolution_pct/100)`` is the indifference
-zone: differences smaller than the resolution are ties, either answer counts:
+time at each limit), by the rules of :mod:`throttlelab.stats.limit_rules`;
+``r = log(1 + resolution_pct/100)`` is the indifference zone: differences
+smaller than the resolution are ties, either answer counts:
 
 ``knee``
     The smallest limit within ``knee_tolerance_pct`` of the best limit's time.
@@ -69,6 +71,7 @@ import numpy as np
 from scipy import stats
 
 from throttlelab.core.quantities import format_cores
+from throttlelab.stats import dead_zone_margin
 from throttlelab.experiment.sweeps.adaptive.adaptive_answers import acceptable, answer_text, dead_zone_slowdown
 from throttlelab.experiment.sweeps.adaptive.adaptive_cells import (  # noqa: F401 - re-exported: one import for users
     AdaptiveSettings,
@@ -154,7 +157,7 @@ def decide_jointly(observations: Mapping[Cell, Sequence[float]], layout: Layout,
         return None
     st, x, point = post
     cells = layout.cells
-    thr_hi = math.log1p(settings.dead_zone_threshold_pct / 100) + math.log1p(settings.resolution_pct / 100)
+    thr_hi = dead_zone_margin(settings.dead_zone_threshold_pct) + math.log1p(settings.resolution_pct / 100)
     flat = np.where(np.isinf(x), 0.0, x).reshape(settings.draws, len(cells))
     z = (flat - flat.mean(axis=0)) / np.maximum(flat.std(axis=0), 1e-12)
     decisions = []

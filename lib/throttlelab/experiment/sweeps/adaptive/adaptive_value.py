@@ -23,6 +23,7 @@ import numpy as np
 
 from throttlelab.experiment.sweeps.adaptive.adaptive_answers import acceptable, dead_zone_slowdown
 from throttlelab.experiment.sweeps.adaptive.adaptive_decisions import AdaptiveSettings, Cell, Layout, posterior_draws
+from throttlelab.stats import dead_zone_margin
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def run_values(observations: Mapping[Cell, Sequence[float]], layout: Layout, set
     st, x, _ = post
     n_draws = x.shape[0]
     acc = acceptable(x, layout, settings)
-    thr_hi = math.log1p(settings.dead_zone_threshold_pct / 100) + math.log1p(settings.resolution_pct / 100)
+    thr_hi = dead_zone_margin(settings.dead_zone_threshold_pct) + math.log1p(settings.resolution_pct / 100)
     keys = list(acc)
     blocks = [acc[k].astype(float) for k in keys]
     clear = {k: (dead_zone_slowdown(x, k[1], k[2]) > thr_hi).astype(float) for k in keys if k[0] == "dead_zone"}
