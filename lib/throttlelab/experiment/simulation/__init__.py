@@ -7,9 +7,8 @@ from throttlelab.experiment.simulation.simulated_backend import (
     SimulatedBackend, SimulatedTruth, draw_seconds, noise_sd, true_seconds, truth_from_options
 )
 from throttlelab.experiment.simulation.synthetic_cluster import NODES, Pod, cluster, true_limit, workload_containers
-from throttlelab.experiment.simulation.synthetic_containers import (
-    SCENARIO_NODES, ContainerSpec, scenario_specs, simulate, true_smallest_limit, true_throttled_ratio
-)
+from throttlelab.experiment.simulation.synthetic_containers import SCENARIO_NODES, ContainerSpec, scenario_specs, simulate
+from throttlelab.experiment.simulation.synthetic_truth import true_smallest_limit, true_throttled_ratio
 from throttlelab.experiment.simulation.synthetic_openmetrics import backfill, encode_lines, openmetrics_text
 
 __all__ = [
