@@ -19,6 +19,20 @@ def test_options_are_checked():
         service_options(Workload("service", options={"vus": 0, "rate": 0}))
     with pytest.raises(SpecError, match="must be > 0"):
         service_options(Workload("service", options={"window_s": 0}))
+    assert service_options(Workload("service"))["poisson"] == 0.0  # evenly spaced arrivals unless asked
+    assert service_options(Workload("service", options={"poisson": True}))["poisson"] == 1.0
+    with pytest.raises(SpecError, match="'poisson' must be true or false"):
+        service_options(Workload("service", options={"poisson": "yes"}))
+
+
+def test_poisson_arrivals_are_a_spec_key_and_checked_there_too():
+    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+
+    base = {"name": "s", "limits": [1], "threads": [1], "data_root": "/tmp", "timeout_s": 60}
+    spec = spec_from_mapping({**base, "workload": {"kind": "service", "rate": 40, "poisson": True}})
+    assert service_options(spec.workload)["poisson"] == 1.0
+    with pytest.raises(SpecError, match="poisson"):
+        spec_from_mapping({**base, "workload": {"kind": "service", "poisson": 1}})
 
 
 def test_spec_is_checked_before_the_sweep():

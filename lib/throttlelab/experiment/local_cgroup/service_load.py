@@ -8,7 +8,8 @@ cgroup, goes:
 2. warm-up: closed loop with ``vus`` users for ``warmup_s`` (not recorded);
 3. **closed loop at saturation**: ``vus`` users for ``window_s``:
    ``throughput_rps`` = answered requests / window;
-4. **open loop at a fixed rate**: ``rate`` requests/s for ``window_s``:
+4. **open loop at a fixed rate**: ``rate`` requests/s for ``window_s`` (evenly spaced, or
+   ``poisson: true``: random arrivals at that mean rate):
    ``latency_p50/p90/p99/p999_seconds`` over every request sent, a request
    not answered ok counting as ``request_timeout_s`` (censored: a failure is
    never faster than the timeout, and never silently dropped); a percentile
@@ -31,6 +32,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -58,6 +60,10 @@ DEFAULTS = {"vus": 16, "rate": 100.0, "warmup_s": 1.0, "window_s": 5.0, "request
 def service_options(workload: Workload) -> dict[str, float]:
     """The load options of a service workload, checked (``SpecError`` naming the bad one)."""
     out = {}
+    poisson = workload.option("poisson") or False
+    if not isinstance(poisson, bool):
+        raise SpecError(f"service workload option 'poisson' must be true or false, got {poisson!r}")
+    out["poisson"] = float(poisson)
     for key, default in DEFAULTS.items():
         value = workload.option(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
@@ -196,7 +202,8 @@ def drive_service(base_url: str, opts: dict[str, float], labels: Labels, snapsho
         ok, failed = ok + n_ok, failed + res.requests.height - n_ok
         frames.append(res.requests)
     if opts["rate"] > 0:
-        res = run_load(url, OpenLoop(rate=opts["rate"], duration_seconds=opts["window_s"],
+        res = run_load(url, OpenLoop(rate=opts["rate"], duration_seconds=opts["window_s"], poisson=bool(opts["poisson"]),
+                                     seed=zlib.crc32(labels.run_id.encode()),
                                      max_requests=200_000), labels=labels, timeout_seconds=timeout)
         n_ok = int((res.requests["status"] == "ok").sum())
         out.update(latency_percentiles(res.requests, timeout))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, Field, StrictFloat, StrictInt
+from pydantic import AfterValidator, Field, StrictBool, StrictFloat, StrictInt
 
 from throttlelab.config_file import ConfigModel
 from throttlelab.experiment.sweeps.kubernetes_options import KubernetesOptions
@@ -132,6 +132,9 @@ class ServiceOptions(ConfigModel):
     work: Share | None = Field(None, description="work units per request (default 30)")
     vus: Share | None = Field(None, description="closed loop: virtual users (default 16; 0: open loop only)")
     rate: Share | None = Field(None, description="open loop: requests/s (default 100; 0: closed loop only)")
+    poisson: StrictBool | None = Field(None, description="open loop: random (Poisson) arrivals at that mean rate, "
+                                       "as independent users make them (default false: evenly spaced, as k6's "
+                                       "constant-arrival-rate)")
     warmup_s: Share | None = Field(None, description="warm-up before the measured window (s, default 1)")
     window_s: Positive | None = Field(None, description="measured window (s, default 5)")
     request_timeout_s: Positive | None = Field(None, description="a request not answered by then failed (s, default 2)")
