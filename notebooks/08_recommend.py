@@ -92,7 +92,7 @@ display(Markdown(f"**{len(recs)} workload containers** from `{run.source}` ({run
 # %% [markdown]
 # ## Decisions
 # One row per workload container: its pods and pod-hours, the decision, request and limit now and new (millicores;
-# "keep" where nothing changes, * where extrapolated) with 90% intervals, usage, the share of CFS periods throttled (at the current limit, and its p95 over 5-minute
+# "keep" where nothing changes, * where a first round: run again after 6 h) with 90% intervals, usage, the share of CFS periods throttled (at the current limit, and its p95 over 5-minute
 # windows), throttled seconds per pod-hour, and what KRR-style and VPA-style sizing would set. The reason of each
 # decision follows the table.
 

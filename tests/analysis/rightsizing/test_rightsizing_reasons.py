@@ -53,6 +53,6 @@ def test_capping_notes():
     assert cen == (" Its plausible range runs from just above the current 500m to the node's 2 cores. Capped at the "
                    "node's 2 cores.")
     open_ = capping_note(censored=True, current=0.5, model_limit=3.0, capped_limit=3.0, node=None)
-    assert "an open upper end" in open_ and open_.endswith("the extrapolation is uncapped.")
+    assert "an open upper end" in open_ and open_.endswith("nothing caps the raise.")
     assert capping_note(censored=False, current=None, model_limit=1.0, capped_limit=1.0, node=None) == (
-        " The node's size is unknown: the extrapolation is uncapped.")
+        " The node's size is unknown: nothing caps the raise.")

@@ -35,7 +35,7 @@ def test_the_sample_namespace_lead_names_the_actions_and_the_most_throttled(samp
     recs, source = sample_recs
     lead, rests = recommend_answer(recs, Settings(), source=source)
     check_plain(lead)
-    assert lead.startswith("Raise the CPU limit of starved-0/api (throttled in 99% of periods; extrapolated 4x) and "
+    assert lead.startswith("Raise the CPU limit of starved-0/api (throttled in 99% of periods; rerun in 6h) and "
                            "bursty-0/batch (15%);")
     assert "set a limit on nolimit-0/cache" in lead and "lower the limit of oversized-0/worker" in lead
     assert "keep the other 2" in lead
@@ -48,17 +48,17 @@ def test_many_containers_are_named_fewer_then_counted(sample_recs):
     many = [dataclasses.replace(recs[0], pod=f"api-7d9f8c6b5-{i:05d}") for i in range(40)] + list(recs)
     lead, _ = recommend_answer(many, Settings(), source="http://127.0.0.1:9090")
     check_plain(lead)
-    assert lead.startswith("Raise the CPU limit of starved-0/api (throttled in 99% of periods; extrapolated 4x), "
-                           "api-7d9f8c6b5-00000/batch (15%) and 40 more;")
+    assert lead.startswith("Raise the CPU limit of starved-0/api (throttled in 99% of periods; rerun in 6h) and 41 "
+                           "more;")
     every = list(recs) + [dataclasses.replace(recs[0], decision=d, pod=f"p{i}")
                           for i, d in enumerate(("no limit (policy)", "too little data", "keep (policy)"))]
     lead, _ = recommend_answer(every, Settings(), source="x.om")
     check_plain(lead)
-    assert lead.startswith("Raise 2 CPU limits (1 extrapolated); set 1 limit; lower 1; remove 1; keep the other 3; "
+    assert lead.startswith("Raise 2 CPU limits (1 to rerun in 6h); set 1 limit; lower 1; remove 1; keep the other 3; "
                            "1 container had too little data to size.")
 
 
-def test_an_extrapolated_raise_is_marked_in_the_lead(sample_recs):
+def test_a_first_round_raise_is_marked_in_the_lead(sample_recs):
     """A raise that rests on demand never observed (throttled in most periods) says so, with its factor; one that
     does not, does not."""
     recs, _ = sample_recs
@@ -67,13 +67,13 @@ def test_an_extrapolated_raise_is_marked_in_the_lead(sample_recs):
     five = dataclasses.replace(starved, recommended_limit_cores=2.5)
     lead, _ = recommend_answer([five], Settings(), source="x.om")
     check_plain(lead)
-    assert lead.startswith("Raise the CPU limit of starved-0/api (throttled in 99% of periods; extrapolated 5x).")
+    assert lead.startswith("Raise the CPU limit of starved-0/api (throttled in 99% of periods; rerun in 6h).")
     observed = dataclasses.replace(five, demand_censored=False)
-    assert "extrapolated" not in recommend_answer([observed], Settings(), source="x.om")[0]
+    assert "rerun" not in recommend_answer([observed], Settings(), source="x.om")[0]
     counted = [dataclasses.replace(five, pod=f"p{i}", demand_censored=i in (0, 9)) for i in range(30)]
     lead, _ = recommend_answer(counted, Settings(), source="x.om")
     check_plain(lead)
-    assert "p0/api (throttled in 99% of periods; extrapolated 5x), p1/api (99%) and 28 more (1 extrapolated)." in lead
+    assert "p0/api (throttled in 99% of periods; rerun in 6h), p1/api (99%) and 28 more (1 to rerun in 6h)." in lead
 
 
 def test_nothing_to_size_and_nothing_to_change(sample_recs):

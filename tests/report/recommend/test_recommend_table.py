@@ -1,5 +1,5 @@
 """Tests of throttlelab.report.recommend.recommend_table on the bundled sample: fits the width, one unit per column, ``keep``
-without a new number, extrapolations marked, colours only on a terminal without NO_COLOR."""
+without a new number, first rounds marked, colours only on a terminal without NO_COLOR."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_every_cpu_column_has_one_unit_and_keep_has_no_new_number(run):
     assert set(keep["limit 90% interval"]) == {""}
 
 
-def test_an_extrapolated_raise_is_marked_and_explained(run):
+def test_a_first_round_raise_is_marked_and_explained(run):
     starved = next(r for r in run.recommendations if r.workload == "starved")
     assert starved.demand_censored and starved.recommended_limit_cores >= 4 * starved.current_limit_cores
     t = decision_table(run.recommendations)
@@ -50,7 +50,7 @@ def test_an_extrapolated_raise_is_marked_and_explained(run):
     others = t.filter(t["workload"] != "StatefulSet/starved")
     assert not any("*" in v for v in others["limit new"].to_list() + others["request new"].to_list())
     text = table_text(*table_parts(run)[:2], header="h", footnote=EXTRAPOLATED_NOTE, width=120)
-    assert "* extrapolated: throttled in most periods" in text
+    assert "* a first round: throttled in most periods" in text
 
 
 @pytest.mark.parametrize("width", [80, 100, 140, 220])

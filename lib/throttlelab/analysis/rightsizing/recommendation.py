@@ -60,8 +60,8 @@ class Rightsizing:
     node_cores
         CPU count of the container's node (``null``: unknown, recommendations uncapped); nothing recommended exceeds it.
     demand_censored
-        Throttled in most periods: demand above the current limit was not observed, the recommendation is an
-        extrapolation and its intervals run from what was observed (the limit: just above the current one; the
+        Throttled in most periods: demand above the current limit was not observed, the recommendation is a
+        first round (raised so that the next window sees the demand; run again over it) and its intervals run from what was observed (the limit: just above the current one; the
         request: the p95 of usage) to the node's size (``null`` high end: open).
     reason
         One sentence a reader can act on.

@@ -105,7 +105,7 @@ def capping_note(*, censored: bool, current: float | None, model_limit: float, c
     if node and model_limit > capped_limit:
         note += f" Capped at the node's {node:g} cores."
     elif not node and (censored or current is None):
-        note += " The node's size is unknown: the extrapolation is uncapped."
+        note += " The node's size is unknown: nothing caps the raise."
     return note
 
 

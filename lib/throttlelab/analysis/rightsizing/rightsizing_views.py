@@ -75,8 +75,8 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
     """The readable table: workload container, pods, decision, request and limit now and new (millicores, one unit per
     column) with their 90% intervals, usage and throttling.
 
-    A ``keep`` row shows ``keep`` and no new number (the patch leaves it out), ``too little data`` shows ``?``; an
-    extrapolated recommendation (:attr:`Rightsizing.demand_censored`: throttled in most periods, demand above the
+    A ``keep`` row shows ``keep`` and no new number (the patch leaves it out), ``too little data`` shows ``?``; a
+    first-round recommendation (:attr:`Rightsizing.demand_censored`: throttled in most periods, demand above the
     limit never observed) ends in ``*`` and its interval is open above where the node's size is unknown.
     """
 
@@ -125,9 +125,10 @@ def decision_table(recs: list[Rightsizing]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-#: What the ``*`` of an extrapolated number means (said under every table that shows one).
-EXTRAPOLATED_NOTE = ("* extrapolated: throttled in most periods, so demand above the current limit was never observed; "
-                     "the number comes from usage plus throttled time through the burst model.")
+#: What the ``*`` of a first-round number means (said under every table that shows one).
+EXTRAPOLATED_NOTE = ("* a first round: throttled in most periods, so demand above the current limit was never observed; "
+                     "this limit is raised to where the next window sees it. Apply it and run again after 6 h for a "
+                     "tight limit.")
 
 
 def _workload(c: WorkloadCPU | ContainerCPU) -> WorkloadCPU:

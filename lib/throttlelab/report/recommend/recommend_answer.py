@@ -1,7 +1,8 @@
 """The answer of a right-sizing report in plain words: which containers to change and how, then how sure.
 
 The lead names the action first (raise, lower, set or remove a limit; keep), at most 40 words, and marks a raise
-that rests on an extrapolation (throttled in most periods, so demand above the limit was never observed); the
+that is a first round (throttled in most periods, so demand above the limit was never observed: the raise lets the
+next window see it, and a second run is tight); the
 "Rests on" line says what it was computed from (containers, window, source, target, intervals).
 """
 
@@ -66,7 +67,7 @@ def _lead(recs: Sequence[Rightsizing], named: int, level: float) -> str:
         if group and named:
             parts.append(naming.format(who=_who(group, named)))
         elif group:
-            parts.append(counting.format(n=len(group), s="s" if len(group) != 1 else "") + _extrapolated_count(group))
+            parts.append(counting.format(n=len(group), s="s" if len(group) != 1 else "") + _first_round_count(group))
     keep = sum(r.decision in _KEEP for r in recs)
     if keep:
         parts.append(f"keep {'the other ' if parts else ''}{keep}" if parts else f"keep all {_count(keep)} as they are"
@@ -79,40 +80,36 @@ def _lead(recs: Sequence[Rightsizing], named: int, level: float) -> str:
 
 
 def _who(group: list[Rightsizing], named: int) -> str:
-    """``"a (throttled in 84% of periods) and b (11%)"``, ``"a, b and 3 more"``; extrapolated numbers are marked."""
+    """``"a (throttled in 84% of periods) and b (11%)"``, ``"a, b and 3 more"``; first rounds are marked."""
     shown = []
     for r in group[:named]:
         throttled = r.decision == "raise limit" and r.throttled_ratio
         notes = [] if not throttled else [f"throttled in {r.throttled_ratio:.0%} of periods" if not shown
                                           else f"{r.throttled_ratio:.0%}"]
         if r.demand_censored:
-            notes.append(_extrapolated(r))
+            notes.append(_first_round(r))
         shown.append(f"{r.pod}/{r.container}" + (f" ({'; '.join(notes)})" if notes else ""))
     rest = group[len(shown):]
     if rest:
-        return ", ".join(shown) + f" and {len(rest)} more{_extrapolated_count(rest)}"
+        return ", ".join(shown) + f" and {len(rest)} more{_first_round_count(rest)}"
     return " and ".join(shown)
 
 
-def _extrapolated(r: Rightsizing) -> str:
-    """``"extrapolated 4x"`` (the raise's factor where both limits are known), else ``"extrapolated"``.
+def _first_round(r: Rightsizing) -> str:
+    """What a raise over censored demand is, in the lead's few words: a first round, to be run again once the raised
+    limit has let a window see the demand (the table's note says so in full).
 
     >>> from types import SimpleNamespace as S
-    >>> _extrapolated(S(current_limit_cores=0.5, recommended_limit_cores=2.0, decision="raise limit"))
-    'extrapolated 4x'
-    >>> _extrapolated(S(current_limit_cores=None, recommended_limit_cores=2.0, decision="set limit"))
-    'extrapolated'
+    >>> _first_round(S(current_limit_cores=0.5, recommended_limit_cores=2.0, decision="raise limit"))
+    'rerun in 6h'
     """
-    now, new = r.current_limit_cores, r.recommended_limit_cores
-    if r.decision == "raise limit" and now and new:
-        return f"extrapolated {new / now:.2g}x"
-    return "extrapolated"
+    return "rerun in 6h"
 
 
-def _extrapolated_count(group: Sequence[Rightsizing]) -> str:
-    """``" (1 extrapolated)"`` when some of ``group`` rest on an extrapolation, else ``""``."""
+def _first_round_count(group: Sequence[Rightsizing]) -> str:
+    """``" (1 to rerun in 6h)"`` when some of ``group`` are first rounds over censored demand, else ``""``."""
     n = sum(bool(r.demand_censored) for r in group)
-    return f" ({n} extrapolated)" if n else ""
+    return f" ({n} to rerun in 6h)" if n else ""
 
 
 def _count(n: int) -> str:
