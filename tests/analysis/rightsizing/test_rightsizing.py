@@ -79,7 +79,7 @@ def test_starved_without_a_known_node_is_uncapped_and_open_above(fetched):
     assert r.decision == "raise limit" and r.node_cores is None
     assert r.recommended_limit_cores == pytest.approx(_truth(specs["starved-0"]), rel=0.15)  # the extrapolation
     assert r.recommended_limit_low == pytest.approx(0.51) and r.recommended_limit_high is None
-    assert "open above" in r.reason and "uncapped" in r.reason and "Capped" not in r.reason
+    assert "open above" in r.reason and "nothing caps the raise" in r.reason and "Capped" not in r.reason
 
 
 def test_oversized_gets_a_much_lower_limit(recs, fetched):

@@ -72,6 +72,11 @@ def _ceil(x: float) -> float:
     return round(math.ceil(round(x / GRAIN, 6)) * GRAIN, 4)
 
 
+def _floor(x: float) -> float:
+    """Cores rounded down to the 10m grain (an interval's low end: rounded outward, it keeps its coverage)."""
+    return round(math.floor(round(x / GRAIN, 6)) * GRAIN, 4)
+
+
 def _usage_baselines(u: np.ndarray, times: np.ndarray, c: WorkloadCPU, u95: float) -> tuple[float, float, float | None]:
     """KRR-style request, VPA-style request and limit from usage alone (see the module docstring); ``u95`` is the
     usage's 95th percentile."""
@@ -86,7 +91,8 @@ def _usage_baselines(u: np.ndarray, times: np.ndarray, c: WorkloadCPU, u95: floa
 
 def _interval(draws: np.ndarray, level: float) -> tuple[float, float]:
     a = (1 - level) / 2
-    return tuple(_ceil(float(v)) for v in np.quantile(draws[1:], [a, 1 - a]))  # one partition for both ends
+    lo, hi = np.quantile(draws[1:], [a, 1 - a])  # one partition for both ends
+    return _floor(float(lo)), _ceil(float(hi))
 
 
 def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) -> Rightsizing:
@@ -151,7 +157,11 @@ def rightsize(w: WorkloadCPU | ContainerCPU, settings: Settings = Settings()) ->
                      np.where(has_periods, limits, np.nan), cell, W, period_s=s.period_s, target=s.throttle_target,
                      censored_ratio=s.censored_ratio, step_s=step_s, current=cur)
     rec_lim = _ceil(k.limit)
-    lim_lo, lim_hi = (_ceil(v) for v in k.interval(s.level))
+    lo, hi = k.interval(s.level)
+    lim_lo, lim_hi = _floor(lo), _ceil(hi)
+    if k.misses_target and cur is not None:  # the ratio never rises with the limit: the target lies above this one
+        lim_lo = max(lim_lo, round(_ceil(cur) + GRAIN, 4))
+        rec_lim, lim_hi = max(rec_lim, lim_lo), max(lim_hi, lim_lo)
     point_req = float(np.quantile(demand, 0.95))
     rec_req = min(_ceil(point_req), rec_lim)  # a request is never above the limit
     req_lo, req_hi = _interval(d.request, s.level)
