@@ -31,9 +31,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts" / "cluster"))
 
-from throttlelab.analysis.rightsizing.runtime_advice import runtime_advice  # noqa: E402
-from throttlelab.analysis.stats.run_level import compare_runs, welch  # noqa: E402
-from throttlelab.experiment.sweeps.run_store import RunStore  # noqa: E402
+from throttlelab.analysis.rightsizing import runtime_advice  # noqa: E402
+from throttlelab.analysis.stats import compare_runs, welch  # noqa: E402
+from throttlelab.experiment.sweeps import RunStore  # noqa: E402
 
 SKIPPED = 3
 LIMIT_CORES = 1.0

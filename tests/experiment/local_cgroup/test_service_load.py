@@ -26,7 +26,7 @@ def test_options_are_checked():
 
 
 def test_poisson_arrivals_are_a_spec_key_and_checked_there_too():
-    from throttlelab.experiment.sweeps.spec import spec_from_mapping
+    from throttlelab.experiment.sweeps.spec_loading import spec_from_mapping
 
     base = {"name": "s", "limits": [1], "threads": [1], "data_root": "/tmp", "timeout_s": 60}
     spec = spec_from_mapping({**base, "workload": {"kind": "service", "rate": 40, "poisson": True}})

@@ -65,9 +65,11 @@ FLOOR = 0.1
 QUIET = 1.75
 #: Recommended / true limit on the kernel ladders (5% and 95% over every rung of the ladders, each rung read as the
 #: current limit), per way of finding it; the intervals are widened by it.  ``tail``: 64 rungs of 14 ladders of 8
-#: workload shapes (the benchmark's quick run of 2026-11-29 included: its 4-thread ticker read 1.15x from 29%).  ``no limit`` has no
+#: workload shapes gave 0.62-1.16, but threads bursting together on the clock read 1.10-1.23x at 10-40% throttled
+#: (their tail is steeper than a body's power of 5) in every ladder and node test: a bias of the shape, not noise,
+#: so the high end takes it (1.25).  ``no limit`` has no
 #: rung to read: its range is the rule's own spread on the three ladders' workloads (0.8-1.4).
-MODEL_ERROR = {"two limits": (0.89, 1.25), "tail": (0.62, 1.16), "censored": (0.81, 2.52), "quiet": (0.86, 1.2),
+MODEL_ERROR = {"two limits": (0.89, 1.25), "tail": (0.62, 1.25), "censored": (0.81, 2.52), "quiet": (0.86, 1.2),
                "no limit": (0.7, 1.5)}
 
 

@@ -19,7 +19,7 @@ from throttlelab.analysis.stats.quantile_intervals import (
 )
 from throttlelab.analysis.stats.run_level import (
     ReplicatesNeeded, RunComparison, TOO_FEW, compare_runs, replicates_needed, run_level_columns,
-    runs_of
+    runs_of, welch
 )
 from throttlelab.analysis.stats.selection import (
     BestChoice, pairwise_max_null, posterior_best, worse_than_best, worse_than_best_critical
@@ -28,7 +28,7 @@ from throttlelab.analysis.stats.selection import (
 __all__ = [
     'BestChoice', 'LimitEffects', 'NoiseModel', 'ONE_RUN', 'OutlyingRun', 'PRIOR_CV', 'PooledEstimate',
     'ReplicatesNeeded', 'RunComparison', 'TOO_FEW', 'ZERO_NOTE', 'ZERO_SIGMA', 'aic', 'aicc', 'across_runs',
-    'bootstrap_refits', 'bound_warnings', 'cholesky', 'compare_runs', 'estimate_effects', 'excess_statistics',
+    'bootstrap_refits', 'bound_warnings', 'cholesky', 'compare_runs', 'welch', 'estimate_effects', 'excess_statistics',
     'flag_outliers', 'holm', 'level_covariance', 'maxt_stepdown', 'monotone_p_value', 'noise_trend',
     'not_below_larger_limits', 'null_configuration', 'pairwise_max_null', 'per_limit_covariance',
     'percentile_interval', 'pooled_covariance', 'pooled_quantile_interval', 'posterior_best',
